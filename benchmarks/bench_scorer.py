@@ -1,0 +1,91 @@
+"""Single-trace RAFS throughput on one core, beside TRL's ``accuracy_reward`` on the same completions.
+
+Completions: 2,000 GSM8K-style traces (GSM8K train solutions with their ``<<...>>`` annotations, plus the same
+solutions with one result corrupted so that the checker has something to find), as TRL conversational
+completions. Both rewards score the same completions in the same run; the ratio is what to read (absolute
+times drift on shared machines). Peak RSS is read after both have run.
+
+Usage: python benchmarks/bench_scorer.py [--n 2000] [--repeat 3]
+Targets (issue 2): ratio >= 1.0, >= 1,000 traces/s on one core, < 300 MB RSS without embeddings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gsm8k" / "train.jsonl"
+
+
+def completions(n: int, seed: int = 0) -> tuple[list[str], list[list[dict]], list[str]]:
+    rows = [json.loads(line) for line in DATA.open()][:n]
+    rng = random.Random(seed)
+    prompts, comps, golds = [], [], []
+    for row in rows:
+        text = row["answer"]
+        if rng.random() < 0.3:  # corrupt one annotated result: a false calculation to find
+            text = re.sub(r"=(\d+)>>(\d+)", lambda m: f"={int(m.group(1)) + 1}>>{int(m.group(2)) + 1}", text, count=1)
+        gold = row["answer"].rsplit("####", 1)[-1].strip()
+        final = text.rsplit("####", 1)
+        text = final[0] + f"The answer is \\boxed{{{final[-1].strip()}}}."
+        prompts.append(row["question"])
+        comps.append([{"role": "assistant", "content": text}])
+        golds.append(gold)
+    return prompts, comps, golds
+
+
+def timed(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    try:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+    except (AttributeError, OSError):
+        pass
+    prompts, comps, golds = completions(args.n)
+
+    from trl.rewards import accuracy_reward
+
+    from rewards.score import score_trace
+    from rewards import dataflow, answers
+
+    def rafs_all():
+        # cold caches each repeat: the scorer must not win by memoising the benchmark
+        for cache in (dataflow.step_equations, dataflow.problem_numbers, dataflow._numbers, answers.numeric_value,
+                      answers.canonical_answer):
+            cache.cache_clear()
+        return [score_trace(p, c).reward for p, c in zip(prompts, comps)]
+
+    def accuracy_all():
+        return accuracy_reward(comps, golds)
+
+    rafs_all(); accuracy_all()  # warm imports
+    t_rafs = timed(rafs_all, args.repeat)
+    t_acc = timed(accuracy_all, args.repeat)
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    n = len(comps)
+    print(f"completions             {n}")
+    print(f"rafs_reward (single)    {n / t_rafs:10.0f} traces/s   ({t_rafs * 1e3 / n:.3f} ms/trace)")
+    print(f"trl accuracy_reward     {n / t_acc:10.0f} traces/s   ({t_acc * 1e3 / n:.3f} ms/trace)")
+    print(f"ratio rafs/accuracy     {t_acc / t_rafs:10.2f}   (target >= 1.0)")
+    print(f"peak RSS                {rss_mb:10.0f} MB        (target < 300 MB; includes TRL's imports)")
+
+
+if __name__ == "__main__":
+    main()

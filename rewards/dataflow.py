@@ -1,0 +1,262 @@
+"""The dataflow graph of quantities in a trace: what each step uses and produces, grounding, counterfactuals.
+
+Every equation a step states (``16 - 3 - 4 = 9``) *produces* its result (the last side, 9) and *uses* the
+numbers on its other sides (16, 3, 4). A step depends on an earlier step when it uses a quantity that step
+produced. An operand is *grounded* when it appears in the problem, was produced or mentioned by an earlier step
+(or earlier in the same step), or is a common constant (:data:`COMMON_CONSTANTS`).
+
+Counterfactual propagation (structural sensitivity): edit one step's result ``v -> v'`` and push the change
+through every later equation that uses it, re-evaluating each edited expression exactly. The answer *moves*
+when the final answer's value is among the propagated changes. An intervention is valid only when it keeps
+the four constraints of the design: atomic (one number of one step), bounded (one number), isolated (no other
+step is edited) and free of answer leakage (neither the old nor the new value is the final answer).
+
+>>> from rewards.trace import parse_trace
+>>> t = parse_trace("Ann has 3 apples and buys 4 bags of 2.", "4 * 2 = 8 new apples.\\n3 + 8 = 11 apples.\\n#### 11")
+>>> flow = build_dataflow(t)
+>>> flow.answer_step, sorted(flow.steps[1].depends_on)
+(1, [0])
+>>> [(i.step, i.moves) for i in counterfactuals(t, flow)]
+[(0, True)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+
+from rewards.arithmetic import EquationCheck, check_equation, evaluate, extract_equations, numbers_in
+from rewards.trace import Trace
+
+__all__ = ["COMMON_CONSTANTS", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
+           "step_equations", "problem_numbers"]
+
+COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
+    Fraction(n) for n in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 20, 24, 30, 31, 50, 52, 60, 100, 360, 365, 1000,
+                          3600, 1000000)
+) | frozenset({Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), Fraction(1, 10), Fraction(1, 100)})
+"""Quantities a step may use without a source: small counts, unit conversions (60 min, 24 h, 12 months,
+7 days, 52 weeks, 365 days, 100 %, 1000 g) and the halves/quarters of everyday reasoning."""
+
+MAX_INTERVENTIONS = 12
+"""At most this many counterfactual edits per trace (the latest computing steps first are the pivotal ones)."""
+
+
+@dataclass
+class StepFlow:
+    """What one step states, uses and produces."""
+
+    index: int
+    checks: list[EquationCheck] = field(default_factory=list)
+    produced: list[Fraction] = field(default_factory=list)
+    used: list[Fraction] = field(default_factory=list)
+    mentioned: list[Fraction] = field(default_factory=list)
+    ungrounded: list[Fraction] = field(default_factory=list)
+    depends_on: set[int] = field(default_factory=set)
+
+    @property
+    def checkable(self) -> bool:
+        return any(c.ok is not None for c in self.checks)
+
+
+@dataclass
+class Dataflow:
+    """The quantities of a whole trace.
+
+    Attributes:
+        steps: one :class:`StepFlow` per step.
+        problem_numbers: every number the problem states.
+        answer_value: the stated final answer's exact value (``None`` when it is not a number).
+        answer_step: the last step that produced ``answer_value`` (``None`` when no step did).
+        last_derived: the result of the trace's last equation.
+    """
+
+    steps: list[StepFlow]
+    problem_numbers: frozenset[Fraction]
+    answer_value: Fraction | None
+    answer_step: int | None
+    last_derived: Fraction | None
+
+    @property
+    def coverage(self) -> float:
+        """Share of steps with at least one checkable equation."""
+        return sum(s.checkable for s in self.steps) / len(self.steps) if self.steps else 0.0
+
+    def producer_of(self, value: Fraction, before: int) -> int | None:
+        for j in range(min(before, len(self.steps)) - 1, -1, -1):
+            if value in self.steps[j].produced:
+                return j
+        return None
+
+    def ancestors(self, step: int) -> set[int]:
+        """Every step the given step depends on, directly or through others."""
+        seen: set[int] = set()
+        stack = [step]
+        while stack:
+            for j in self.steps[stack.pop()].depends_on:
+                if j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        return seen
+
+
+@dataclass(frozen=True)
+class Intervention:
+    """One counterfactual edit: step ``step``'s result ``old -> new``; ``expected`` is the propagated answer."""
+
+    step: int
+    old: Fraction
+    new: Fraction
+    expected: Fraction | None
+
+    @property
+    def moves(self) -> bool:
+        return self.expected is not None
+
+
+@lru_cache(maxsize=32768)
+def step_equations(step: str) -> tuple:
+    """Equations of one step with their checks, cached: GRPO groups repeat steps and problems."""
+    return tuple((eq, check_equation(eq)) for eq in extract_equations(step))
+
+
+@lru_cache(maxsize=65536)
+def _numbers(text: str) -> tuple[tuple[Fraction, tuple[int, int]], ...]:
+    """:func:`rewards.arithmetic.numbers_in`, cached (sides repeat across propagation and group members)."""
+    return tuple(numbers_in(text))
+
+
+@lru_cache(maxsize=4096)
+def problem_numbers(problem: str) -> frozenset[Fraction]:
+    """Every number the problem states, with percentages also as fractions (50% -> 50 and 1/2)."""
+    values = set()
+    for value, (start, end) in _numbers(problem):
+        values.add(value)
+        if problem[end:end + 1] == "%" or problem[end:end + 8].lstrip().lower().startswith("percent"):
+            values.add(value / 100)
+    return frozenset(values)
+
+
+def _value(v) -> Fraction | None:
+    return v.exact if v is not None and v.is_exact else None
+
+
+def _derived(known: set[Fraction], value: Fraction) -> bool:
+    """A value is grounded if known, or a simple transform of a known value (percent, reciprocal, negation)."""
+    if value in known or value in COMMON_CONSTANTS or -value in known:
+        return True
+    if value * 100 in known or value / 100 in known:
+        return True
+    return value != 0 and 1 / value in known
+
+
+def build_dataflow(trace: Trace) -> Dataflow:
+    """Build the graph of quantities for ``trace`` (cheap: regexes and exact arithmetic only)."""
+    from rewards.answers import numeric_value  # local: answers imports trace, keep import graph one-way
+
+    pnums = problem_numbers(trace.problem)
+    known: set[Fraction] = set(pnums)
+    steps: list[StepFlow] = []
+    last_derived = None
+    for index, text in enumerate(trace.steps):
+        flow = StepFlow(index)
+        for eq, check in step_equations(text):
+            flow.checks.append(check)
+            values = [_value(v) for v in eq.values]
+            result_idx = max((k for k, v in enumerate(values) if v is not None), default=None)
+            if result_idx is None:
+                continue
+            for k, side in enumerate(eq.sides):
+                if k == result_idx and k > 0:
+                    continue
+                for number, _span in _numbers(side):
+                    flow.used.append(number)
+                    if not _derived(known, number):
+                        flow.ungrounded.append(number)
+                    producer = next((j for j in range(index - 1, -1, -1) if number in steps[j].produced), None)
+                    if producer is not None and number not in pnums:
+                        flow.depends_on.add(producer)
+            if check.ok is not False:
+                result = values[result_idx]
+                flow.produced.append(result)
+                known.add(result)
+                last_derived = result
+        for number, _span in _numbers(text):
+            flow.mentioned.append(number)
+            known.add(number)
+        steps.append(flow)
+    answer_value = numeric_value(trace.answer) if trace.answer else None
+    answer_step = None
+    if answer_value is not None:
+        for j in range(len(steps) - 1, -1, -1):
+            if answer_value in steps[j].produced:
+                answer_step = j
+                break
+    return Dataflow(steps, pnums, answer_value, answer_step, last_derived)
+
+
+def _substitute(side: str, old: Fraction, new: Fraction) -> str | None:
+    """Replace every literal equal to ``old`` in ``side`` with ``new``; None when there is none."""
+    spans = [span for value, span in _numbers(side) if value == old]
+    if not spans:
+        return None
+    text = side
+    literal = str(new.numerator) if new.denominator == 1 else f"({new.numerator}/{new.denominator})"
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + literal + text[end:]
+    return text
+
+
+def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction) -> dict[Fraction, Fraction]:
+    """Push ``old -> new`` (a result of ``step``) through the equations of the later steps."""
+    changed = {old: new}
+    for k in range(step + 1, len(flow.steps)):
+        for eq, check in step_equations(trace.steps[k]):
+            if check.ok is False:
+                continue
+            values = [_value(v) for v in eq.values]
+            result_idx = max((i for i, v in enumerate(values) if v is not None), default=None)
+            if result_idx is None or result_idx == 0:
+                continue
+            result = values[result_idx]
+            if result in changed:
+                continue
+            for i, side in enumerate(eq.sides[:result_idx]):
+                edited = side
+                touched = False
+                for o, n in list(changed.items()):
+                    sub = _substitute(edited, o, n)
+                    if sub is not None:
+                        edited, touched = sub, True
+                if touched:
+                    value = evaluate(edited)
+                    if value is not None and value.is_exact and value.exact != result:
+                        changed[result] = value.exact
+                        break
+    return changed
+
+
+def counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
+    """Valid counterfactual edits of the computing steps, each with the answer it should then lead to.
+
+    ``expected`` is ``None`` when the edit does not reach the answer (the answer does not depend on that step).
+    """
+    if flow.answer_value is None:
+        return []
+    answer = flow.answer_value
+    out: list[Intervention] = []
+    for j in range(len(flow.steps) - 1, -1, -1):
+        if len(out) >= MAX_INTERVENTIONS:
+            break
+        produced = [v for v in flow.steps[j].produced if v != answer]
+        if not produced:
+            continue
+        old = produced[-1]
+        new = old + 1 if old.denominator == 1 else old * 2
+        if new == answer:  # no answer leakage: the edit must not state the final answer
+            new = old + 2
+        changed = _propagate(trace, flow, j, old, new)
+        expected = changed.get(answer)
+        out.append(Intervention(j, old, new, expected if expected != answer else None))
+    return out
