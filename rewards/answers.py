@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from fractions import Fraction
 from functools import lru_cache
@@ -57,14 +58,37 @@ def numeric_value(answer: str) -> Fraction | None:
     """The exact value of a numeric answer, or ``None`` when it is not a plain number/expression."""
     if not answer or len(answer) > MAX_ANSWER_CHARS:
         return None
-    value = evaluate(_strip(answer))
+    text = _strip(answer)
+    for suffix in ("\\%", "%", "\\text{%}", " percent"):
+        if text.endswith(suffix):  # "50%" answers "what percent..." with 50, as GSM8K's gold writes it
+            text = text[: -len(suffix)].strip()
+            break
+    value = evaluate(text)
     if value is None or not value.is_exact:
         return None
     return value.exact
 
 
+_BIG_EXPONENT = re.compile(r"(\^|\*\*)\s*\{?\s*\(?\s*[\d.]{3,}|(\^|\*\*)[^=]*(\^|\*\*)")
+_BIG_FACTORIAL = re.compile(r"(\d{3,}|[)}])\s*!")
+_LONG_DIGITS = re.compile(r"\d{41,}")
+
+
+def sympy_safe(text: str) -> bool:
+    """Whether ``text`` is small enough to hand to sympy (through math-verify) without risking a hang.
+
+    Off the main thread math-verify runs without its timeout, so anything that sympy might expand into a huge
+    integer is refused here: exponents of three or more digits, exponent towers, factorials of large or
+    parenthesised arguments, and numbers of more than 40 digits. Refused answers are compared as strings.
+    """
+    return not (_BIG_EXPONENT.search(text) or _BIG_FACTORIAL.search(text) or _LONG_DIGITS.search(text)
+                or "binom" in text and re.search(r"\d{4,}", text))
+
+
 @lru_cache(maxsize=16384)
 def _math_verify_parse(answer: str):
+    if not sympy_safe(answer):
+        return ()
     from math_verify import parse  # lazy: pulls sympy and latex2sympy
 
     text = answer if "$" in answer or "\\boxed" in answer else f"${answer}$"

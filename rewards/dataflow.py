@@ -33,11 +33,12 @@ __all__ = ["COMMON_CONSTANTS", "StepFlow", "Dataflow", "Intervention", "build_da
            "step_equations", "problem_numbers"]
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
-    Fraction(n) for n in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 20, 24, 30, 31, 50, 52, 60, 100, 360, 365, 1000,
-                          3600, 1000000)
+    Fraction(n) for n in (0, 1, 2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
 ) | frozenset({Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), Fraction(1, 10), Fraction(1, 100)})
-"""Quantities a step may use without a source: small counts, unit conversions (60 min, 24 h, 12 months,
-7 days, 52 weeks, 365 days, 100 %, 1000 g) and the halves/quarters of everyday reasoning."""
+"""Quantities a step may use without a source: 0-4 (counting, 3 ft/yd, 4 weeks/quarters), unit conversions
+(7 days, 10, 12 months/inches/dozen, 24 h, 30 days, 52 weeks, 60 min, 100 %/cents, 365 days, 1000 g, 3600 s) and
+the halves/quarters of everyday reasoning. Deliberately not 5: the invented "$5 fee" is the paper's example of a
+quantity that came from nowhere."""
 
 MAX_INTERVENTIONS = 12
 """At most this many counterfactual edits per trace (the latest computing steps first are the pivotal ones)."""
@@ -142,6 +143,17 @@ def _value(v) -> Fraction | None:
     return v.exact if v is not None and v.is_exact else None
 
 
+def _roles(eq) -> tuple[list[str], Fraction] | None:
+    """(operand sides, result) of an equation: the result is the last side with an exact value; the operand
+    sides are the sides before it (or the result side itself when only the first side evaluates: ``3 * 4 = …``)."""
+    values = [_value(v) for v in eq.values]
+    result_idx = max((k for k, v in enumerate(values) if v is not None), default=None)
+    if result_idx is None:
+        return None
+    operand_sides = eq.sides[:result_idx] if result_idx > 0 else eq.sides[:1]
+    return list(operand_sides), values[result_idx]
+
+
 def _derived(known: set[Fraction], value: Fraction) -> bool:
     """A value is grounded if known, or a simple transform of a known value (percent, reciprocal, negation)."""
     if value in known or value in COMMON_CONSTANTS or -value in known:
@@ -163,13 +175,11 @@ def build_dataflow(trace: Trace) -> Dataflow:
         flow = StepFlow(index)
         for eq, check in step_equations(text):
             flow.checks.append(check)
-            values = [_value(v) for v in eq.values]
-            result_idx = max((k for k, v in enumerate(values) if v is not None), default=None)
-            if result_idx is None:
+            roles = _roles(eq)
+            if roles is None:
                 continue
-            for k, side in enumerate(eq.sides):
-                if k == result_idx and k > 0:
-                    continue
+            operand_sides, result = roles
+            for side in operand_sides:
                 for number, _span in _numbers(side):
                     flow.used.append(number)
                     if not _derived(known, number):
@@ -178,7 +188,6 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     if producer is not None and number not in pnums:
                         flow.depends_on.add(producer)
             if check.ok is not False:
-                result = values[result_idx]
                 flow.produced.append(result)
                 known.add(result)
                 last_derived = result
@@ -211,18 +220,21 @@ def _substitute(side: str, old: Fraction, new: Fraction) -> str | None:
 def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction) -> dict[Fraction, Fraction]:
     """Push ``old -> new`` (a result of ``step``) through the equations of the later steps."""
     changed = {old: new}
-    for k in range(step + 1, len(flow.steps)):
+    for k in range(step, len(flow.steps)):
+        seen_source = k > step  # in the edited step itself, only equations after the edited one
         for eq, check in step_equations(trace.steps[k]):
             if check.ok is False:
                 continue
-            values = [_value(v) for v in eq.values]
-            result_idx = max((i for i, v in enumerate(values) if v is not None), default=None)
-            if result_idx is None or result_idx == 0:
+            roles = _roles(eq)
+            if roles is None:
                 continue
-            result = values[result_idx]
+            operand_sides, result = roles
+            if not seen_source:
+                seen_source = result == old
+                continue
             if result in changed:
                 continue
-            for i, side in enumerate(eq.sides[:result_idx]):
+            for side in operand_sides:
                 edited = side
                 touched = False
                 for o, n in list(changed.items()):

@@ -5,7 +5,7 @@
 
 * ``abstain`` — the trace cannot be judged: oversized/empty input, no final answer, or nothing checkable (no
   equation anywhere, no implication, and no group to compare with);
-* ``accept`` — ``RAFS >= tau_accept`` and no suspect step;
+* ``accept`` — ``RAFS >= tau_accept``, no suspect step, and no ungrounded quantity feeding the answer;
 * ``review`` — everything else.
 
 Failure type with a gold answer: ``faithful_success`` (valid, correct), ``silent_failure`` (invalid, correct),
@@ -161,6 +161,15 @@ def _parse(problem: Any, completion: Any, steps: Sequence[str] | None, verifier:
         return _Parsed(failed, None, [], None)
 
 
+def _ungrounded_on_answer_path(flow: Dataflow) -> list[str]:
+    """Ungrounded operands of the steps the answer depends on (``"5 (step 2)"``): a quantity from nowhere that
+    feeds the answer blocks ``accept`` (it is the paper's lucky "$5 fee"), though alone it is no suspect step."""
+    if flow.answer_step is None:
+        return []
+    path = sorted(flow.ancestors(flow.answer_step) | {flow.answer_step})
+    return [f"{v} (step {t})" for t in path for v in dict.fromkeys(flow.steps[t].ungrounded)]
+
+
 def _failure_type(valid: bool, correct: bool | None, p_imp: float | None) -> str | None:
     if correct is None:
         if p_imp is not None and p_imp < 0.5:
@@ -204,7 +213,11 @@ def _single(p: _Parsed, group_components: dict[str, float | None], gold: str | N
         reasons.append(f"the chain's result {flow.last_derived} differs from the stated answer {trace.answer}")
     if suspect is not None:
         reasons.append(f"suspect step {suspect}: " + "; ".join(p.checks[suspect].reasons))
-    status = "accept" if score is not None and score >= cfg.tau_accept and suspect is None else "review"
+    feeding = _ungrounded_on_answer_path(flow)
+    if feeding:
+        reasons.append("ungrounded quantity feeds the answer: " + ", ".join(feeding))
+    accept = score is not None and score >= cfg.tau_accept and suspect is None and not feeding
+    status = "accept" if accept else "review"
     return RAFSResult(score, status, _failure_type(suspect is None, correct, p_imp), suspect, comps, p.checks,
                       coverage, trace.answer, correct, reasons)
 
