@@ -1,0 +1,77 @@
+"""Real data: MMLU item-level (correct, 0-100 confidence) of three LLMs from the paper's cross-benchmark study.
+
+The authors' per-model summaries (same folder, ``summary/``) give the cells' consequences L and Fp with Wilson
+intervals, the tier and AUROC: we reproduce them, and validity-screen 0.1.0 agrees on the binarised data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from trainers.screen import screen_groups
+
+FILES = {
+    "google/gemma-3-1b": ("Gemma_3_1B_validity_screen_mmlu_results.csv", "Gemma_3_1B_validity_screen_mmlu_summary.csv"),
+    "anthropic/claude-haiku-4-5@20251001": ("Claude_Haiku_4.5_validity_screen_mmlu_results.csv",
+                                            "Claude_Haiku_4.5validity_screen_mmlu_summary.csv"),
+    "google/gemma-3-12b": ("Gemma_3_12B_validity_screen_mmlu_results.csv",
+                           "Gemma_3_12B_validity_screen_mmlu_summary.csv"),
+}
+
+
+@pytest.fixture(scope="module")
+def results(request):
+    from screen_helpers import MMLU_DIR
+
+    if not (MMLU_DIR / "item_level").is_dir():
+        pytest.skip(f"MMLU validity data not found at {MMLU_DIR}")
+    df = pd.concat([pd.read_csv(MMLU_DIR / "item_level" / f, dtype=str, keep_default_na=False)
+                    for f, _ in FILES.values()], ignore_index=True)
+    res = {r.group: r for r in screen_groups(df, "is_correct", "confidence", "model")}
+    summaries = {m: pd.read_csv(MMLU_DIR / "summary" / s).iloc[0] for m, (_, s) in FILES.items()}
+    return df, res, summaries
+
+
+def test_reproduces_the_authors_summaries(results):
+    _, res, summaries = results
+    for model, s in summaries.items():
+        r = res[model]
+        assert r.n == s["n_items"]
+        assert r.accuracy == pytest.approx(s["accuracy"], abs=1e-4)
+        for ours, key in [(r.L, "L"), (r.Fp, "Fp")]:
+            assert ours.value == pytest.approx(s[key], abs=1e-4)
+            assert ours.ci_low == pytest.approx(s[f"{key}_ci_lower"], abs=1e-4)
+            assert ours.ci_high == pytest.approx(s[f"{key}_ci_upper"], abs=1e-4)
+        assert r.RBS.value == pytest.approx(s["RBS"], abs=1e-4)
+        assert r.r_phi.value == pytest.approx(s["r"], abs=1e-4)  # the paper's r is on the binarised confidence
+        if r.phase_b is not None:
+            assert r.phase_b.auroc == pytest.approx(s["auroc"], abs=1e-4)
+
+
+def test_tiers_on_real_models(results):
+    _, res, summaries = results
+    gemma1b = res["google/gemma-3-1b"]
+    assert gemma1b.tier == "Invalid" == summaries["google/gemma-3-1b"]["tier"]
+    assert gemma1b.response_style == "blanket confidence"
+    assert gemma1b.cells.b == 295 and gemma1b.phase_b is None
+    haiku = res["anthropic/claude-haiku-4-5@20251001"]
+    assert haiku.tier == "Valid" and haiku.r.ci_low > 0 and haiku.phase_b.auroc > 0.7
+    # Gemma 3 12B keeps 90% of its errors (L = 0.899) yet passes: below 0.95 and below the near band
+    assert res["google/gemma-3-12b"].tier == "Valid"
+
+
+def test_agrees_with_reference_tool_on_real_binarised_data(results):
+    vs = pytest.importorskip("validity_screen")
+    df, res, _ = results
+    for model, r in res.items():
+        sub = df[df["model"] == model]
+        conf = sub["confidence"].astype(float).to_numpy()
+        ok = sub["is_correct"].eq("True").to_numpy()
+        ref = vs.screen(ok, vs.binarise(conf, method="median"))
+        assert (r.cells.a, r.cells.b, r.cells.c, r.cells.d) == (ref.a, ref.b, ref.c, ref.d)
+        assert r.L.ci_low == pytest.approx(ref.L.ci_lower, abs=1e-9)
+        assert r.Fp.ci_high == pytest.approx(ref.Fp.ci_upper, abs=1e-9)
+        assert r.tier == ref.tier
+        assert np.isclose(r.TRIN.value, ref.trin.value)
