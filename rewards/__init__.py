@@ -8,8 +8,30 @@ aggregation) imports no torch, TRL or transformers, so scoring is fast to import
 'accept'
 """
 
+from rewards.filtering import FilterResult, filter_dataset
 from rewards.score import COMPONENTS, FAILURE_TYPES, RAFSConfig, RAFSResult, score_group, score_trace, score_traces
 from rewards.trace import Trace, parse_trace
+from rewards.trl_rewards import (
+    REWARD_FUNCS,
+    faithful_accuracy_reward,
+    get_faithful_accuracy_reward,
+    get_rafs_consensus_reward,
+    get_rafs_reward,
+    get_rafs_stability_reward,
+    get_rafs_step_validity_reward,
+    get_rafs_support_reward,
+    get_reward_funcs,
+    rafs_consensus_reward,
+    rafs_reward,
+    rafs_stability_reward,
+    rafs_step_validity_reward,
+    rafs_support_reward,
+)
 
-__all__ = ["COMPONENTS", "FAILURE_TYPES", "RAFSConfig", "RAFSResult", "Trace", "parse_trace", "score_group",
-           "score_trace", "score_traces"]
+__all__ = [
+    "COMPONENTS", "FAILURE_TYPES", "FilterResult", "RAFSConfig", "RAFSResult", "REWARD_FUNCS", "Trace",
+    "faithful_accuracy_reward", "filter_dataset", "get_faithful_accuracy_reward", "get_rafs_consensus_reward",
+    "get_rafs_reward", "get_rafs_stability_reward", "get_rafs_step_validity_reward", "get_rafs_support_reward",
+    "get_reward_funcs", "parse_trace", "rafs_consensus_reward", "rafs_reward", "rafs_stability_reward",
+    "rafs_step_validity_reward", "rafs_support_reward", "score_group", "score_trace", "score_traces",
+]
