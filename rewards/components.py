@@ -51,7 +51,7 @@ def suspect_step(q: Sequence[float], theta: float = 0.5) -> int | None:
 def implication(flow: "Dataflow") -> float | None:
     """``p_imp``: 1 when the chain's last derived quantity is the stated answer, lower the further it is.
 
-    1.0  the last equation's result equals the answer;
+    1.0  the last equation's result equals the answer (or is it as a percentage: 3/4 and "75");
     0.7  some earlier step derived the answer (the chain went on past it);
     0.2  the answer is only a number of the problem (nothing was derived to reach it);
     0.1  the answer appears nowhere in the chain (the chain computes X, the answer says Y);
@@ -59,7 +59,7 @@ def implication(flow: "Dataflow") -> float | None:
     """
     if flow.answer_value is None or flow.last_derived is None:
         return None
-    if flow.last_derived == flow.answer_value:
+    if flow.answer_value in (flow.last_derived, flow.last_derived * 100):  # 3/4 written as "75%"
         return 1.0
     if flow.answer_step is not None:
         return 0.7

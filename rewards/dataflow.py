@@ -22,6 +22,7 @@ step is edited) and free of answer leakage (neither the old nor the new value is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -128,15 +129,75 @@ def _numbers(text: str) -> tuple[tuple[Fraction, tuple[int, int]], ...]:
     return tuple(numbers_in(text))
 
 
+_UNIT_CONSTANTS: tuple[tuple[re.Pattern, frozenset[Fraction]], ...] = tuple(
+    (re.compile(rf"\b({words})", re.I), frozenset(Fraction(v) for v in values))
+    for words, values in (
+        ("pint|gallon|quart|cup", (2, 4, 8, 16, 32, 128)),
+        ("ounce|oz\\b|pound|lb", (16,)),
+        ("quart", (32,)),
+        ("yard", (3, 36)),
+        ("mile", (5280, 1760)),
+        ("inch|foot|feet", (12, 36)),
+        ("ton\\b|tons\\b", (2000,)),
+        ("january|february|march|april|may\\b|june|july|august|september|october|november|december|month",
+         (28, 29, 30, 31)),
+        ("leap", (366,)),
+        ("decade", (10,)),
+        ("century|centuries", (100,)),
+        ("nickel", (5,)),
+        ("dime", (10,)),
+        ("quarter", (25,)),
+        ("gross", (144,)),
+        ("score\\b", (20,)),
+        ("percent|%", (100,)),
+        ("hour|minute|second", (60, 3600)),
+        ("meter|metre|km|kilo|gram|liter|litre", (1000,)),
+        ("cm|centimet", (100,)),
+    )
+)
+"""Conversion factors a solution may use without a source when a matching unit word occurs in the problem or the
+trace: 8 pints a gallon, 16 ounces a pound, 31 days in December, 5,280 feet a mile, a quarter is 25 cents..."""
+
+_BARE_NUMBER = re.compile(r"\s*\$?\s*-?[\d,]*\.?\d+\s*%?\s*")
+
+_ORDINALS = {"half": 2, "halves": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+             "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
+_ORDINAL_WORDS = re.compile(r"\b(" + "|".join(_ORDINALS) + r")s?\b", re.I)
+_WEEKDAYS = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|weekdays?|work ?days?|school ?days?)\b", re.I)
+_WEEKEND = re.compile(r"\bweekends?\b", re.I)
+
+
 @lru_cache(maxsize=4096)
 def problem_numbers(problem: str) -> frozenset[Fraction]:
-    """Every number the problem states, with percentages also as fractions (50% -> 50 and 1/2)."""
+    """Every quantity the problem states or implies.
+
+    Numerals and number words (via :func:`rewards.arithmetic.numbers_in`), percentages also as fractions
+    (50% -> 50 and 1/2), ordinals and fraction words both ways ("every sixth customer", "a fifth of an hour"
+    -> 6 and 1/6, 5 and 1/5), and the calendar words a solution turns into numbers ("Monday to Friday",
+    "weekdays" -> 5; "weekend" -> 2).
+    """
     values = set()
     for value, (start, end) in _numbers(problem):
         values.add(value)
         if problem[end:end + 1] == "%" or problem[end:end + 8].lstrip().lower().startswith("percent"):
             values.add(value / 100)
+    for word in _ORDINAL_WORDS.findall(problem):
+        n = _ORDINALS[word.lower()]
+        values.update((Fraction(n), Fraction(1, n)))
+    if _WEEKDAYS.search(problem):
+        values.add(Fraction(5))
+    if _WEEKEND.search(problem):
+        values.add(Fraction(2))
     return frozenset(values)
+
+
+def _unit_constants(text: str) -> frozenset[Fraction]:
+    """The conversion factors whose unit words occur in ``text`` (see :data:`_UNIT_CONSTANTS`)."""
+    found: set[Fraction] = set()
+    for pattern, values in _UNIT_CONSTANTS:
+        if pattern.search(text):
+            found |= values
+    return frozenset(found)
 
 
 def _value(v) -> Fraction | None:
@@ -168,7 +229,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     from rewards.answers import numeric_value  # local: answers imports trace, keep import graph one-way
 
     pnums = problem_numbers(trace.problem)
-    known: set[Fraction] = set(pnums)
+    known: set[Fraction] = set(pnums) | _unit_constants(trace.problem + "\n" + trace.text)
     steps: list[StepFlow] = []
     last_derived = None
     for index, text in enumerate(trace.steps):
@@ -180,7 +241,10 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 continue
             operand_sides, result = roles
             for side in operand_sides:
-                for number, _span in _numbers(side):
+                numbers = _numbers(side)
+                if len(numbers) == 1 and _BARE_NUMBER.fullmatch(side):
+                    continue  # "<<6=6>>6", "x = 33": a restated or solved value, not an operand
+                for number, _span in numbers:
                     flow.used.append(number)
                     if not _derived(known, number):
                         flow.ungrounded.append(number)

@@ -54,6 +54,9 @@ class RAFSConfig:
         theta_step: ``θ_step``: a step with ``q_t`` below it is suspect.
         tau_accept: RAFS at or above which a trace without a suspect step is accepted.
         m_min: fewer valid counterfactual edits than this and sensitivity abstains.
+        sens_floor: structural sensitivity enters S_RA as ``floor + (1 - floor) · sens``: the exact propagation
+            cannot follow a dependency through a variable or a word ("p = $1000", "half of them"), so an edit
+            that does not move the answer is weaker evidence than one that does.
         eps: ``ε`` in the aggregation.
         embedding_weight: ``β``: D_R blends claim Jaccard with sentence-embedding cosine (0 = Jaccard only).
         embedding_model: sentence-transformers model path for ``β > 0`` (default: bundled all-MiniLM-L6-v2).
@@ -65,6 +68,7 @@ class RAFSConfig:
     theta_step: float = 0.5
     tau_accept: float = 60.0
     m_min: int = 1
+    sens_floor: float = 0.25
     eps: float = 1e-3
     embedding_weight: float = 0.0
     embedding_model: str | None = None
@@ -75,7 +79,7 @@ class RAFSConfig:
             raise ValueError(f"RAFSConfig.weights has unknown component(s) {sorted(unknown)}; use {list(COMPONENTS)}.")
         if any(w < 0 for w in self.weights.values()) or not any(w > 0 for w in self.weights.values()):
             raise ValueError(f"RAFSConfig.weights={dict(self.weights)!r} must be >= 0 with at least one > 0.")
-        for name, lo, hi in (("lam", 0, 1), ("theta_step", 0, 1), ("tau_accept", 0, 100), ("eps", 0, 1),
+        for name, lo, hi in (("lam", 0, 1), ("theta_step", 0, 1), ("tau_accept", 0, 100), ("eps", 0, 1), ("sens_floor", 0, 1),
                              ("embedding_weight", 0, 1)):
             value = getattr(self, name)
             if not lo <= value <= hi:
@@ -192,6 +196,8 @@ def _single(p: _Parsed, group_components: dict[str, float | None], gold: str | N
                         trace, p.checks, coverage)
     p_imp = C.implication(flow)
     sens = C.sensitivity(counterfactuals(trace, flow), cfg.m_min)
+    if sens is not None:
+        sens = cfg.sens_floor + (1.0 - cfg.sens_floor) * sens
     comps: dict[str, float | None] = {
         "P_R": C.step_validity(q, cfg.lam, smooth=cfg.smooth),
         "S_RA": C.support(p_imp, sens),
