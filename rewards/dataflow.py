@@ -129,34 +129,37 @@ def _numbers(text: str) -> tuple[tuple[Fraction, tuple[int, int]], ...]:
     return tuple(numbers_in(text))
 
 
-_UNIT_CONSTANTS: tuple[tuple[re.Pattern, frozenset[Fraction]], ...] = tuple(
-    (re.compile(rf"\b({words})", re.I), frozenset(Fraction(v) for v in values))
-    for words, values in (
-        ("pint|gallon|quart|cup", (2, 4, 8, 16, 32, 128)),
-        ("ounce|oz\\b|pound|lb", (16,)),
-        ("quart", (32,)),
-        ("yard", (3, 36)),
-        ("mile", (5280, 1760)),
-        ("inch|foot|feet", (12, 36)),
-        ("ton\\b|tons\\b", (2000,)),
-        ("january|february|march|april|may\\b|june|july|august|september|october|november|december|month",
-         (28, 29, 30, 31)),
-        ("leap", (366,)),
-        ("decade", (10,)),
-        ("century|centuries", (100,)),
-        ("nickel", (5,)),
-        ("dime", (10,)),
-        ("quarter", (25,)),
-        ("gross", (144,)),
-        ("score\\b", (20,)),
-        ("percent|%", (100,)),
-        ("hour|minute|second", (60, 3600)),
-        ("meter|metre|km|kilo|gram|liter|litre", (1000,)),
-        ("cm|centimet", (100,)),
-    )
+_UNIT_TABLE: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("quarter quarters", (25,)),
+    ("pint pints gallon gallons quart quarts cup cups", (2, 4, 8, 16, 32, 128)),
+    ("ounce ounces oz pound pounds lb lbs", (16,)),
+    ("yard yards", (3, 36)),
+    ("mile miles", (5280, 1760)),
+    ("inch inches foot feet", (12, 36)),
+    ("ton tons", (2000,)),
+    ("january february march april may june july august september october november december month months",
+     (28, 29, 30, 31)),
+    ("leap", (366,)),
+    ("decade decades", (10,)),
+    ("century centuries", (100,)),
+    ("nickel nickels", (5,)),
+    ("dime dimes", (10,)),
+    ("gross", (144,)),
+    ("score", (20,)),
+    ("percent %", (100,)),
+    ("hour hours minute minutes second seconds", (60, 3600)),
+    ("meter meters metre metres km kilometer kilometers kilogram kilograms kg gram grams liter liters litre "
+     "litres", (1000,)),
+    ("cm centimeter centimeters centimetre centimetres", (100,)),
 )
+_UNIT_VALUES: dict[str, frozenset[Fraction]] = {}
+for _words, _values in _UNIT_TABLE:
+    for _word in _words.split():
+        _UNIT_VALUES[_word] = _UNIT_VALUES.get(_word, frozenset()) | frozenset(Fraction(v) for v in _values)
+_WORD = re.compile(r"[a-z]+|%")
 """Conversion factors a solution may use without a source when a matching unit word occurs in the problem or the
-trace: 8 pints a gallon, 16 ounces a pound, 31 days in December, 5,280 feet a mile, a quarter is 25 cents..."""
+trace: 8 pints a gallon, 16 ounces a pound, 31 days in December, 5,280 feet a mile, a quarter is 25 cents...
+Looked up word by word in one pass over the lower-cased text."""
 
 _BARE_NUMBER = re.compile(r"\s*\$?\s*-?[\d,]*\.?\d+\s*%?\s*")
 
@@ -192,10 +195,11 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
 
 
 def _unit_constants(text: str) -> frozenset[Fraction]:
-    """The conversion factors whose unit words occur in ``text`` (see :data:`_UNIT_CONSTANTS`)."""
+    """The conversion factors whose unit words occur in ``text`` (see :data:`_UNIT_TABLE`)."""
     found: set[Fraction] = set()
-    for pattern, values in _UNIT_CONSTANTS:
-        if pattern.search(text):
+    for word in set(_WORD.findall(text.lower())):
+        values = _UNIT_VALUES.get(word)
+        if values:
             found |= values
     return frozenset(found)
 
