@@ -23,6 +23,7 @@ from the stated answer, ``invalid_reasoning`` when a step is suspect, else ``Non
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from dataclasses import asdict, dataclass, field, fields
@@ -150,19 +151,46 @@ def _abstain(reasons: list[str], trace: Trace | None = None, checks=None, covera
                       trace.answer if trace else None, None, reasons)
 
 
-def _parse(problem: Any, completion: Any, steps: Sequence[str] | None, verifier: StepVerifier) -> _Parsed:
+def _parse(problem: Any, completion: Any, steps: Sequence[str] | None) -> _Parsed:
+    """Trace and dataflow of one completion (verification happens for the whole group at once)."""
     trace = parse_trace(problem, completion, steps=steps)
     if trace.issues:
         return _Parsed(trace, None, [], None)
     try:
         flow = build_dataflow(trace)
-        checks = verifier.verify(trace, flow)
-        return _Parsed(trace, flow, checks, canonical_answer(trace.answer) if trace.answer else None)
+        return _Parsed(trace, flow, [], canonical_answer(trace.answer) if trace.answer else None)
     except Exception as exc:  # noqa: BLE001 - untrusted input must never crash a training run
-        log.warning("RAFS could not analyse a completion: %s: %s", type(exc).__name__, exc)
-        failed = Trace(trace.problem, trace.steps, trace.answer, trace.answer_source,
-                       (f"internal error: {type(exc).__name__}: {exc}",))
-        return _Parsed(failed, None, [], None)
+        return _failed(trace, exc)
+
+
+def _failed(trace: Trace, exc: Exception) -> _Parsed:
+    log.warning("RAFS could not analyse a completion: %s: %s", type(exc).__name__, exc)
+    failed = Trace(trace.problem, trace.steps, trace.answer, trace.answer_source,
+                   (f"internal error: {type(exc).__name__}: {exc}",))
+    return _Parsed(failed, None, [], None)
+
+
+def _verify(parsed: list[_Parsed], verifier: StepVerifier) -> list[_Parsed]:
+    """Run the step verifier over every analysable trace: one ``verify_batch`` call for a model-backed verifier
+    (a group is one batch), ``verify`` per trace otherwise."""
+    live = [i for i, p in enumerate(parsed) if p.flow is not None]
+    batch = getattr(verifier, "verify_batch", None)
+    if batch is not None and len(live) > 1:
+        traces, flows = [parsed[i].trace for i in live], [parsed[i].flow for i in live]
+        try:
+            takes_flows = len(inspect.signature(batch).parameters) >= 2
+            results = batch(traces, flows) if takes_flows else batch(traces)
+            for i, checks in zip(live, results):
+                parsed[i].checks = checks
+            return parsed
+        except Exception as exc:  # noqa: BLE001 - fall through to per-trace verification
+            log.warning("batched verification failed (%s: %s); verifying trace by trace", type(exc).__name__, exc)
+    for i in live:
+        try:
+            parsed[i].checks = verifier.verify(parsed[i].trace, parsed[i].flow)
+        except Exception as exc:  # noqa: BLE001
+            parsed[i] = _failed(parsed[i].trace, exc)
+    return parsed
 
 
 def _ungrounded_on_answer_path(flow: Dataflow) -> list[str]:
@@ -248,7 +276,7 @@ def score_group(
     cfg = config or RAFSConfig()
     verifier = verifier or SymbolicVerifier()
     step_lists = list(steps) if steps is not None else [None] * len(completions)
-    parsed = [_parse(problem, c, s, verifier) for c, s in zip(completions, step_lists)]
+    parsed = _verify([_parse(problem, c, s) for c, s in zip(completions, step_lists)], verifier)
     group: dict[str, float | None] = {"C_A": None, "D_R": None}
     if len(parsed) >= 2:
         answers = [p.canonical for p in parsed]
