@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .config import ScreenConfig
 from .indices import Interval
-from .phase_b import PhaseB
+from .phase_b import PhaseB, _num
 from .table import Cells
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,13 +44,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ScreenResult", "results_to_json", "results_to_markdown", "summary_figure", "results_to_frame"]
 
 TIER_COLOURS = {"Valid": "#2e7d32", "Indeterminate": "#ef8f00", "Invalid": "#c62828"}
-
-
-def _num(x: float | None) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return None if math.isnan(x) else x
 
 
 @dataclass
