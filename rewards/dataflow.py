@@ -28,6 +28,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rewards.arithmetic import EquationCheck, check_equation, evaluate, extract_equations, numbers_in
+from rewards.identities import MIN_CHAIN, identity_checks
 from rewards.trace import Trace
 
 __all__ = ["COMMON_CONSTANTS", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
@@ -119,8 +120,17 @@ class Intervention:
 
 @lru_cache(maxsize=32768)
 def step_equations(step: str) -> tuple:
-    """Equations of one step with their checks, cached: GRPO groups repeat steps and problems."""
-    return tuple((eq, check_equation(eq)) for eq in extract_equations(step))
+    """Equations of one step with their checks, cached: GRPO groups repeat steps and problems.
+
+    Numeric equations are checked by :func:`rewards.arithmetic.check_equation`; chained identities in one
+    variable (``(x+1)^2 = x^2 + 2x + 1 = …``) by :func:`rewards.identities.identity_checks`.
+    """
+    equations = extract_equations(step)
+    checks = [(eq, check_equation(eq)) for eq in equations]
+    if any(len(eq.sides) >= MIN_CHAIN and any(v is None for v in eq.values) for eq in equations):
+        refuted = {id(c.equation): c for c in identity_checks(equations)}
+        checks = [(eq, refuted.get(id(eq), check)) if check.ok is not False else (eq, check) for eq, check in checks]
+    return tuple(checks)
 
 
 @lru_cache(maxsize=65536)
