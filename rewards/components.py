@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 if TYPE_CHECKING:  # pragma: no cover
     from rewards.dataflow import Dataflow, Intervention
 
-__all__ = ["step_validity", "suspect_step", "implication", "sensitivity", "support", "consensus",
-           "stability", "claims", "jaccard_similarity", "aggregate"]
+__all__ = ["step_validity", "suspect_step", "implication", "sensitivity", "support", "consensus", "agreement",
+           "stability", "member_stability", "claims", "jaccard_similarity", "aggregate"]
 
 
 def step_validity(q: Sequence[float], lam: float = 0.5, *, smooth: bool = False, tau: float = 0.1) -> float | None:
@@ -91,6 +91,35 @@ def consensus(answers: Sequence[str | None]) -> float | None:
     counts = Counter(a if a is not None else f"\0missing{i}" for i, a in enumerate(answers))
     entropy = -sum((c / k) * math.log(c / k) for c in counts.values())
     return max(0.0, 1.0 - entropy / math.log(k))
+
+
+def agreement(answers: Sequence[str | None]) -> list[float | None]:
+    """Per-member consensus: ``(n_i - 1) / (K - 1)``, the share of the *other* samples that reach trace ``i``'s
+    answer (0 for a missing answer). ``None`` for K < 2.
+
+    ``C_A`` is one number for the whole group, so under GRPO's group normalisation (``(r - mean) / std``) it
+    cancels out of every advantage; this per-member form is what differs between the members of a group.
+    """
+    k = len(answers)
+    if k < 2:
+        return [None] * k
+    counts = Counter(a for a in answers if a is not None)
+    return [0.0 if a is None else (counts[a] - 1) / (k - 1) for a in answers]
+
+
+def member_stability(
+    claim_sets: Sequence[frozenset[str]],
+    answers: Sequence[str | None],
+    similarity: Callable[[int, int], float] | None = None,
+) -> list[float | None]:
+    """Per-member ``D_R``: trace ``i``'s mean similarity to the other traces that reach the same answer
+    (``None`` when no other trace does)."""
+    sim = similarity or (lambda i, j: jaccard_similarity(claim_sets[i], claim_sets[j]))
+    out: list[float | None] = []
+    for i, a in enumerate(answers):
+        peers = [j for j, b in enumerate(answers) if j != i and a is not None and b == a]
+        out.append(sum(sim(i, j) for j in peers) / len(peers) if peers else None)
+    return out
 
 
 def claims(flow: "Dataflow") -> frozenset[str]:

@@ -61,6 +61,10 @@ class RAFSConfig:
         eps: ``ε`` in the aggregation.
         embedding_weight: ``β``: D_R blends claim Jaccard with sentence-embedding cosine (0 = Jaccard only).
         embedding_model: sentence-transformers model path for ``β > 0`` (default: bundled all-MiniLM-L6-v2).
+        group_mode: ``"group"``: C_A and D_R are the group's (the design's definition, one value per group);
+            ``"member"``: each trace gets its own — the share of the other samples that agree with its answer
+            and its similarity to them. Under GRPO's group normalisation a group-constant factor cancels out of
+            the advantages, so ``"member"`` is the mode in which C_A and D_R change what GRPO learns.
     """
 
     weights: Mapping[str, float] = field(default_factory=lambda: {"P_R": 0.4, "S_RA": 0.3, "C_A": 0.15, "D_R": 0.15})
@@ -73,6 +77,7 @@ class RAFSConfig:
     eps: float = 1e-3
     embedding_weight: float = 0.0
     embedding_model: str | None = None
+    group_mode: str = "group"
 
     def __post_init__(self) -> None:
         unknown = set(self.weights) - set(COMPONENTS)
@@ -85,6 +90,8 @@ class RAFSConfig:
             value = getattr(self, name)
             if not lo <= value <= hi:
                 raise ValueError(f"RAFSConfig.{name}={value!r} is outside [{lo}, {hi}].")
+        if self.group_mode not in ("group", "member"):
+            raise ValueError(f"RAFSConfig.group_mode={self.group_mode!r}: use 'group' or 'member'.")
         if self.m_min < 1:
             raise ValueError(f"RAFSConfig.m_min={self.m_min!r} must be >= 1.")
 
@@ -277,10 +284,9 @@ def score_group(
     verifier = verifier or SymbolicVerifier()
     step_lists = list(steps) if steps is not None else [None] * len(completions)
     parsed = _verify([_parse(problem, c, s) for c, s in zip(completions, step_lists)], verifier)
-    group: dict[str, float | None] = {"C_A": None, "D_R": None}
+    per_member: list[dict[str, float | None]] = [{"C_A": None, "D_R": None} for _ in parsed]
     if len(parsed) >= 2:
         answers = [p.canonical for p in parsed]
-        group["C_A"] = C.consensus(answers)
         claim_sets = [C.claims(p.flow) if p.flow is not None else frozenset() for p in parsed]
         similarity = None
         if cfg.embedding_weight > 0:
@@ -288,8 +294,13 @@ def score_group(
 
             similarity = blended_similarity(claim_sets, [p.trace.text for p in parsed], cfg.embedding_weight,
                                             cfg.embedding_model)
-        group["D_R"] = C.stability(claim_sets, answers, similarity)
-    return [_single(p, group, gold, cfg) for p in parsed]
+        if cfg.group_mode == "member":
+            c_a, d_r = C.agreement(answers), C.member_stability(claim_sets, answers, similarity)
+            per_member = [{"C_A": c, "D_R": d} for c, d in zip(c_a, d_r)]
+        else:
+            shared = {"C_A": C.consensus(answers), "D_R": C.stability(claim_sets, answers, similarity)}
+            per_member = [dict(shared) for _ in parsed]
+    return [_single(p, group, gold, cfg) for p, group in zip(parsed, per_member)]
 
 
 def score_trace(

@@ -137,3 +137,16 @@ def test_thread_pool_gives_the_same_results():
     with ThreadPoolExecutor(4) as pool:
         threaded = list(pool.map(lambda c: score_trace(PROBLEM, c).to_dict(), items))
     assert threaded == sequential
+
+
+def test_member_mode_separates_the_members_of_a_group():
+    group = [FAITHFUL, FAITHFUL.replace("a day", "daily"), EXTRACTION]
+    shared = score_group(PROBLEM, group)
+    member = score_group(PROBLEM, group, config=RAFSConfig(group_mode="member"))
+    # the group's C_A is one number for all members: GRPO's (r - mean) / std removes it
+    assert len({r.components["C_A"] for r in shared}) == 1
+    # per member: the two that agree get 1/2 (one of the two others agrees), the odd one out 0
+    assert [r.components["C_A"] for r in member] == [0.5, 0.5, 0.0]
+    assert member[0].components["D_R"] == 1.0 and member[2].components["D_R"] is None
+    with pytest.raises(ValueError, match="group_mode"):
+        RAFSConfig(group_mode="rank")
