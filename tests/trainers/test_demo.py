@@ -60,3 +60,17 @@ def test_demo_recipe_on_smollm2_for_two_steps(tmp_path):
     summary = run_demo(out, quiet=True, overrides=["--max_steps", "2", "--save_steps", "2",
                                                    "--screen_probe_size", "12", "--report_to", "none"])
     check_outputs(out, summary, 2)
+
+
+def test_a_new_demo_sets_the_previous_run_aside(tmp_path, capsys):
+    from trainers.commands.demo import _set_aside_previous_run
+
+    out = tmp_path / "demo"
+    (out / "checkpoint-3").mkdir(parents=True)
+    (out / "checkpoint-3" / "validity_history.json").write_text("[]")
+    _set_aside_previous_run(str(out))
+    assert not out.exists()
+    assert (tmp_path / "demo.previous" / "checkpoint-3" / "validity_history.json").read_text() == "[]"
+    assert "moved to" in capsys.readouterr().err
+    _set_aside_previous_run(str(out))  # nothing there: nothing happens
+    assert (tmp_path / "demo.previous").exists()

@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--recipe {args.recipe!r} does not exist")
     from trainers.demo import DEMO_RECIPE, run_demo
 
+    _set_aside_previous_run(args.output_dir)
+
     overrides = [] if args.max_steps is None else ["--max_steps", str(args.max_steps)]
     try:
         run_demo(args.output_dir, recipe=args.recipe or DEMO_RECIPE, overrides=overrides, quiet=args.quiet,
@@ -47,3 +49,18 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as exc:
         raise CommandError(str(exc)) from None
     return 0
+
+
+def _set_aside_previous_run(output_dir: str) -> None:
+    """A new demo must not resume the screen history of an old one: the previous run moves to
+    ``<output_dir>.previous`` (replacing the run before it) and the move is printed."""
+    import os
+    import shutil
+    import sys
+
+    if os.path.isdir(output_dir) and os.listdir(output_dir):
+        previous = output_dir.rstrip("/") + ".previous"
+        if os.path.exists(previous):
+            shutil.rmtree(previous)
+        os.replace(output_dir, previous)
+        print(f"rafs demo: the previous run in {output_dir} moved to {previous}", file=sys.stderr)
