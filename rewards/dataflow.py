@@ -246,6 +246,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     known: set[Fraction] = set(pnums) | _unit_constants(trace.problem + "\n" + trace.text)
     steps: list[StepFlow] = []
     last_derived = None
+    producers: dict[Fraction, int] = {}  # value -> the latest earlier step that produced it
     for index, text in enumerate(trace.steps):
         flow = StepFlow(index)
         for eq, check in step_equations(text):
@@ -262,7 +263,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     flow.used.append(number)
                     if not _derived(known, number):
                         flow.ungrounded.append(number)
-                    producer = next((j for j in range(index - 1, -1, -1) if number in steps[j].produced), None)
+                    producer = producers.get(number)
                     if producer is not None and number not in pnums:
                         flow.depends_on.add(producer)
             if check.ok is not False:
@@ -272,6 +273,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
         for number, _span in _numbers(text):
             flow.mentioned.append(number)
             known.add(number)
+        for value in flow.produced:
+            producers[value] = index
         steps.append(flow)
     answer_value = numeric_value(trace.answer) if trace.answer else None
     answer_step = None
@@ -283,15 +286,18 @@ def build_dataflow(trace: Trace) -> Dataflow:
     return Dataflow(steps, pnums, answer_value, answer_step, last_derived)
 
 
-def _substitute(side: str, old: Fraction, new: Fraction) -> str | None:
-    """Replace every literal equal to ``old`` in ``side`` with ``new``; None when there is none."""
-    spans = [span for value, span in _numbers(side) if value == old]
+def _literal(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"({value.numerator}/{value.denominator})"
+
+
+def _substitute(side: str, changed: dict[Fraction, Fraction]) -> str | None:
+    """Replace, in one pass, every literal of ``side`` whose value was changed; None when there is none."""
+    spans = [(span, changed[value]) for value, span in _numbers(side) if value in changed]
     if not spans:
         return None
     text = side
-    literal = str(new.numerator) if new.denominator == 1 else f"({new.numerator}/{new.denominator})"
-    for start, end in sorted(spans, reverse=True):
-        text = text[:start] + literal + text[end:]
+    for (start, end), new in sorted(spans, reverse=True):
+        text = text[:start] + _literal(new) + text[end:]
     return text
 
 
@@ -313,13 +319,8 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
             if result in changed:
                 continue
             for side in operand_sides:
-                edited = side
-                touched = False
-                for o, n in list(changed.items()):
-                    sub = _substitute(edited, o, n)
-                    if sub is not None:
-                        edited, touched = sub, True
-                if touched:
+                edited = _substitute(side, changed)
+                if edited is not None:
                     value = evaluate(edited)
                     if value is not None and value.is_exact and value.exact != result:
                         changed[result] = value.exact
