@@ -1,0 +1,137 @@
+"""``rafs eval DATA [--json OUT.json] [--markdown OUT.md] [--calibrate-on OTHER] [--num-proc N] [--force]``:
+evaluate RAFS against human step labels (ProcessBench format: ``problem``, ``steps``, ``label``,
+``final_answer_correct``).
+
+Reports ProcessBench's metric (the suspect step as the predicted earliest error: acc_erroneous, acc_correct, F1),
+silent-failure detection among correct final answers (AUPRC/AUROC of 100 − RAFS, per component and against
+baselines), accuracy vs faithful accuracy, a threshold sweep, a per-generator breakdown and the misses by kind of
+error, each figure with a seeded bootstrap interval. ``--calibrate-on`` chooses θ on another split and reports this
+one at it (never tune on the split you report). Without --json/--markdown a summary table is printed.
+See docs/evaluation.md.
+
+Example: ``rafs eval ../shared/data/processbench/gsm8k.json --calibrate-on ../shared/data/processbench/math.json
+--json gsm8k.json --markdown gsm8k.md``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("eval", help="evaluate RAFS against step labels (ProcessBench format)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", help="ProcessBench-format rows: a JSON array or JSONL")
+    p.add_argument("--json", dest="json_out", metavar="OUT.json", help="write the full report as JSON")
+    p.add_argument("--markdown", dest="markdown_out", metavar="OUT.md", help="write the report as Markdown")
+    p.add_argument("--calibrate-on", metavar="OTHER_DATA", help="choose θ on this split (highest F1 if beyond noise "
+                   "over the default) and report DATA at it")
+    p.add_argument("--num-proc", type=int, default=1, metavar="N", help="worker processes for scoring (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the random baseline (default 0)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000, at least 1000)")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="evaluate only the first N rows")
+    p.add_argument("--force", action="store_true", help="overwrite --json/--markdown outputs that exist")
+    return p
+
+
+def _load(path: str, limit, what: str):
+    from rewards.evaluation import load_rows
+    from trainers.cli import CommandError
+
+    if not os.path.exists(path):
+        raise CommandError(f"{what} {path!r} does not exist; pass a ProcessBench JSON or JSONL file")
+    try:
+        return load_rows(path, limit=limit)
+    except ValueError as exc:
+        raise CommandError(" ".join(str(exc).split())) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"cannot read {what} {path!r}: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from trainers.cli import CommandError
+
+    if args.num_proc < 1:
+        raise CommandError(f"--num-proc {args.num_proc} must be >= 1")
+    if args.resamples < 1000:
+        raise CommandError(f"--resamples {args.resamples} is too few for a 95% interval; use 1000 or more")
+    if args.limit is not None and args.limit < 1:
+        raise CommandError(f"--limit {args.limit} must be >= 1")
+    for out in (args.json_out, args.markdown_out):
+        if out and os.path.isdir(out):
+            raise CommandError(f"output {out!r} is a directory; give a file path")
+        if out and os.path.exists(out) and not args.force:
+            raise CommandError(f"output {out!r} exists; pass --force to overwrite it or choose another path")
+    rows = _load(args.data, args.limit, "DATA")
+    cal = _load(args.calibrate_on, None, "--calibrate-on") if args.calibrate_on else None
+
+    from rewards.evaluation import evaluate, to_markdown
+
+    report = evaluate(rows, calibration_rows=cal, source=args.data, calibration_source=args.calibrate_on,
+                      resamples=args.resamples, seed=args.seed, num_proc=args.num_proc, progress=None)
+    if args.json_out:
+        _write(args.json_out, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    if args.markdown_out:
+        _write(args.markdown_out, to_markdown(report))
+    if not args.json_out and not args.markdown_out:
+        print_summary(report)
+    else:
+        written = ", ".join(p for p in (args.json_out, args.markdown_out) if p)
+        print(f"rafs eval: F1={report['f1']} acc_erroneous={report['acc_erroneous']} "
+              f"acc_correct={report['acc_correct']} (θ={report['meta']['theta']}); wrote {written}")
+    return 0
+
+
+def _write(path: str, text: str) -> None:
+    from trainers.cli import CommandError
+
+    try:
+        with open(path + ".tmp", "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(path + ".tmp", path)
+    except OSError as exc:
+        raise CommandError(f"cannot write {path!r}: {exc.strerror or exc}") from None
+
+
+def _fmt(d, key) -> str:
+    x, ci = d.get(key), d.get(key + "_ci")
+    if x is None:
+        return "—"
+    return f"{x:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+
+def print_summary(report, console=None) -> None:
+    """A rich table of the headline figures, the silent-failure detection per detector and the misses by kind."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    meta, sf = report["meta"], report["silent_failure"]
+    head = Table(title=f"rafs eval — {meta.get('source')} (n={report['n']}, θ={meta['theta']}, "
+                       f"{meta['theta_source']})")
+    head.add_column("figure")
+    head.add_column("value [95% CI]", justify="right")
+    for key in ("acc_erroneous", "acc_correct", "f1", "abstain_rate", "accuracy", "faithful_accuracy",
+                "labelled_faithful_accuracy"):
+        head.add_row(key, _fmt(report, key))
+    head.add_row("silent_failure n / n_pos", f"{sf['n']} / {sf['n_pos']}")
+    head.add_row("silent_failure auprc", _fmt(sf, "auprc"))
+    head.add_row("silent_failure auroc", _fmt(sf, "auroc"))
+    console.print(head)
+    abl = Table(title="silent-failure detection by detector")
+    for col in ("detector", "AUPRC", "AUROC", "F1"):
+        abl.add_column(col, justify="left" if col == "detector" else "right")
+    for name, entry in report["ablations"].items():
+        s = entry["silent_failure"]
+        abl.add_row(name, _fmt(s, "auprc"), _fmt(s, "auroc"), _fmt(entry, "f1"))
+    console.print(abl)
+    miss = Table(title=f"misses by kind of labelled step ({report['misses']['n_missed']} of "
+                       f"{report['misses']['n_erroneous']} erroneous rows)")
+    for col in ("kind", "rows", "caught", "missed"):
+        miss.add_column(col, justify="left" if col == "kind" else "right")
+    for kind, k in report["misses"]["kinds"].items():
+        miss.add_row(kind, str(k["n"]), str(k["caught"]), str(k["missed"]))
+    console.print(miss)
+    console.print(f"θ: {report['threshold']['reason']}")
