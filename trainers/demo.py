@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from trainers.callbacks import _num  # finite float or None, shared with the screen history
+
 __all__ = ["DEMO_RECIPE", "RewardRecorder", "choose_threads", "run_demo", "summarise", "print_summary"]
 
 DEMO_RECIPE = Path(__file__).resolve().parent.parent / "recipes" / "SmolLM2-135M-Instruct" / "grpo" / "config_demo.yaml"
@@ -68,14 +70,6 @@ class RewardRecorder:
                 n += 1
                 nonzero += statistics.pstdev(vals) > 1e-9
         return {"groups": n, "nonzero_variance": nonzero, "share": (nonzero / n) if n else None}
-
-
-def _num(x: Any) -> float | None:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
 def summarise(trainer: Any, recorders: Sequence[RewardRecorder], output_dir: str | os.PathLike,
