@@ -171,29 +171,31 @@ class ScoredRow:
     reasons: list[list[str]] = field(default_factory=list)
 
 
-def _score_one(row: Mapping[str, Any], config=None) -> ScoredRow:
+def _score_one(row: Mapping[str, Any], config=None, verifier=None) -> ScoredRow:
     from rewards.score import score_trace
 
-    r = score_trace(row["problem"], steps=row["steps"], config=config)
+    r = score_trace(row["problem"], steps=row["steps"], config=config, verifier=verifier)
     return ScoredRow(r.score, r.status, r.suspect_step, dict(r.components), [float(c.q) for c in r.step_checks],
                      [list(c.reasons) for c in r.step_checks])
 
 
 class _Scorer:  # picklable callable for multiprocessing
-    def __init__(self, config):
+    def __init__(self, config, verifier=None):
         self.config = config
+        self.verifier = verifier
 
     def __call__(self, row):
-        return _score_one(row, self.config)
+        return _score_one(row, self.config, self.verifier)
 
 
 def score_rows(rows: Sequence[Mapping[str, Any]], config=None, *, num_proc: int = 1, progress: bool | None = True,
-               desc: str = "rafs eval") -> list[ScoredRow]:
-    """Score every row with ``score_trace(problem, steps=steps, config=config)``; ``num_proc > 1`` uses a
-    multiprocessing pool (order kept). ``progress``: a tqdm bar (``None``: only on a terminal)."""
+               desc: str = "rafs eval", verifier=None) -> list[ScoredRow]:
+    """Score every row with ``score_trace(problem, steps=steps, config=config, verifier=verifier)`` (the symbolic
+    verifier when ``verifier`` is None); ``num_proc > 1`` uses a multiprocessing pool (order kept).
+    ``progress``: a tqdm bar (``None``: only on a terminal)."""
     from tqdm import tqdm
 
-    scorer = _Scorer(config)
+    scorer = _Scorer(config, verifier)
     disable = None if progress is None else not progress
     if num_proc <= 1 or len(rows) < 2:
         return [scorer(r) for r in tqdm(rows, desc=desc, unit="trace", disable=disable)]
@@ -523,6 +525,7 @@ def evaluate(
     seed: int = 0,
     num_proc: int = 1,
     progress: bool | None = True,
+    verifier=None,
 ) -> dict[str, Any]:
     """Score ``rows`` (unless ``scored`` is given) and build the report (see the module docs and
     ``docs/evaluation.md`` for every key). With ``calibration_rows`` θ is chosen on them (highest F1) and every
@@ -534,7 +537,7 @@ def evaluate(
     config = config or RAFSConfig()
     rows = validate_rows(rows, source or "rows")
     if scored is None:
-        scored = score_rows(rows, config, num_proc=num_proc, progress=progress)
+        scored = score_rows(rows, config, num_proc=num_proc, progress=progress, verifier=verifier)
     scored = list(scored)
     if len(scored) != len(rows):
         raise ValueError(f"scored has {len(scored)} entries for {len(rows)} rows; score the same rows")
@@ -551,7 +554,7 @@ def evaluate(
         calibration_rows = validate_rows(calibration_rows, calibration_source or "calibration rows")
         if calibration_scored is None:
             calibration_scored = score_rows(calibration_rows, config, num_proc=num_proc, progress=progress,
-                                            desc="rafs eval (calibration)")
+                                            desc="rafs eval (calibration)", verifier=verifier)
         cal_labels = np.array([r["label"] for r in calibration_rows], dtype=int)
         theta, reason, cal_sweep = choose_theta(cal_labels, calibration_scored, default_theta, grid,
                                                 resamples=resamples, seed=seed)

@@ -33,6 +33,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000, at least 1000)")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="evaluate only the first N rows")
     p.add_argument("--force", action="store_true", help="overwrite --json/--markdown outputs that exist")
+    from rewards.verifiers.registry import add_verifier_arguments
+
+    add_verifier_arguments(p)
     return p
 
 
@@ -68,9 +71,16 @@ def run(args: argparse.Namespace) -> int:
     cal = _load(args.calibrate_on, None, "--calibrate-on") if args.calibrate_on else None
 
     from rewards.evaluation import evaluate, to_markdown
+    from rewards.verifiers.registry import verifier_from_args
 
+    try:
+        verifier = None if args.verifier == "symbolic" else verifier_from_args(args)
+    except (ValueError, OSError) as exc:
+        raise CommandError(" ".join(str(exc).split())) from None
     report = evaluate(rows, calibration_rows=cal, source=args.data, calibration_source=args.calibrate_on,
-                      resamples=args.resamples, seed=args.seed, num_proc=args.num_proc, progress=None)
+                      resamples=args.resamples, seed=args.seed, num_proc=args.num_proc, progress=None,
+                      verifier=verifier)
+    report.setdefault("meta", {})["verifier"] = args.verifier
     if args.json_out:
         _write(args.json_out, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     if args.markdown_out:
