@@ -1195,6 +1195,7 @@ class _Meta(NamedTuple):
     pts: Value | None  # the value with p% read as p, when the side has a percent
     units: tuple  # unit words and currency of the side
     pct: int = 0  # 0: no percent sign, 1: some, 2: every number is a percentage ("100% + 20%")
+    additive: bool = False  # a + or - between terms ("4 pounds - 6 ounces": mixed units, a conversion)
 
 
 _NO_META = _Meta(-1, None, (), 0)
@@ -1232,7 +1233,8 @@ def _side_meta(toks, full) -> _Meta:
             if t[0] == "n" and (j + 1 >= len(toks) or toks[j + 1][0] != "%"):
                 pct = 1
                 break
-    return _Meta(dec, pts, units, pct)
+    additive = any(t[0] == "o" and t[1] in "+-" for t in toks[1:])
+    return _Meta(dec, pts, units, pct, additive)
 
 
 _WORDY = frozenset("wv")
@@ -1570,8 +1572,13 @@ def _same_values(a, b) -> bool:
 def _pair_holds(v1: Value, v2: Value, m1, m2, approx: bool) -> bool | None:
     if v1.is_exact and v2.is_exact and v1.exact == v2.exact:
         return True
-    if m1.units and m2.units and m1.units != m2.units:
-        return None  # "100 cents = $1", "12 inches = 1 foot": a unit conversion, not arithmetic
+    if m1.units and m2.units and m1.units != m2.units and not (
+            (m1.dec < 0 and not m1.additive and set(m2.units) <= set(m1.units))
+            or (m2.dec < 0 and not m2.additive and set(m1.units) <= set(m2.units))):
+        # "100 cents = $1", "12 inches = 1 foot", "4 pounds - 6 ounces = 58 ounces": a unit conversion, not
+        # arithmetic; but a product or quotient whose result carries only its own units is arithmetic
+        # ("495 students * $15 = $7425")
+        return None
     if m1.dec >= 0 and m2.dec < 0 and any(u != "$" for u in m1.units):
         return None  # "5 pairs = 5 * 2", "4 hours = 4 * 60": a conversion written left to right
     if _close(v1, v2, m1[0], m2[0], approx):

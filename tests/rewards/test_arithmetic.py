@@ -712,3 +712,21 @@ def test_speed_gsm8k_solutions():
     per = (time.process_time() - t0) / len(sols)
     print(f"check_text: {per * 1e6:.0f} us per GSM8K solution")
     assert per < 0.005  # generous: shared CI machines; ~0.1-0.3 ms on an idle core
+
+
+# Units inside a computation (regression table): a product or quotient whose result carries only its own units is
+# arithmetic; a conversion, or a sum of mixed units, is not checked.
+UNIT_COMPUTATIONS = [
+    ("495 students * $15 = $7455", False),      # ProcessBench: the product is 7425
+    ("495 students * $15 = $7425", True),
+    ("3 plates × $6.00 = $18.00", True),
+    ("3 feet × 12 inches = 36 inches", True),
+    ("5 quarters = 125 cents", None),            # a conversion
+    ("4 pounds - 6 ounces = 58 ounces", None),    # GSM8K train: 64 oz - 6 oz, a conversion inside a sum
+]
+
+
+@pytest.mark.parametrize("text,ok", UNIT_COMPUTATIONS)
+def test_units_inside_a_computation(text, ok):
+    (eq,) = extract_equations(text)
+    assert check_equation(eq).ok is ok
