@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+from nbbuild import execute_and_write
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "processbench_eval.ipynb"
@@ -269,19 +269,8 @@ here (their detector is constant, AUROC 0.5 by construction); this evaluation me
 ]
 
 
-def build() -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = CELLS
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
-    return nb
-
-
 def main() -> None:
-    nb = build()
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}).execute()
-    nbformat.write(nb, OUT)
-    print(f"wrote {OUT}")
+    execute_and_write(CELLS, OUT)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+from nbbuild import execute_and_write
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "validity_screen_mmlu.ipynb"
@@ -236,19 +236,8 @@ show(fig)
 ]
 
 
-def build() -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = CELLS
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
-    return nb
-
-
 def main() -> None:
-    nb = build()
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}).execute()
-    nbformat.write(nb, OUT)
-    print(f"wrote {OUT}")
+    execute_and_write(CELLS, OUT)
 
 
 if __name__ == "__main__":
