@@ -219,7 +219,8 @@ def _failure_type(valid: bool, correct: bool | None, p_imp: float | None) -> str
     return "extraction_failure" if valid else "overt_failure"
 
 
-def _single(p: _Parsed, group_components: dict[str, float | None], gold: str | None, cfg: RAFSConfig) -> RAFSResult:
+def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | None, cfg: RAFSConfig) -> RAFSResult:
+    """One trace's verdict; ``ref`` is the gold final answer already extracted (``None``: no gold)."""
     trace = p.trace
     if trace.issues:
         return _abstain(list(trace.issues), trace)
@@ -246,10 +247,7 @@ def _single(p: _Parsed, group_components: dict[str, float | None], gold: str | N
     if comps["S_RA"] is None:
         reasons.append("S_RA abstained: no derived quantity links the chain to the answer")
     score = C.aggregate(comps, cfg.weights, cfg.eps)
-    correct = None
-    if gold is not None:
-        ref = gold_answer(gold)
-        correct = answers_equivalent(trace.answer, ref) if ref is not None else None
+    correct = answers_equivalent(trace.answer, ref) if ref is not None else None
     if p_imp is not None and p_imp < 0.5:
         reasons.append(f"the chain's result {flow.last_derived} differs from the stated answer {trace.answer}")
     if suspect is not None:
@@ -300,7 +298,8 @@ def score_group(
         else:
             shared = {"C_A": C.consensus(answers), "D_R": C.stability(claim_sets, answers, similarity)}
             per_member = [dict(shared) for _ in parsed]
-    return [_single(p, group, gold, cfg) for p, group in zip(parsed, per_member)]
+    ref = gold_answer(gold) if gold is not None else None  # once per group, not per member
+    return [_single(p, group, ref, cfg) for p, group in zip(parsed, per_member)]
 
 
 def score_trace(
