@@ -232,7 +232,7 @@ def _fmt(v: Value | None) -> str:
 _TOK_RE = re.compile(
     r"""
     (\s*)                                                          # 1 leading whitespace
-    (?:(\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)   # 2 number
+    (?:(\d{1,3}(?:(?:,|,\\!|\{,\})\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)   # 2 number (1,\!000 too)
      |\\(text|mbox|mathrm|textrm|textit|operatorname|mathsf|texttt|hbox|emph|textnormal|textsf|unit)
         (?![A-Za-z])\s*\{([^{}]{0,200})\}                          # 3 name, 4 \text{content}
      |\\([dtc]?frac|[dt]?binom)(?![A-Za-z])[ ]*(\d)[ ]*(\d)        # 5-7 \frac34
@@ -257,6 +257,7 @@ _CHAR = {
     "¥": ("$", "$"), "₹": ("$", "$"), "_": ("_", "_"), "°": ("d", "°"), "π": ("c", "pi"),
     "√": ("c", "sqrt"), "...": ("c", "dots"), "…": ("c", "dots"), "∞": ("c", "inf"),
     "'": ("c", "prime"), "|": ("c", "abs"),
+    "@": ("c", "at"),  # a custom operator ("a @ b = ..." defined by the problem): not arithmetic
 }
 _FUNCS = {"sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "log", "ln",
           "lg", "exp", "sinh", "cosh", "tanh"}
@@ -335,7 +336,7 @@ def _tokenize(text: str, pos: int, end: int, latex: bool, out: list, bang: bool 
         if g == 2:
             raw = m.group(2)
             if "," in raw:
-                raw = raw.replace(",", "")
+                raw = raw.replace(",", "").replace("\\!", "").replace("{}", "")
             tok = ("n", raw, s, pos, sp)
         elif g == 12:
             w = m.group(12)
@@ -1059,6 +1060,7 @@ class EquationCheck:
     ok: bool | None
     detail: str
     pairs: tuple = ()
+    variable: str | None = None  # set by identity checks: the variable the sides were compared as functions of
 
 
 # joinability of adjacent tokens (a, b) in text order within one side of an equation
@@ -1569,7 +1571,7 @@ def _same_values(a, b) -> bool:
 
 
 # ----------------------------------------------------------------------------------- checking
-def _pair_holds(v1: Value, v2: Value, m1, m2, approx: bool) -> bool | None:
+def _pair_holds(v1: Value, v2: Value, m1, m2, approx: bool, ceil_ok: bool = True) -> bool | None:
     if v1.is_exact and v2.is_exact and v1.exact == v2.exact:
         return True
     if m1.units and m2.units and m1.units != m2.units and not (
@@ -1581,7 +1583,7 @@ def _pair_holds(v1: Value, v2: Value, m1, m2, approx: bool) -> bool | None:
         return None
     if m1.dec >= 0 and m2.dec < 0 and any(u != "$" for u in m1.units):
         return None  # "5 pairs = 5 * 2", "4 hours = 4 * 60": a conversion written left to right
-    if _close(v1, v2, m1[0], m2[0], approx):
+    if _close(v1, v2, m1[0], m2[0], approx, ceil_ok):
         return True
     # percent read as percentage points ("40/80*100 = 50%")
     if m1[1] is not None or m2[1] is not None:
@@ -1590,30 +1592,30 @@ def _pair_holds(v1: Value, v2: Value, m1, m2, approx: bool) -> bool | None:
         for x, y in ((a, v2), (v1, b), (a, b)):
             if x.is_exact and y.is_exact and x.exact == y.exact:
                 return True
-            if _close(x, y, m1[0], m2[0], approx):
+            if _close(x, y, m1[0], m2[0], approx, ceil_ok):
                 return True
         if (m1.pct == 2 and m2.pct == 0) or (m2.pct == 2 and m1.pct == 0):
             return None  # "48 = 100% + 20%": a correspondence, not a calculation
     return False
 
 
-def _rounds_to(v, w, k: int) -> bool:
+def _rounds_to(v, w, k: int, ceil_ok: bool = True) -> bool:
     """Is ``w`` (written with ``k`` decimal places) the value ``v`` rounded to ``k`` places?
 
     Accepted: rounding to nearest (either way at a tie) and truncation toward zero; for ``k ==
-    0`` also rounding up (|v - w| < 1: "17/5 = 3 full boxes", "17/5 = 4 boxes needed")."""
+    0`` and ``ceil_ok`` also rounding up (|v - w| < 1: "17/5 = 3 full boxes", "17/5 = 4 boxes needed")."""
     exact = type(v) is not float and type(w) is not float
     unit = Fraction(1, 10**k) if exact else 10.0**-k
     eps = 0 if exact else 1e-9 * max(1.0, abs(v))
     d = abs(v - w)
-    if k == 0:
+    if k == 0 and ceil_ok:
         return d < 1 + eps
     if d <= unit / 2 + eps:
         return True
     return (w >= 0) == (v >= 0) and abs(w) <= abs(v) + eps and d < unit + eps
 
 
-def _close(v1: Value, v2: Value, d1: int, d2: int, approx: bool) -> bool:
+def _close(v1: Value, v2: Value, d1: int, d2: int, approx: bool, ceil_ok: bool = True) -> bool:
     # the written literal: the side with the fewest decimals among lone literals
     k = -1
     if d1 >= 0 and (d2 < 0 or d1 <= d2):
@@ -1626,13 +1628,13 @@ def _close(v1: Value, v2: Value, d1: int, d2: int, approx: bool) -> bool:
     if approx:
         if diff <= APPROX_REL_TOL * scale + 1e-12:
             return True
-        return k >= 0 and _rounds_to(other.approx, w.approx, k)
+        return k >= 0 and _rounds_to(other.approx, w.approx, k, ceil_ok)
     if k >= 0:
         if other.is_exact and w.is_exact:
             if (other.exact * 10**k).denominator == 1:
                 return False  # representable with k places: must be exact
-            return _rounds_to(other.exact, w.exact, k)
-        return _rounds_to(other.approx, w.approx, k) or diff <= INEXACT_REL_TOL * scale
+            return _rounds_to(other.exact, w.exact, k, ceil_ok)
+        return _rounds_to(other.approx, w.approx, k, ceil_ok) or diff <= INEXACT_REL_TOL * scale
     if v1.is_exact and v2.is_exact:
         return False
     return diff <= INEXACT_REL_TOL * scale + 1e-12
@@ -1667,7 +1669,7 @@ def check_equation(eq: Equation) -> EquationCheck:
             if v1.is_exact and v2.is_exact and v1.exact == v2.exact:
                 ok = True
             else:
-                ok = _pair_holds(v1, v2, m(i), m(i + 1), rels[i] == "≈")
+                ok = _pair_holds(v1, v2, m(i), m(i + 1), rels[i] == "≈", eq.source != "latex")
             pairs.append(ok)
             if ok is False:
                 fails.append(i)
@@ -1694,7 +1696,7 @@ def check_text(text: str) -> list[EquationCheck]:
 
 
 # ------------------------------------------------------------------------------------- numbers
-_NUM_SCAN = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
+_NUM_SCAN = re.compile(r"(?<![\w.])(\d{1,3}(?:(?:,|,\\!|\{,\})\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
 _WORD_SCAN_SRC = (
     r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
     r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
@@ -1739,7 +1741,7 @@ def numbers_in(text: str) -> list[tuple[Fraction, tuple[int, int]]]:
             if len(out) >= MAX_NUMBERS:
                 break
             g = m.group(1)
-            q = _num_value(g.replace(",", "") if "," in g else g)
+            q = _num_value(g.replace(",", "").replace("\\!", "").replace("{}", "") if "," in g else g)
             if q is not None:
                 out.append((q, m.span(1)))
         low = text[:n].lower()

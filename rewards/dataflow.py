@@ -28,7 +28,8 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rewards.arithmetic import EquationCheck, check_equation, evaluate, extract_equations, numbers_in
-from rewards.identities import MIN_CHAIN, identity_checks
+from rewards.claims import trace_checks
+from rewards.identities import MIN_CHAIN, constrained_variables, identity_checks
 from rewards.trace import Trace
 
 __all__ = ["COMMON_CONSTANTS", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
@@ -130,7 +131,29 @@ def step_equations(step: str) -> tuple:
     if any(len(eq.sides) >= MIN_CHAIN and any(v is None for v in eq.values) for eq in equations):
         refuted = {id(c.equation): c for c in identity_checks(equations)}
         checks = [(eq, refuted.get(id(eq), check)) if check.ok is not False else (eq, check) for eq, check in checks]
-    return tuple(checks)
+    return tuple((eq, _unless_disowned(step, eq, check)) for eq, check in checks)
+
+
+_DISOWNED = re.compile(
+    r"\b(?:not (?:true|possible|valid|correct|equal|the case)|false|a contradiction|contradicts?|impossible|absurd"
+    r"|extraneous|invalid|incorrect|(?:does not|doesn't|cannot|can't|won't) (?:work|hold|be)|isn't (?:true|possible)"
+    r"|no solutions?)\b", re.I)
+_CLAUSE_END = re.compile(r"[.;!?\n]\s")
+
+
+def _unless_disowned(step: str, eq, check):
+    """A false equation the author states *as* false is no error: "1 = \\sqrt{9} + 4, which is not true";
+    "if b = 2 then ... ⇒ 0 = -12" (two bare numbers: a derived contradiction, not a calculation)."""
+    if check.ok is not False:
+        return check
+    if len(eq.sides) == 2 and all(_BARE_NUMBER.fullmatch(side) for side in eq.sides):
+        return EquationCheck(eq, None, f"{' = '.join(eq.sides)}: a stated contradiction, not a calculation",
+                             check.pairs)
+    tail = step[eq.span[1]:eq.span[1] + 120]
+    end = _CLAUSE_END.search(tail)
+    if _DISOWNED.search(tail[:end.start() + 1] if end else tail):
+        return EquationCheck(eq, None, check.detail + " (stated as false by the author)", check.pairs)
+    return check
 
 
 @lru_cache(maxsize=65536)
@@ -243,6 +266,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     from rewards.answers import numeric_value  # local: answers imports trace, keep import graph one-way
 
     pnums = problem_numbers(trace.problem)
+    constrained = constrained_variables(trace.problem)
     known: set[Fraction] = set(pnums) | _unit_constants(trace.problem + "\n" + trace.text)
     steps: list[StepFlow] = []
     last_derived = None
@@ -250,6 +274,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
     for index, text in enumerate(trace.steps):
         flow = StepFlow(index)
         for eq, check in step_equations(text):
+            if check.ok is False and check.variable is not None and check.variable in constrained:
+                check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
+                                      f"{check.variable}, and a link may substitute that condition)", check.pairs)
             flow.checks.append(check)
             roles = _roles(eq)
             if roles is None:
@@ -276,6 +303,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
         for value in flow.produced:
             producers[value] = index
         steps.append(flow)
+    for index, check in trace_checks(trace.steps, trace.problem):
+        steps[index].checks.append(check)
     answer_value = numeric_value(trace.answer) if trace.answer else None
     answer_step = None
     if answer_value is not None:

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 from typing import Iterable
 
 from rewards.arithmetic import Equation, EquationCheck, Value, evaluate
 
-__all__ = ["identity_checks", "single_variable"]
+__all__ = ["constrained_variables", "identity_checks", "single_variable"]
 
 _VARIABLE = re.compile(r"(?<![\\A-Za-z])([A-Za-z])(?![A-Za-z])")
 _TEXT = re.compile(r"\\(?:text|mathrm|mbox|textbf|operatorname)\s*\{[^{}]*\}")
@@ -82,6 +83,34 @@ def _refuted(a: str, b: str, var: str) -> str | None:
     return f"{a.strip()} and {b.strip()} differ as functions of {var} (at {var} = {x}: {_fmt(p)}, not {_fmt(q)})"
 
 
+_MATH_SEGMENT = re.compile(r"\$\$(.{1,600}?)\$\$|\$(.{1,600}?)\$|\\\((.{1,600}?)\\\)|\\\[(.{1,600}?)\\\]", re.S)
+_CONDITION = re.compile(r"=|\\equiv")
+
+
+@lru_cache(maxsize=4096)
+def constrained_variables(problem: str) -> frozenset[str]:
+    """Letters the problem ties by an equation in that letter alone (``x^2 - x - 1 = 0``, ``\\sin A = 2\\cos A``,
+    ``z^5 = 1``; not a system like ``x/y = 4/5`` nor a definition ``f(x) = x^2``).
+
+    A chain in such a letter may substitute the condition (``x^3 - 2x + 1 = x(x + 1) - 2x + 1`` when ``x^2 = x + 1``)
+    and is then true for that letter though not as an identity, so its links are not refuted.
+
+    >>> sorted(constrained_variables("Given $x^2 - x - 1 = 0$, find $x^3 - 2x + 1$ for real $y$."))
+    ['x']
+    """
+    if not isinstance(problem, str):
+        return frozenset()
+    names: set[str] = set()
+    for m in _MATH_SEGMENT.finditer(problem[:8000]):
+        segment = next(g for g in m.groups() if g is not None)
+        if not _CONDITION.search(segment) or _FUNCTION.search(segment):
+            continue  # no condition, or a function's definition (f(x) = ...): x stays free
+        letters = set(_VARIABLE.findall(_TEXT.sub(" ", segment))) - _RESERVED
+        if len(letters) == 1:  # a condition on one unknown; systems (x/y = 4/5) leave identities in x alone
+            names |= letters
+    return frozenset(names)
+
+
 def identity_checks(equations: Iterable[Equation]) -> list[EquationCheck]:
     """A failed :class:`~rewards.arithmetic.EquationCheck` for every refuted identity link in a chain."""
     out: list[EquationCheck] = []
@@ -95,6 +124,6 @@ def identity_checks(equations: Iterable[Equation]) -> list[EquationCheck]:
             detail = _refuted(a, b, var)
             if detail:
                 pairs = tuple(False if j == i else None for j in range(len(eq.sides) - 1))
-                out.append(EquationCheck(eq, False, detail, pairs))
+                out.append(EquationCheck(eq, False, detail, pairs, var))
                 break
     return out

@@ -191,6 +191,39 @@ def extract_final_answer(text: str) -> tuple[str | None, str | None]:
     return ans, src
 
 
+_DISPLAY_OPEN = re.compile(r"\\begin\{|(?<!\\)\\\[|\$\$")
+_DISPLAY_TOKEN = re.compile(r"\\(?:begin|end)\{|(?<!\\)\\[\[\]]|\$\$")
+
+
+def _display_depth(line: str, depth: int) -> int:
+    """Open math displays after ``line``, starting from ``depth`` (``\\begin``/``\\end``, ``\\[``/``\\]``,
+    ``$$`` pairs)."""
+    for tok in _DISPLAY_TOKEN.findall(line):
+        if tok in ("\\begin{", "\\["):
+            depth += 1
+        elif tok == "$$":
+            depth += -1 if depth > 0 else 1
+        else:
+            depth -= 1
+    return max(depth, 0)
+
+
+def _join_displays(lines: list[str]) -> list[str]:
+    """Keep a multi-line display (``align``, ``\\[ … \\]``, ``$$ … $$``) in one chunk: its lines are one
+    derivation (``&= …`` continues the line before) and only read right as math together."""
+    out: list[str] = []
+    depth = 0
+    for line in lines:
+        if depth > 0 and out and len(out[-1]) + len(line) < MAX_STEP_CHARS:
+            out[-1] = out[-1] + "\n" + line
+        else:
+            out.append(line)
+            depth = 0
+        if depth or _DISPLAY_OPEN.search(line):
+            depth = _display_depth(line, depth)
+    return out
+
+
 def split_steps(text: str) -> list[str]:
     """Split reasoning text into atomic steps: paragraphs/lines, and long lines at sentence ends.
 
@@ -199,9 +232,14 @@ def split_steps(text: str) -> list[str]:
 
     >>> split_steps("First 2 + 3 = 5.\\nThen 5 * 2 = 10.\\n#### 10")
     ['First 2 + 3 = 5.', 'Then 5 * 2 = 10.']
+
+    A display spread over lines stays one step:
+
+    >>> len(split_steps("So \\\\begin{align*}\\nx &= 2 + 3\\\\\\\\\\n&= 5\\n\\\\end{align*}\\nDone."))
+    2
     """
     text = _GSM8K_ANSWER.sub("", text)
-    chunks = [c.strip() for c in text.split("\n")] if "\n" in text else [text.strip()]
+    chunks = _join_displays([c.strip() for c in text.split("\n")]) if "\n" in text else [text.strip()]
     steps: list[str] = []
     for chunk in chunks:
         if not chunk:

@@ -730,3 +730,21 @@ UNIT_COMPUTATIONS = [
 def test_units_inside_a_computation(text, ok):
     (eq,) = extract_equations(text)
     assert check_equation(eq).ok is ok
+
+
+# ------------------------------------------------------------------ MATH-style layout (gold-solution false alarms)
+@pytest.mark.parametrize("text,ok", [
+    ("$90^3=729,\\!000$", True),                         # \! thin space in a thousands separator
+    ("$90^3=729,\\!001$", False),
+    ("$1{,}000 + 1 = 1{,}001$", True),
+    ("$\\frac{7}{30}@\\frac{10}{21}=(7)(10)=70$", True),  # a custom operator: its side is not arithmetic
+    ("\\[ \\frac{1}{\\frac{5}{2}} = 1 \\]", False),        # in math mode 0.4 is not "rounded up" to 1
+    ("So we need 17/5 = 4 buses.", True),                 # in prose a whole number may be rounded up
+])
+def test_math_layout(text, ok):
+    checks = [check_equation(e) for e in extract_equations(text)]
+    assert any(c.ok is False for c in checks) is (not ok)
+
+
+def test_numbers_with_thin_space_separators():
+    assert [q for q, _ in numbers_in("$729,\\!000$ and $1{,}000$")] == [Fraction(729000), Fraction(1000)]

@@ -47,3 +47,32 @@ def test_no_answer_leakage_in_edits():
     trace = parse_trace("Add 4 and 5.", "4 + 5 = 9\n#### 9")
     flow = build_dataflow(trace)
     assert all(i.new != flow.answer_value and i.old != flow.answer_value for i in counterfactuals(trace, flow))
+
+
+def _suspect(problem, steps):
+    from rewards.score import score_trace
+
+    return score_trace(problem, steps=steps).suspect_step
+
+
+def test_an_equation_the_author_calls_false_is_no_error():
+    steps = ["Try $x = 1$: we have $1 = \\sqrt{11-2} + 4$, which is not true, so $x = 1$ is extraneous.",
+             "So $x = 5$ and the answer is $\\boxed{5}$."]
+    assert _suspect("Solve $x = \\sqrt{11 - 2x} + 4$.", steps) is None
+    steps[0] = "Try $x = 1$: we have $1 = \\sqrt{11-2} + 4$, so it works."
+    assert _suspect("Solve $x = \\sqrt{11 - 2x} + 4$.", steps) == 0
+
+
+def test_two_bare_numbers_are_a_stated_contradiction_not_a_calculation():
+    steps = ["If $b=2$, then $4a=4(a-3)\\qquad\\Rightarrow 0=-12$.", "So $b = 3$ and $\\boxed{3}$."]
+    assert _suspect("Find $b$.", steps) is None
+    steps[0] = "If $b=2$, then $0 = 3 - 15$."
+    assert _suspect("Find $b$.", steps) == 0
+
+
+def test_a_chain_that_substitutes_the_problems_condition_is_not_refuted():
+    steps = ["\\begin{align*}\nx^3 - 2x + 1 &= x(x+1) - 2x + 1\\\\\n&= x^2 - x + 1 = (x+1) - x + 1 = 2\n\\end{align*}",
+             "The answer is $\\boxed{2}$."]
+    assert _suspect("Given $x^2 - x - 1 = 0$, find $x^3 - 2x + 1$.", steps) is None
+    # the same chain with no condition on x in the problem is an identity claim, and a false one
+    assert _suspect("Find $x^3 - 2x + 1$ for $x + y = 3$.", steps) == 0

@@ -78,3 +78,17 @@ def test_control_characters_and_binary_are_dropped():
 
 def test_steps_must_be_a_list():
     assert parse_trace("p", steps="not a list").issues
+
+
+def test_a_multiline_display_stays_one_step():
+    text = ("First we expand: \\begin{align*}\n(x+1)^2 &= x^2 + 2x + 1\\\\\n&= 10\n\\end{align*}\n"
+            "\\[\n3 + 4\n= 7\n\\]\nSo the answer is 7.")
+    assert split_steps(text) == [
+        "First we expand: \\begin{align*}\n(x+1)^2 &= x^2 + 2x + 1\\\\\n&= 10\n\\end{align*}",
+        "\\[\n3 + 4\n= 7\n\\]",
+        "So the answer is 7.",
+    ]
+
+
+def test_an_escaped_line_break_bracket_is_not_a_display():
+    assert split_steps("a \\\\[2pt] b\nnext line") == ["a \\\\[2pt] b", "next line"]

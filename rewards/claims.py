@@ -1,0 +1,51 @@
+"""Claims that span more than one equation: checkers that read a whole trace and refute a step.
+
+:mod:`rewards.arithmetic` checks each equation a step states on its own, and :mod:`rewards.identities` the links of
+one chain. The checkers here look at what a single equation cannot show — a congruence or a remainder, an
+equation rewritten into a non-equivalent one, an expression continued on the next line — and report each refuted
+step as a failed :class:`~rewards.arithmetic.EquationCheck`. :func:`rewards.dataflow.build_dataflow` appends them to
+the step's checks, so the symbolic verifier treats them exactly like a false calculation (``q_t = q_false``).
+
+A checker is a callable ``(steps, problem) -> list[(step_index, EquationCheck)]`` that returns failed checks
+only, never raises on odd text (it is fed untrusted model output) and bounds its own work. They run in the order of
+:data:`CHECKERS`; :func:`trace_checks` collects them and drops a checker that raises (logged once).
+
+>>> trace_checks(("Nothing to check here.",), "")
+[]
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, Sequence
+
+from rewards.arithmetic import EquationCheck
+
+__all__ = ["CHECKERS", "Checker", "trace_checks"]
+
+log = logging.getLogger(__name__)
+
+Checker = Callable[[Sequence[str], str], "list[tuple[int, EquationCheck]]"]
+
+CHECKERS: list[Checker] = []
+"""The checkers :func:`trace_checks` runs, in order (module-level so tests and measurements can swap them)."""
+
+_warned: set[str] = set()
+
+
+def trace_checks(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
+    """Every failed check of every checker in :data:`CHECKERS`, as ``(step_index, check)`` pairs."""
+    out: list[tuple[int, EquationCheck]] = []
+    steps = tuple(s if isinstance(s, str) else "" for s in steps)
+    for checker in CHECKERS:
+        try:
+            found = checker(steps, problem or "")
+        except Exception as exc:  # a checker bug must never crash a reward
+            name = getattr(checker, "__qualname__", repr(checker))
+            if name not in _warned:
+                _warned.add(name)
+                log.warning("rafs: claim checker %s failed (%s: %s); its checks are skipped", name,
+                            type(exc).__name__, exc)
+            continue
+        out.extend((i, c) for i, c in found if 0 <= i < len(steps) and c.ok is False)
+    return out
