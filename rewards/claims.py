@@ -27,7 +27,13 @@ log = logging.getLogger(__name__)
 
 Checker = Callable[[Sequence[str], str], "list[tuple[int, EquationCheck]]"]
 
-CHECKERS: list[Checker] = []
+def _shipped() -> list[Checker]:
+    from rewards.continuations import check_trace as continuations
+
+    return [continuations]
+
+
+CHECKERS: list[Checker] = _shipped()
 """The checkers :func:`trace_checks` runs, in order (module-level so tests and measurements can swap them)."""
 
 _warned: set[str] = set()
