@@ -17,11 +17,12 @@ only, never raises on odd text (it is fed untrusted model output) and bounds its
 from __future__ import annotations
 
 import logging
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
 
 from rewards.arithmetic import EquationCheck
 
-__all__ = ["CHECKERS", "Checker", "trace_checks"]
+__all__ = ["CHECKERS", "Checker", "checker_name", "trace_checks", "using"]
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +30,9 @@ Checker = Callable[[Sequence[str], str], "list[tuple[int, EquationCheck]]"]
 
 def _shipped() -> list[Checker]:
     from rewards.continuations import check_trace as continuations
+    from rewards.equivalence import check_trace as equivalence
 
-    return [continuations]
+    return [continuations, equivalence]
 
 
 CHECKERS: list[Checker] = _shipped()
@@ -55,3 +57,22 @@ def trace_checks(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equ
             continue
         out.extend((i, c) for i, c in found if 0 <= i < len(steps) and c.ok is False)
     return out
+
+
+def checker_name(checker: Checker) -> str:
+    """A short name for reports: the checker's module (``rewards.continuations.check_trace`` -> ``continuations``)."""
+    module = getattr(checker, "__module__", None) or ""
+    name = getattr(checker, "__name__", "checker")
+    return module.rsplit(".", 1)[-1] if name == "check_trace" and module else name
+
+
+@contextmanager
+def using(checkers: Sequence[Checker]) -> Iterator[None]:
+    """Run with :data:`CHECKERS` replaced by ``checkers`` (restored on exit). It changes a module global: use it in
+    evaluation and measurement code, not while other threads score."""
+    saved = list(CHECKERS)
+    CHECKERS[:] = list(checkers)
+    try:
+        yield
+    finally:
+        CHECKERS[:] = saved

@@ -180,22 +180,29 @@ def _score_one(row: Mapping[str, Any], config=None, verifier=None) -> ScoredRow:
 
 
 class _Scorer:  # picklable callable for multiprocessing
-    def __init__(self, config, verifier=None):
+    def __init__(self, config, verifier=None, checkers=None):
         self.config = config
         self.verifier = verifier
+        self.checkers = checkers
 
     def __call__(self, row):
-        return _score_one(row, self.config, self.verifier)
+        if self.checkers is None:
+            return _score_one(row, self.config, self.verifier)
+        from rewards import claims
+
+        with claims.using(self.checkers):
+            return _score_one(row, self.config, self.verifier)
 
 
 def score_rows(rows: Sequence[Mapping[str, Any]], config=None, *, num_proc: int = 1, progress: bool | None = True,
-               desc: str = "rafs eval", verifier=None) -> list[ScoredRow]:
+               desc: str = "rafs eval", verifier=None, checkers=None) -> list[ScoredRow]:
     """Score every row with ``score_trace(problem, steps=steps, config=config, verifier=verifier)`` (the symbolic
     verifier when ``verifier`` is None); ``num_proc > 1`` uses a multiprocessing pool (order kept).
+    ``checkers``: the claim checkers to run instead of :data:`rewards.claims.CHECKERS` (for ablations).
     ``progress``: a tqdm bar (``None``: only on a terminal)."""
     from tqdm import tqdm
 
-    scorer = _Scorer(config, verifier)
+    scorer = _Scorer(config, verifier, checkers)
     disable = None if progress is None else not progress
     if num_proc <= 1 or len(rows) < 2:
         return [scorer(r) for r in tqdm(rows, desc=desc, unit="trace", disable=disable)]
@@ -526,6 +533,7 @@ def evaluate(
     num_proc: int = 1,
     progress: bool | None = True,
     verifier=None,
+    detector_ablation: bool = True,
 ) -> dict[str, Any]:
     """Score ``rows`` (unless ``scored`` is given) and build the report (see the module docs and
     ``docs/evaluation.md`` for every key). With ``calibration_rows`` θ is chosen on them (highest F1) and every
@@ -626,6 +634,8 @@ def evaluate(
         entry["silent_failure"] = _detection(y, dets[name][sf], W[:, sf])
         ablations[name] = entry
     report["ablations"] = ablations
+    if detector_ablation and verifier is None:
+        report["step_detectors"] = _step_detectors(rows, config, labels, preds, theta, default_theta, W, num_proc)
 
     report["threshold"] = {
         "default": default_theta, "chosen": theta, "reason": reason,
@@ -643,6 +653,30 @@ def evaluate(
     report["per_generator"] = per_gen
     report["misses"] = _misses(rows, labels, preds, scored)
     return report
+
+
+def _step_detectors(rows, config, labels, preds, theta, default_theta, W, num_proc) -> dict:
+    """Which step detector does the work: the ProcessBench metric with each claim checker left out, and with
+    none (the per-equation checks alone), re-scored at the same θ; ``hits`` is the number of rows whose earliest
+    error only the full scorer finds, minus the rows only the reduced one finds."""
+    from rewards import claims
+
+    shipped = list(claims.CHECKERS)
+    variants = {f"without_{claims.checker_name(c)}": [d for d in shipped if d is not c] for c in shipped}
+    variants["equations_only"] = []
+    full_hit = (preds == labels) & (labels != -1)
+    out: dict[str, Any] = {"checkers": [claims.checker_name(c) for c in shipped],
+                           "full": _pb_with_ci(labels, preds, W)}
+    for name, checkers in variants.items():
+        scored = score_rows(rows, config, num_proc=num_proc, progress=False, checkers=checkers)
+        p = predict_steps(scored, theta, config_theta=default_theta)
+        hit = (p == labels) & (labels != -1)
+        entry = _pb_with_ci(labels, p, W)
+        entry["hits_lost"] = int((full_hit & ~hit).sum())
+        entry["hits_gained"] = int((hit & ~full_hit).sum())
+        entry["false_alarms"] = int(((labels == -1) & (p != -1)).sum())
+        out[name] = entry
+    return out
 
 
 def _in_sample_best(sweep):
@@ -726,7 +760,25 @@ def to_markdown(report: Mapping[str, Any]) -> str:
                  f"{_num_ci(s, 'auprc')} | {_num_ci(s, 'auroc')} | {_pct_ci(entry, 'acc_erroneous')} | "
                  f"{_pct_ci(entry, 'acc_correct')} | {_pct_ci(entry, 'f1')} |")
     L += ["", f"Flagged (any suspect step) among silent failures: {_pct_ci(sf, 'flag_recall')}%; among faithful "
-          f"successes: {_pct_ci(sf, 'flag_false_positive_rate')}%.", "",
+          f"successes: {_pct_ci(sf, 'flag_false_positive_rate')}%.", ""]
+    det = report.get("step_detectors")
+    if det:
+        L += ["## Step detectors: which check finds the errors", "",
+              "The ProcessBench metric re-scored with each claim checker of `rewards.claims` left out, and with none "
+              "(the per-equation arithmetic and identity checks alone), at the same θ. Hits lost: rows whose earliest "
+              "error only the full scorer finds.", "",
+              "| variant | acc. erroneous | acc. correct | F1 | hits lost | hits gained | false alarms |",
+              "|---|---|---|---|---|---|---|",
+              f"| full scorer ({', '.join(det['checkers']) or 'no claim checkers'}) | "
+              f"{_pct_ci(det['full'], 'acc_erroneous')} | {_pct_ci(det['full'], 'acc_correct')} | "
+              f"{_pct_ci(det['full'], 'f1')} | — | — | {report['misses']['false_alarms']['n']} |"]
+        for name, e in det.items():
+            if name in ("checkers", "full"):
+                continue
+            L.append(f"| {name} | {_pct_ci(e, 'acc_erroneous')} | {_pct_ci(e, 'acc_correct')} | {_pct_ci(e, 'f1')} | "
+                     f"{e['hits_lost']} | {e['hits_gained']} | {e['false_alarms']} |")
+        L.append("")
+    L += [
           "## H1: accuracy vs faithful accuracy", "",
           "| accuracy | faithful accuracy (RAFS: correct, no suspect step, not abstained) | "
           "labelled faithful accuracy (correct and label = −1) |", "|---|---|---|",

@@ -245,3 +245,28 @@ def test_num_proc_gives_the_same_report(tiny_report):
     par = evaluate(validate_rows(TINY), progress=False, resamples=1000, seed=0, num_proc=2)
     strip = lambda r: {k: v for k, v in r.items() if k != "meta"}  # noqa: E731
     assert strip(par) == strip(tiny_report)
+
+
+def _flags_wrong_operation(steps, problem):
+    """A stand-in claim checker: refutes '5 * 7' (the wrong operation of row e3, invisible to arithmetic)."""
+    from rewards.arithmetic import Equation, EquationCheck
+
+    eq = Equation(sides=["5 * 7", "35"], values=[None, None], span=(0, 0), source="claim")
+    return [(i, EquationCheck(eq, False, "buying more is an addition")) for i, s in enumerate(steps) if "5 * 7" in s]
+
+
+def test_step_detector_ablation_credits_each_claim_checker(monkeypatch):
+    import rewards.claims
+
+    monkeypatch.setattr(rewards.claims, "CHECKERS", [_flags_wrong_operation])
+    report = evaluate(validate_rows(TINY), progress=False, resamples=1000, seed=0)
+    det = report["step_detectors"]
+    assert det["checkers"] == ["_flags_wrong_operation"]
+    assert report["acc_erroneous"] == 1.0  # e1, e2, e3 and s1 all caught at the labelled step
+    without = det["without__flags_wrong_operation"]
+    assert (without["hits_lost"], without["hits_gained"], without["false_alarms"]) == (1, 0, 0)
+    assert without["acc_erroneous"] == 0.75
+    assert det["equations_only"] == without
+    assert "## Step detectors" in to_markdown(report)
+    assert rewards.claims.CHECKERS == [_flags_wrong_operation]  # restored after the ablation
+    assert "step_detectors" not in evaluate(validate_rows(TINY), progress=False, detector_ablation=False)

@@ -33,6 +33,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000, at least 1000)")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="evaluate only the first N rows")
     p.add_argument("--force", action="store_true", help="overwrite --json/--markdown outputs that exist")
+    p.add_argument("--no-detector-ablation", dest="detector_ablation", action="store_false",
+                   help="skip re-scoring with each claim checker left out (the 'step_detectors' section)")
     from rewards.verifiers.registry import add_verifier_arguments
 
     add_verifier_arguments(p)
@@ -79,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(" ".join(str(exc).split())) from None
     report = evaluate(rows, calibration_rows=cal, source=args.data, calibration_source=args.calibrate_on,
                       resamples=args.resamples, seed=args.seed, num_proc=args.num_proc, progress=None,
-                      verifier=verifier)
+                      verifier=verifier, detector_ablation=args.detector_ablation)
     report.setdefault("meta", {})["verifier"] = args.verifier
     if args.json_out:
         _write(args.json_out, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
