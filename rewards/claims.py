@@ -29,10 +29,11 @@ log = logging.getLogger(__name__)
 Checker = Callable[[Sequence[str], str], "list[tuple[int, EquationCheck]]"]
 
 def _shipped() -> list[Checker]:
+    from rewards.congruences import check_trace as congruences
     from rewards.continuations import check_trace as continuations
     from rewards.equivalence import check_trace as equivalence
 
-    return [continuations, equivalence]
+    return [continuations, equivalence, congruences]
 
 
 CHECKERS: list[Checker] = _shipped()

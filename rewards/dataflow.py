@@ -139,6 +139,7 @@ _DISOWNED = re.compile(
     r"|extraneous|invalid|incorrect|(?:does not|doesn't|cannot|can't|won't) (?:work|hold|be)|isn't (?:true|possible)"
     r"|no solutions?)\b", re.I)
 _CLAUSE_END = re.compile(r"[.;!?\n]\s")
+_MODULUS = re.compile(r"[\s$\\)\]]{0,12}(?:\\pmod|\\bmod|\\mod|\(\s*(?:\\text\{\s*)?mod\b|mod\b|modulo\b)")
 
 
 def _unless_disowned(step: str, eq, check):
@@ -150,6 +151,9 @@ def _unless_disowned(step: str, eq, check):
         return EquationCheck(eq, None, f"{' = '.join(eq.sides)}: a stated contradiction, not a calculation",
                              check.pairs)
     tail = step[eq.span[1]:eq.span[1] + 120]
+    if _MODULUS.match(tail) or "\\pmod" in step[eq.span[0]:eq.span[1]]:
+        return EquationCheck(eq, None, check.detail + " (a congruence: '=' modulo m, see rewards.congruences)",
+                             check.pairs)
     end = _CLAUSE_END.search(tail)
     if _DISOWNED.search(tail[:end.start() + 1] if end else tail):
         return EquationCheck(eq, None, check.detail + " (stated as false by the author)", check.pairs)

@@ -76,3 +76,11 @@ def test_a_chain_that_substitutes_the_problems_condition_is_not_refuted():
     assert _suspect("Given $x^2 - x - 1 = 0$, find $x^3 - 2x + 1$.", steps) is None
     # the same chain with no condition on x in the problem is an identity claim, and a false one
     assert _suspect("Find $x^3 - 2x + 1$ for $x + y = 3$.", steps) == 0
+
+
+def test_a_congruence_written_with_equals_is_not_a_false_calculation():
+    from rewards.dataflow import step_equations
+
+    for text in ("$4^4 = (4^2)^2 = (-1)^2 = 1 \\pmod{17}$", "$2^3 = 8 = 1$ (mod 7)"):
+        assert all(c.ok is not False for _, c in step_equations(text)), text
+    assert [c.ok for _, c in step_equations("$17 \\bmod 5 = 3$")] == [False]  # a binary mod is arithmetic
