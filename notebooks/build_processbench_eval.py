@@ -143,6 +143,37 @@ axes[0].set_ylabel("F1")
 show(fig)
 """),
     md("""
+### Which step detector finds the errors
+
+Besides checking each stated equation (arithmetic, and chains in one variable as identities), the scorer runs the
+claim checkers of `rewards.claims`: continued displays and worded equalities (`continuations`), rewrites of an
+equation into a non-equivalent one (`equivalence`), and number theory — congruences, remainders, gcd/lcm, base-b
+numerals (`congruences`). Each is left out in turn and the split re-scored at the same θ; *hits lost* counts the
+earliest errors only the full scorer finds. `equations_only` is the scorer with no claim checker.
+"""),
+    code("""
+det_rows = []
+for s, r in reports.items():
+    for name, e in r["step_detectors"].items():
+        if name in ("checkers",):
+            continue
+        det_rows.append({"split": s, "variant": "full scorer" if name == "full" else name,
+                         "acc_erroneous": ci(e, "acc_erroneous"), "acc_correct": ci(e, "acc_correct"),
+                         "F1": ci(e, "f1"), "hits lost": e.get("hits_lost", "—"),
+                         "false alarms": e.get("false_alarms", r["misses"]["false_alarms"]["n"])})
+display(pd.DataFrame(det_rows).set_index(["split", "variant"]))
+
+fig, ax = plt.subplots(figsize=(7, 3))
+names = [n for n in reports["math"]["step_detectors"] if n.startswith("without_")]
+x = np.arange(len(names))
+for i, s in enumerate(SPLITS):
+    ax.bar(x + (i - 0.5) * 0.38, [reports[s]["step_detectors"][n]["hits_lost"] for n in names], 0.38, label=s)
+ax.set_xticks(x, [n.removeprefix("without_") for n in names])
+ax.set_ylabel("earliest errors found only by it"); ax.set_title("Claim checkers: unique hits per split")
+ax.legend()
+show(fig)
+"""),
+    md("""
 ## 2. Silent-failure detection among correct final answers
 
 Positives: final answer right **and** a labelled wrong step. Detector: `(100 − RAFS)/100` (abstention → 0.5);
@@ -260,9 +291,10 @@ for s, r in reports.items():
 display(Markdown("\\n".join(out)))
 """),
     md("""
-**Reading.** The symbolic checker is precise (it almost never flags a correct solution) but sees only the errors
-that are false calculations, a small share of ProcessBench's labelled errors; wrong quantities, wrong operations,
-algebra slips and setup errors pass as long as each stated equation holds. ProcessBench traces come one per
+**Reading.** The symbolic checker is precise (it almost never flags a correct solution) but sees only errors
+that leave a checkable trace: false calculations, false identities, non-equivalent rewrites of an equation, false
+congruences and remainders. Wrong quantities, wrong operations, misread problems and setup errors pass as long as
+each stated claim holds. ProcessBench traces come one per
 problem, so C_A and D_R — the components that use the policy's own K samples during training — are undefined
 here (their detector is constant, AUROC 0.5 by construction); this evaluation measures P_R and S_RA only.
 """),
