@@ -32,8 +32,9 @@ def _shipped() -> list[Checker]:
     from rewards.congruences import check_trace as congruences
     from rewards.continuations import check_trace as continuations
     from rewards.equivalence import check_trace as equivalence
+    from rewards.substitution import check_trace as substitution
 
-    return [continuations, equivalence, congruences]
+    return [continuations, equivalence, congruences, substitution]
 
 
 CHECKERS: list[Checker] = _shipped()
