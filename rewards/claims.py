@@ -29,12 +29,13 @@ log = logging.getLogger(__name__)
 Checker = Callable[[Sequence[str], str], "list[tuple[int, EquationCheck]]"]
 
 def _shipped() -> list[Checker]:
+    from rewards.assignments import check_trace as assignments
     from rewards.congruences import check_trace as congruences
     from rewards.continuations import check_trace as continuations
     from rewards.equivalence import check_trace as equivalence
     from rewards.substitution import check_trace as substitution
 
-    return [continuations, equivalence, congruences, substitution]
+    return [continuations, equivalence, congruences, substitution, assignments]
 
 
 CHECKERS: list[Checker] = _shipped()
