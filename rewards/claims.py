@@ -6,6 +6,14 @@ equation rewritten into a non-equivalent one, an expression continued on the nex
 step as a failed :class:`~rewards.arithmetic.EquationCheck`. :func:`rewards.dataflow.build_dataflow` appends them to
 the step's checks, so the symbolic verifier treats them exactly like a false calculation (``q_t = q_false``).
 
+Shipped (:data:`CHECKERS`, in this order): :mod:`rewards.continuations` (displays continued with ``=``, equalities in
+words, two-letter identities), :mod:`rewards.equivalence` (an equation rewritten into a non-equivalent one),
+:mod:`rewards.congruences` (congruences, remainders, gcd/lcm, base-b numerals), :mod:`rewards.numberfacts`
+(divisibility, last digits, digit sums, primality, divisor counts, numeric inequalities), :mod:`rewards.substitution`
+(values of defined functions) and :mod:`rewards.assignments` (value claims about letters just assigned). Each
+module's docstring gives its rule and what it measured; ``benchmarks/claim_checkers.py`` measures a new one and
+``rafs eval`` re-scores with each left out (its ``step_detectors`` section).
+
 A checker is a callable ``(steps, problem) -> list[(step_index, EquationCheck)]`` that returns failed checks
 only, never raises on odd text (it is fed untrusted model output) and bounds its own work. They run in the order of
 :data:`CHECKERS`; :func:`trace_checks` collects them and drops a checker that raises (logged once).
@@ -33,9 +41,10 @@ def _shipped() -> list[Checker]:
     from rewards.congruences import check_trace as congruences
     from rewards.continuations import check_trace as continuations
     from rewards.equivalence import check_trace as equivalence
+    from rewards.numberfacts import check_trace as numberfacts
     from rewards.substitution import check_trace as substitution
 
-    return [continuations, equivalence, congruences, substitution, assignments]
+    return [continuations, equivalence, congruences, numberfacts, substitution, assignments]
 
 
 CHECKERS: list[Checker] = _shipped()
