@@ -163,12 +163,12 @@ for s, r in reports.items():
                          "false alarms": e.get("false_alarms", r["misses"]["false_alarms"]["n"])})
 display(pd.DataFrame(det_rows).set_index(["split", "variant"]))
 
-fig, ax = plt.subplots(figsize=(7, 3))
+fig, ax = plt.subplots(figsize=(8, 3.4))
 names = [n for n in reports["math"]["step_detectors"] if n.startswith("without_")]
 x = np.arange(len(names))
 for i, s in enumerate(SPLITS):
     ax.bar(x + (i - 0.5) * 0.38, [reports[s]["step_detectors"][n]["hits_lost"] for n in names], 0.38, label=s)
-ax.set_xticks(x, [n.removeprefix("without_") for n in names])
+ax.set_xticks(x, [n.removeprefix("without_") for n in names], rotation=20, ha="right")
 ax.set_ylabel("earliest errors found only by it"); ax.set_title("Claim checkers: unique hits per split")
 ax.legend()
 show(fig)
