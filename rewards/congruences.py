@@ -76,9 +76,16 @@ MAX_CLAUSES = 200  # congruence clauses read per step
 MAX_CLAIMS = 60  # remainder / gcd / base claims read per step
 MAX_MODULUS_BITS = 256
 
-_PREFILTER = re.compile(
-    r"equiv|≡|≢|mod|congruent|remainder|goes into|gcd|lcm|gcf|hcf|common (?:divisor|factor|multiple)|_\{?\d"
-    r"|\d\s*(?:\\[,;]\s*|\\(?:text|mathrm)\s*\{\s*){0,3}R\b", re.I)
+_PREFILTER_WORDS = ("equiv", "≡", "≢", "mod", "congruent", "remainder", "goes into", "gcd", "lcm", "gcf", "hcf",
+                    "common")
+_PREFILTER_PATTERNS = re.compile(r"_\{?\d|\d\s*(?:\\[,;]\s*|\\(?:text|mathrm)\s*\{\s*){0,3}[Rr]\b")
+
+
+def _may_hold_a_claim(step: str) -> bool:
+    """Cheap test (substring search on the lower-cased step, one small regex): can ``step`` hold a congruence,
+    remainder, gcd/lcm or base-b claim at all?"""
+    low = step.lower()
+    return any(w in low for w in _PREFILTER_WORDS) or _PREFILTER_PATTERNS.search(step) is not None
 
 # ---------------------------------------------------------------------------------------------- congruences
 _BRACED = r"\{(?:[^{}]|\{[^{}]*\})*\}"
@@ -576,7 +583,7 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
     out: list[tuple[int, EquationCheck]] = []
     try:
         for i, step in enumerate(steps):
-            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _PREFILTER.search(step):
+            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_hold_a_claim(step):
                 continue
             for check in congruence_checks(step) + remainder_checks(step) + substitution_checks(step):
                 out.append((i, check))

@@ -78,9 +78,15 @@ MAX_DIVISOR_COUNT = 10**8  # trial division up to 10**4 (about 1 ms per claim, c
 MAX_BITS = 4096
 APPROX_TOL = 1e-2
 
-_PREFILTER = re.compile(
-    r"divisib|divides|divide\b|multiple|factor|divisor|\\n?mid|digit|prime|composite|[<>≤≥]|\\[lg]eq?(?![A-Za-z])"
-    r"|\\[lg]t(?![A-Za-z])", re.I)
+_PREFILTER_WORDS = ("divis", "divid", "multiple", "factor", "digit", "prime", "composite", "mid")
+_PREFILTER_SYMBOLS = re.compile(r"(?<![<>])[<>](?![<>])|[≤≥≦≧]|\\[lg](?:eq?|t|eqslant)(?![A-Za-z])")
+
+
+def _may_hold_a_fact(step: str) -> bool:
+    """Cheap test (substring search on the lower-cased step, one small regex): can ``step`` state a fact at all?
+    It must accept every step any of the detailed patterns could match (GSM8K's ``<<a*b=c>>`` brackets excluded)."""
+    low = step.lower()
+    return any(w in low for w in _PREFILTER_WORDS) or _PREFILTER_SYMBOLS.search(step) is not None
 
 # ----------------------------------------------------------------------------------------------- operands
 # characters and commands an arithmetic operand may be made of (after _PLAIN removed $, \text, \left, \, …)
@@ -621,7 +627,7 @@ def fact_checks(text: str) -> list[EquationCheck]:
         out += _digit_checks(plain, budget)
     if re.search(r"prime|composite|divisors|factors", low):
         out += _prime_checks(plain, budget)
-    if re.search(r"[<>≤≥≦≧]|\\[lg]eq?(?![A-Za-z])|\\[lg]t(?![A-Za-z])|\\[lg]eqslant", plain):
+    if re.search(r"(?<![<>])[<>](?![<>])|[≤≥≦≧]|\\[lg]eq?(?![A-Za-z])|\\[lg]t(?![A-Za-z])|\\[lg]eqslant", plain):
         out += inequality_checks(plain, budget)
     return out
 
@@ -631,7 +637,7 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
     out: list[tuple[int, EquationCheck]] = []
     try:
         for i, step in enumerate(steps):
-            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _PREFILTER.search(step):
+            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_hold_a_fact(step):
                 continue
             for check in fact_checks(step):
                 out.append((i, check))
