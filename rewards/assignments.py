@@ -56,9 +56,9 @@ _RESTART = re.compile(r"\b(?:if|suppose|when|case|cases|assume|otherwise|alterna
                       r"either|both|solving|solve|solutions?|roots?|for|let|where|now|next|second)\b", re.I)
 _CONSEQUENCE = re.compile(r"\b(?:then|so|thus|hence|gives?|giving|get|therefore|means)\b|\\Rightarrow|\\implies|"
                           r"\\therefore", re.I)
-_UNFINISHED = re.compile(r"\s*(?:\.?\s*\\overline|\.\.\.|\\[lc]?dots|\.\d|\\%|%|\^|\\times|\\cdot)")
+_UNFINISHED = re.compile(r"\s*(?!\s)(?:\.?\s*\\overline|\.\.\.|\\[lc]?dots|\.\d|\\%|%|\^|\\times|\\cdot)")
 _RESERVED = frozenset("ie")
-_HINT = re.compile(r"(?<![\\A-Za-z])[A-Za-z]\s*=\s*\$?\s*-?\s*[\d.(\\]")
+_HINT = re.compile(r"(?<![\\A-Za-z])[A-Za-z]\s*=\s*(?:\$\s*)?(?:-\s*)?[\d.(\\]")  # no two adjacent \s*: linear
 
 
 def _letters(side: str) -> set[str]:

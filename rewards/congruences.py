@@ -90,13 +90,15 @@ def _may_hold_a_claim(step: str) -> bool:
 # ---------------------------------------------------------------------------------------------- congruences
 _BRACED = r"\{(?:[^{}]|\{[^{}]*\})*\}"
 _ATOM = r"-?\s*\d+(?:\s*\^\s*(?:\{[^{}]{1,20}\}|\d))?(?:\s*\^\s*\\circ|°)?|[A-Za-z]"
-_ATOM_WRAPPED = rf"(?:\\\(|\$)?\s*(?:{_BRACED}|{_ATOM})\s*(?:\\\)|\$)?"
+# "\s*(?!\s)" takes a run of blanks whole (what follows never starts with one): no quadratic backtracking
+_ATOM_WRAPPED = rf"(?:\\\(|\$)?\s*(?!\s)(?:{_BRACED}|{_ATOM})\s*(?:\\\)|\$)?"
 _MOD_WORD = r"(?:\\(?:text|mathrm|operatorname|textrm|rm)\s*\{\s*mod(?:ulo)?\s*\}|\\b?mod\b|\bmod(?:ulo)?\b)"
 _TOKEN = re.compile(
-    r"(?P<pmod>\\pmod\s*(?P<pm>" + _BRACED + "|" + _ATOM + r"))"
-    r"|(?P<pmod2>\(\s*" + _MOD_WORD + r"\s*(?:\\[,;: ]\s*)*(?P<pm2>[^()]{1,40}?)\s*\))"
+    r"(?P<pmod>\\pmod\s*(?!\s)(?P<pm>" + _BRACED + "|" + _ATOM + r"))"
+    r"|(?P<pmod2>\(\s*" + _MOD_WORD + r"\s*(?:(?!\s)|(?=\s\)))(?:\\[,;: ]\s*(?:(?!\s)|(?=\s\))))*"
+    r"(?P<pm2>[^()]{1,40}?)\s*\))"
     r"|(?P<pmod3>\\text\s*\{\s*\(\s*mod(?:ulo)?\s+(?P<pm3>\d{1,12})\s*\)\s*\})"
-    r"|(?P<wmod>" + _MOD_WORD + r"\s*(?:\\[,;: ]\s*)*(?P<wm>" + _ATOM_WRAPPED + r"))"
+    r"|(?P<wmod>" + _MOD_WORD + r"\s*(?!\s)(?:\\[,;: ]\s*(?!\s))*(?P<wm>" + _ATOM_WRAPPED + r"))"
     r"|(?P<ne>\\not\s*\\equiv|≢|\b(?:which\s+|that\s+)?(?:is|are)\s+not\s+(?:congruent|equivalent)\s+to\b)"
     r"|(?P<eq>\\equiv|≡|\b(?:which\s+|that\s+)?(?:is|are)\s+(?:congruent|equivalent)\s+to\b)"
     r"|(?P<is>==?(?!=))"
@@ -109,9 +111,31 @@ _TOKEN = re.compile(
     re.S)
 # a line break (or a new display block) that continues the chain: the next line starts with a relation
 _CONTINUE = re.compile(
-    r"(?:\\\\|\n|\\\]\s*\\\[)\s*&?\s*(?:\\q?quad\s*)*(?=&?\s*(?:\\equiv|≡|\\not\s*\\equiv|=|\+|\\cdot))")
-_QUAD_REL = re.compile(r"\\q?quad\s*(?=&?\s*(?:\\equiv|≡|=))|(?<=\\equiv)\s*\\q?quad|(?<==)\s*\\q?quad")
+    r"(?:\\\\|\n|\\\]\s*\\\[)\s*(?!\s)(?:&\s*(?!\s))?(?:\\q?quad\s*(?!\s))*"
+    r"(?=&?\s*(?:\\equiv|≡|\\not\s*\\equiv|=|\+|\\cdot))")
+_QUAD_REL = re.compile(r"\\q?quad\s*(?!\s)(?=&?\s*(?:\\equiv|≡|=))|(?<=\\equiv)\s*\\q?quad|(?<==)\s*\\q?quad")
 _DECIMAL = re.compile(r"\d\.\d")
+_CONTINUE_AT = re.compile(r"(?=\\\\|\n|\\\])")  # where a _CONTINUE match can start
+_BLANKS = re.compile(r"\s*")
+
+
+def _join_continued(text: str) -> str:
+    """``_CONTINUE.sub(" ", text)``, trying only the first line break of a run of blanks: every later one fails
+    as it does (what follows the run decides), so a run of newlines costs its length, not its square."""
+    out, last, skip = [], 0, -1
+    for c in _CONTINUE_AT.finditer(text):
+        i = c.start()
+        if i < last or i < skip:
+            continue
+        m = _CONTINUE.match(text, i)
+        if m:
+            out.append(text[last:i])
+            out.append(" ")
+            last = m.end()
+        elif text[i] == "\n":
+            skip = _BLANKS.match(text, i).end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 class _Clause:
@@ -131,7 +155,7 @@ class _Clause:
 
 def _clauses(text: str):
     text = text.replace("$$", "\\[").replace("$", " ").replace("\\(", "  ").replace("\\)", "  ")
-    text = _QUAD_REL.sub(" ", _CONTINUE.sub(" ", text)).replace("&", " ")
+    text = _QUAD_REL.sub(" ", _join_continued(text)).replace("&", " ")
     out: list[_Clause] = []
     cur = _Clause(0)
     pos = 0
@@ -312,7 +336,7 @@ _EXPR = rf"(?:{_N}(?:\s*\^\s*(?:\{{\s*\d{{1,4}}\s*\}}|\d))?)"
 _NWORD = r"(?:" + "|".join(sorted(_NUM_WORDS, key=len, reverse=True)) + r")"
 _Q = rf"(?:{_N}|{_NWORD})"
 _REM = (r"(?:(?:,|\(|and|with|has|gives|leaves|leaving|is)\s+)*(?:a\s+|an\s+|the\s+)?"
-        r"\b(?:remainder\b|rem\b\.?|R\b|r\b)\s*(?:of|is|=|:|equal\s+to)?\s*(?:\\boxed\s*)?\{?\s*(?P<r>" + _N + r")\b")
+        r"\b(?:remainder\b|rem\b\.?|R\b|r\b)\s*(?:(?:of|is|=|:|equal\s+to)\s*)?(?:\\boxed\s*)?(?:\{\s*)?(?P<r>" + _N + r")\b")
 _DIV_OP = r"\s*(?:÷|\\div|/|divided\s+by)\s*"
 _END = r"(?![\d.,]\d|\s*[\^/÷*×+\-]|\s*(?:times|percent|%|more|less|fewer|plus|minus|of)\b)"  # a whole number
 _START = r"(?<![\w.^/+\-*×·)])(?<![\w.^/+\-*×·)] )"  # not the end of a longer expression
@@ -322,11 +346,11 @@ _REMAINDER_RES = [
                rf"\{{\s*(?P<b2>{_EXPR})\s*\}})\s*(?:=|is|equals|gives)\s*(?P<q>{_Q}){_END}"
                rf"(?P<gap>[^=\d]{{0,40}}?)\s*{_REM}", re.I),
     # dividing 2250 by 360 gives a quotient of 6 with a remainder of 90 / when we divide A by B, we get ...
-    re.compile(rf"\bdivid(?:e|es|ed|ing)\s+(?P<a>{_EXPR})\s+by\s+(?P<b>{_EXPR})\s*,?\s*(?:we\s+get|gives|yields|"
+    re.compile(rf"\bdivid(?:e|es|ed|ing)\s+(?P<a>{_EXPR})\s+by\s+(?P<b>{_EXPR})\s*(?:,\s*)?(?:we\s+get|gives|yields|"
                rf"results\s+in|is)\s+(?:us\s+)?(?:a\s+|the\s+)?quotient\s+(?:of\s+|is\s+)?(?P<q>{_Q})\s*,?"
                rf"(?P<gap>\s*){_REM}", re.I),
     # dividing 360 into 2250 gives a quotient of 6 with a remainder of 90
-    re.compile(rf"\bdivid(?:e|es|ed|ing)\s+(?P<b>{_EXPR})\s+into\s+(?P<a>{_EXPR})\s*,?\s*(?:we\s+get|gives|yields|"
+    re.compile(rf"\bdivid(?:e|es|ed|ing)\s+(?P<b>{_EXPR})\s+into\s+(?P<a>{_EXPR})\s*(?:,\s*)?(?:we\s+get|gives|yields|"
                rf"results\s+in|is)\s+(?:us\s+)?(?:a\s+|the\s+)?quotient\s+(?:of\s+|is\s+)?(?P<q>{_Q})\s*,?"
                rf"(?P<gap>\s*){_REM}", re.I),
     # 7 goes into 50 seven times with remainder 1
@@ -337,11 +361,11 @@ _REMAINDER_ONLY = [
     # the remainder when 2^{10} is divided by 7 is 2 ; the remainder of 2^8 when divided by 5 is 3
     re.compile(rf"(?<!have )(?<!has )(?<!with )(?<!leaves )(?<!leave )(?<!gives )(?<!give )(?<!yields )"
                rf"\bthe\s+remainder\s+(?:when|of|upon\s+dividing|after\s+dividing)\s+(?P<a>{_EXPR})\s+(?:is\s+)?"
-               rf"(?:when\s+)?(?:divided\s+by|by|is\s+divided\s+by)\s+(?P<b>{_EXPR})\s*,?\s*(?:which\s+)?"
-               rf"(?:is|=|equals)\s*:?\s*(?:\\boxed\s*)?\{{?\s*(?P<r>{_N}){_END}", re.I),
+               rf"(?:when\s+)?(?:divided\s+by|by|is\s+divided\s+by)\s+(?P<b>{_EXPR})\s*(?:,\s*)?(?:which\s+)?"
+               rf"(?:is|=|equals)\s*(?::\s*)?(?:\\boxed\s*)?(?:\{{\s*)?(?P<r>{_N}){_END}", re.I),
     # the remainder of 194 (mod 11) is 9
-    re.compile(rf"\bremainder\s+(?:of\s+)?(?P<a>{_EXPR})\s*\(\s*mod(?:ulo)?\s+(?P<b>{_EXPR})\s*\)\s*(?:is|=)\s*:?\s*"
-               rf"(?:\\boxed\s*)?\{{?\s*(?P<r>{_N}){_END}", re.I),
+    re.compile(rf"\bremainder\s+(?:of\s+)?(?P<a>{_EXPR})\s*\(\s*mod(?:ulo)?\s+(?P<b>{_EXPR})\s*\)\s*(?:is|=)\s*(?::\s*)?"
+               rf"(?:\\boxed\s*)?(?:\{{\s*)?(?P<r>{_N}){_END}", re.I),
     # 1529 divided by 6 leaves a remainder of 4 ; 2004 divided by 12 gives a remainder of 0
     re.compile(rf"{_START}(?P<a>{_EXPR})\s+(?:when\s+)?(?:is\s+)?divided\s+by\s+(?P<b>{_EXPR})\s+"
                rf"(?:leaves|gives|has|yields)\s+(?:a\s+|the\s+)?remainder\s+(?:of\s+)?(?P<r>{_N})\b"
@@ -431,8 +455,8 @@ _BASE_NUM = re.compile(r"(?<![\w.\\^_{}])(?<![\\\w]\{)(?P<d>\d{1,40})_(?:\{\s*(?
 _PROSE_GCD = re.compile(
     rf"\b(?P<kind>greatest\s+common\s+(?:divisor|factor)|highest\s+common\s+factor|gcd|gcf|hcf|"
     rf"least\s+common\s+multiple|lowest\s+common\s+multiple|lcm)(?:\s*\(\s*[A-Za-z]{{3}}\s*\))?\s+of\s+"
-    rf"(?P<args>{_EXPR}(?:\s*(?:,\s*and|,|and)\s*{_EXPR}){{1,5}})\s*,?\s*(?:is|=|equals|will\s+be|would\s+be)\s*:?\s*"
-    rf"(?:\\boxed\s*)?\{{?\s*(?P<v>{_N}){_END}", re.I)
+    rf"(?P<args>{_EXPR}(?:\s*(?:,\s*and|,|and)\s*{_EXPR}){{1,5}})\s*(?:,\s*)?(?:is|=|equals|will\s+be|would\s+be)\s*(?::\s*)?"
+    rf"(?:\\boxed\s*)?(?:\{{\s*)?(?P<v>{_N}){_END}", re.I)
 
 
 def _split_args(s: str) -> list[str]:

@@ -66,7 +66,7 @@ MAX_WORD_CLAIMS = 12  # word claims read per step
 MAX_SIDE_CHARS = 300
 
 # ------------------------------------------------------------------------------------------ pre-filters
-_CONT_HINT = re.compile(r"(?:\\\[|\$\$|\\\\)\s*&?\s*(?:=|\\approx)(?!=)")
+_CONT_HINT = re.compile(r"(?:\\\[|\$\$|\\\\)\s*(?:&\s*)?(?:=|\\approx)(?!=)")
 _WORD_HINT = re.compile(r"simplif|reduces to|becomes|equals|equal to|evaluates to")
 
 # ------------------------------------------------------------------------------------------ displays
@@ -75,7 +75,8 @@ _OPAQUE = re.compile(r"\\begin\{(?:[pbvBV]?matrix|cases|array|tabular)|\\end\{(?
 _LINE_BREAK = re.compile(r"\\\\(?:\[[^\]]{0,12}\])?")
 _ENV_TAG = re.compile(r"\\(?:begin|end)\{(?:aligned|align|gathered|gather|split|equation|eqnarray)\*?\}")
 _LEAD = re.compile(r"^(?:\s|&|\\quad|\\qquad|\\,|\\;|\\!)+")
-_TRAIL = re.compile(r"(?:\s|[.,;:]|\\quad|\\qquad|\\,|\\;)+$")
+# starts only where no one-character piece precedes (the longest trail starts there): linear, not quadratic
+_TRAIL = re.compile(r"(?<![\s.,;:])(?:\s|[.,;:]|\\quad|\\qquad|\\,|\\;)+$")
 _CONTINUES = re.compile(r"(?:=|\\approx)(?!=)")
 # chains in modular arithmetic write "=" for "is congruent to": left to the congruence checks
 _MODULAR = re.compile(r"\\(?:equiv|pmod|bmod|mod)\b|\bmod\b|\\text\{\s*mod")
@@ -83,9 +84,9 @@ _MODULAR = re.compile(r"\\(?:equiv|pmod|bmod|mod)\b|\bmod\b|\\text\{\s*mod")
 # ------------------------------------------------------------------------------------------ words
 _INLINE = re.compile(r"\$([^$\n]{1,300})\$|\\\((.{1,300}?)\\\)|\\\[(.{1,600}?)\\\]", re.S)
 _SAYS_EQUAL = re.compile(
-    r"\s*,?\s*(?:(?:which|this|that|it)\s+)?(?:then\s+|further\s+|now\s+|finally\s+)?"
+    r"\s*(?:,\s*)?(?:(?:which|this|that|it)\s+)?(?:then\s+|further\s+|now\s+|finally\s+)?"
     r"(?:simplifies(?:\s+further)?\s+to|reduces\s+to|evaluates\s+to|becomes|equals|is\s+equal\s+to)"
-    r"\s*:?\s*", re.I)
+    r"\s*(?::\s*)?", re.I)
 # "4 divided by $\frac49$ equals $9$": the left expression is only an operand of a longer phrase
 _OPERAND_BEFORE = re.compile(
     r"(?:\b(?:by|of|and|plus|minus|times|from|to|with|over|into|than|at|for|in|on|between|is|are|as|if|when|"

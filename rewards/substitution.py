@@ -86,8 +86,10 @@ _CONDITION_AFTER = re.compile(
     r"(?:if|when|whenever|otherwise|for\s*\$?\s*\\?[A-Za-z]+\s*(?:[<>≤≥]|\\[lg]e|\\[lg]eq|\\[lg]t|\\neq|\\in|\\ne))",
     re.I)
 _RELATION_NEAR = re.compile(r"[<>≤≥]|\\(?:le|ge|leq|geq|lt|gt)\b")
-# a call of a one-letter function at an argument without letters (innermost: no parentheses inside)
-_CALL = re.compile(r"(?<![\\A-Za-z'])([A-Za-z])\s*(\(|\\left\s*\()\s*([^()A-Za-z]{1,40}|\\frac\s*\{[^{}]{1,20}\}\s*"
+# a call of a one-letter function at an argument without letters (innermost: no parentheses inside); the blanks
+# after "(" are taken whole (or all but the one an argument of blanks is made of): linear in a run of them
+_CALL = re.compile(r"(?<![\\A-Za-z'])([A-Za-z])\s*(\(|\\left\s*\()\s*(?:(?!\s)|(?=\s(?:\\right\s*)?\)))"
+                   r"([^()A-Za-z]{1,40}|\\frac\s*\{[^{}]{1,20}\}\s*"
                    r"\{[^{}]{1,20}\}|-?\s*\\sqrt\s*\{[^{}]{1,20}\}|\\dfrac\s*\{[^{}]{1,20}\}\s*\{[^{}]{1,20}\})"
                    r"\s*(?:\\right\s*)?\)")
 _DECIMAL_LITERAL = re.compile(r"^\s*-?\d+\.(\d{1,12})\s*$")
