@@ -10,7 +10,9 @@ Shipped (:data:`CHECKERS`, in this order): :mod:`rewards.continuations` (display
 words, two-letter identities), :mod:`rewards.equivalence` (an equation rewritten into a non-equivalent one),
 :mod:`rewards.congruences` (congruences, remainders, gcd/lcm, base-b numerals), :mod:`rewards.numberfacts`
 (divisibility, last digits, digit sums, primality, divisor counts, numeric inequalities), :mod:`rewards.substitution`
-(values of defined functions) and :mod:`rewards.assignments` (value claims about letters just assigned). Each
+(values of defined functions), :mod:`rewards.assignments` (value claims about letters just assigned),
+:mod:`rewards.coordinates` (points, vectors, matrices: midpoints, distances, slopes, products, determinants) and
+:mod:`rewards.sequences` (ellipsis and sigma sums, mean/median/mode of a list, ``C(n, k)``/``P(n, k)``). Each
 module's docstring gives its rule and what it measured; ``benchmarks/claim_checkers.py`` measures a new one and
 ``rafs eval`` re-scores with each left out (its ``step_detectors`` section).
 
@@ -40,11 +42,13 @@ def _shipped() -> list[Checker]:
     from rewards.assignments import check_trace as assignments
     from rewards.congruences import check_trace as congruences
     from rewards.continuations import check_trace as continuations
+    from rewards.coordinates import check_trace as coordinates
     from rewards.equivalence import check_trace as equivalence
     from rewards.numberfacts import check_trace as numberfacts
+    from rewards.sequences import check_trace as sequences
     from rewards.substitution import check_trace as substitution
 
-    return [continuations, equivalence, congruences, numberfacts, substitution, assignments]
+    return [continuations, equivalence, congruences, numberfacts, substitution, assignments, coordinates, sequences]
 
 
 CHECKERS: list[Checker] = _shipped()
