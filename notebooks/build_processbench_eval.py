@@ -147,9 +147,12 @@ show(fig)
 
 Besides checking each stated equation (arithmetic, and chains in one variable as identities), the scorer runs the
 claim checkers of `rewards.claims`: continued displays and worded equalities (`continuations`), rewrites of an
-equation into a non-equivalent one (`equivalence`), and number theory — congruences, remainders, gcd/lcm, base-b
-numerals (`congruences`). Each is left out in turn and the split re-scored at the same θ; *hits lost* counts the
-earliest errors only the full scorer finds. `equations_only` is the scorer with no claim checker.
+equation into a non-equivalent one (`equivalence`), congruences, remainders, gcd/lcm and base-b numerals
+(`congruences`), divisibility, last digits, primality and numeric inequalities (`numberfacts`), values of defined
+functions (`substitution`), value claims about letters just assigned (`assignments`), points, vectors and matrices
+(`coordinates`), and sums, statistics and counting notation (`sequences`). Each is left out in turn and the split
+re-scored at the same θ; *hits lost* counts the earliest errors only the full scorer finds. `equations_only` is the
+scorer with no claim checker.
 """),
     code("""
 det_rows = []

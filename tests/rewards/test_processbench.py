@@ -54,7 +54,7 @@ def test_processbench_math_metric():
     print(f"ProcessBench MATH: acc_erroneous={acc_err:.3f} acc_correct={acc_cor:.3f} F1={f1:.3f}")
     assert len(rows) == 1000
     assert acc_cor >= 0.98, "the checker flags correct solutions"
-    assert acc_err >= 0.16, "the checker lost labelled errors it finds (107 of 594 when written: acc 0.180)"
+    assert acc_err >= 0.16, "the checker lost labelled errors it finds (110 of 594 when written: acc 0.185)"
 
 
 def test_every_row_gets_a_verdict(scored):
