@@ -55,6 +55,8 @@ from typing import Sequence
 
 from rewards.arithmetic import Equation, EquationCheck, Value, check_equation, evaluate, extract_equations
 from rewards.identities import constrained_variables, identity_checks, single_variable
+from rewards.identities import format_value as _fmt
+from rewards.identities import values_equal as _same
 
 __all__ = ["chained_identities", "check_trace", "continuation_chains", "word_claims"]
 
@@ -152,16 +154,6 @@ def _at(side: str, point: dict) -> Value | None:
     def literal(m):
         return "".join(f"({point[c].numerator}/{point[c].denominator})" for c in m.group(1))
     return evaluate(_RUN.sub(literal, _TEXT.sub(" ", side)))
-
-
-def _same(p: Value, q: Value) -> bool:
-    if p.is_exact and q.is_exact:
-        return p.exact == q.exact
-    return abs(p.approx - q.approx) <= 1e-9 * max(1.0, abs(p.approx), abs(q.approx))
-
-
-def _fmt(v: Value) -> str:
-    return str(v.exact) if v.is_exact and v.exact is not None else f"{v.approx:.6g}"
 
 
 def _two_variable_refuted(a: str, b: str, names: frozenset[str]) -> str | None:

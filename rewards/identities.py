@@ -32,7 +32,7 @@ from typing import Iterable
 
 from rewards.arithmetic import Equation, EquationCheck, Value, evaluate
 
-__all__ = ["constrained_variables", "identity_checks", "single_variable"]
+__all__ = ["constrained_variables", "format_value", "identity_checks", "single_variable", "values_equal"]
 
 _VARIABLE = re.compile(r"(?<![\\A-Za-z])([A-Za-z])(?![A-Za-z])")
 _TEXT = re.compile(r"\\(?:text|mathrm|mbox|textbf|operatorname)\s*\{[^{}]*\}")
@@ -60,13 +60,15 @@ def _at(side: str, var: str, x: Fraction) -> Value | None:
     return evaluate(text)
 
 
-def _same(p: Value, q: Value) -> bool:
+def values_equal(p: Value, q: Value) -> bool:
+    """Exactly equal when both are exact, else within a relative 1e-9 (what "the sides agree at a point" means)."""
     if p.is_exact and q.is_exact:
         return p.exact == q.exact
     return abs(p.approx - q.approx) <= 1e-9 * max(1.0, abs(p.approx), abs(q.approx))
 
 
-def _fmt(v: Value) -> str:
+def format_value(v: Value) -> str:
+    """An exact value as its fraction, an inexact one to 6 significant digits."""
     if v.is_exact and v.exact is not None:
         return str(v.exact)
     return f"{v.approx:.6g}"
@@ -76,11 +78,11 @@ def _refuted(a: str, b: str, var: str) -> str | None:
     first = None
     for x in _POINTS:
         p, q = _at(a, var, x), _at(b, var, x)
-        if p is None or q is None or _same(p, q):
+        if p is None or q is None or values_equal(p, q):
             return None
         first = first or (x, p, q)
     x, p, q = first
-    return f"{a.strip()} and {b.strip()} differ as functions of {var} (at {var} = {x}: {_fmt(p)}, not {_fmt(q)})"
+    return f"{a.strip()} and {b.strip()} differ as functions of {var} (at {var} = {x}: {format_value(p)}, not {format_value(q)})"
 
 
 _MATH_SEGMENT = re.compile(r"\$\$(.{1,600}?)\$\$|\$(.{1,600}?)\$|\\\((.{1,600}?)\\\)|\\\[(.{1,600}?)\\\]", re.S)

@@ -62,6 +62,8 @@ from fractions import Fraction
 from typing import Sequence
 
 from rewards.arithmetic import Equation, EquationCheck, Value, evaluate, extract_equations
+from rewards.identities import format_value as _fmt
+from rewards.identities import values_equal as _same
 
 __all__ = ["check_trace", "definitions_and_claims"]
 
@@ -119,18 +121,6 @@ def _at(expr: str, var: str, arg: str) -> Value | None:
 
 def _lit(q: Fraction) -> str:
     return f"({q.numerator}/{q.denominator})" if q.denominator != 1 else f"({q.numerator})"
-
-
-def _same(p: Value, q: Value) -> bool:
-    if p.is_exact and q.is_exact:
-        return p.exact == q.exact
-    return abs(p.approx - q.approx) <= 1e-9 * max(1.0, abs(p.approx), abs(q.approx))
-
-
-def _fmt(v: Value) -> str:
-    if v.is_exact and v.exact is not None:
-        return str(v.exact)
-    return f"{v.approx:.6g}"
 
 
 def _definition(eq: Equation) -> tuple | None | bool:
