@@ -12,20 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
-from nbbuild import execute_and_write
+from nbbuild import code, execute_and_write, md
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "processbench_eval.ipynb"
-
-
-def md(text: str) -> nbformat.NotebookNode:
-    return nbformat.v4.new_markdown_cell(text.strip())
-
-
-def code(text: str) -> nbformat.NotebookNode:
-    return nbformat.v4.new_code_cell(text.strip())
-
 
 CELLS = [
     md("""

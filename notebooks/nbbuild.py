@@ -8,6 +8,16 @@ import nbformat
 from nbclient import NotebookClient
 
 
+def md(text: str) -> nbformat.NotebookNode:
+    """A markdown cell (surrounding blank lines stripped)."""
+    return nbformat.v4.new_markdown_cell(text.strip())
+
+
+def code(text: str) -> nbformat.NotebookNode:
+    """A code cell (surrounding blank lines stripped)."""
+    return nbformat.v4.new_code_cell(text.strip())
+
+
 def execute_and_write(cells: list, out: Path, timeout: int = 600) -> None:
     """Build a notebook from ``cells``, execute it in ``out``'s folder (python3 kernel) and write it to ``out``."""
     nb = nbformat.v4.new_notebook()
