@@ -62,6 +62,29 @@ def _f(x: float) -> str:
     return f"{x:.3f}"
 
 
+def _screen_share(name: str, x: Interval, n: int, n_min: int, threshold: float, ci_floor: float, near: float,
+                  pct: str, invalid: list[str], indet: list[str], *, empty: str, few: str, blanket: str,
+                  count_note: str) -> None:
+    """The screen of one response-set share (L or Fp): Invalid when it is at or above ``threshold`` with its Wilson
+    lower bound above ``ci_floor``; Indeterminate when it cannot be estimated (``n`` = 0), rests on fewer than
+    ``n_min`` answers, is at the threshold with a wide interval, within ``near`` below it, or its interval overlaps
+    it."""
+    if n == 0:
+        indet.append(empty)
+    elif n < n_min:
+        indet.append(few)
+    elif x.value >= threshold:
+        if x.ci_low > ci_floor:
+            invalid.append(blanket)
+        else:
+            indet.append(f"{name} = {x.fmt()} >= {threshold} but the {pct} interval reaches "
+                         f"{_f(x.ci_low)} <= {ci_floor}{count_note}")
+    elif x.value >= threshold - near:
+        indet.append(f"{name} = {x.fmt()} is within {near} of the threshold {threshold}")
+    elif x.ci_high >= threshold:
+        indet.append(f"{name} = {x.fmt()}: the {pct} interval overlaps the threshold {threshold}")
+
+
 def classify(cells: Cells, indices: Mapping[str, Interval], config: ScreenConfig | None = None) -> TierDecision:
     """Classify one 2x2 table from its indices (see the module docstring for the rules)."""
     cfg = config or ScreenConfig()
@@ -71,47 +94,24 @@ def classify(cells: Cells, indices: Mapping[str, Interval], config: ScreenConfig
     warnings: list[str] = []
     pct = f"{cfg.confidence_level:.0%}"
 
-    # ---- L: high confidence on errors -------------------------------------------------------------------------
-    nw = cells.n_wrong
-    if nw == 0:
-        indet.append("no wrong answers (b + d = 0): L, the share of errors kept with high confidence, "
-                     "cannot be estimated")
-    elif nw < cfg.min_errors:
-        indet.append(f"only {nw} wrong answer{'s' if nw != 1 else ''} (< {cfg.min_errors}): L = {L.fmt()} "
-                     "is too uncertain to screen blanket confidence")
-    elif L.value >= cfg.L_threshold:
-        if L.ci_low > cfg.L_invalid_ci_floor:
-            invalid.append(f"blanket confidence: L = {L.fmt()} >= {cfg.L_threshold} (Wilson low "
-                           f"{_f(L.ci_low)} > {cfg.L_invalid_ci_floor}): {cells.b} of {nw} errors kept with high "
-                           "confidence")
-        else:
-            indet.append(f"L = {L.fmt()} >= {cfg.L_threshold} but the {pct} interval reaches "
-                         f"{_f(L.ci_low)} <= {cfg.L_invalid_ci_floor} ({nw} errors)")
-    elif L.value >= cfg.L_threshold - cfg.L_near:
-        indet.append(f"L = {L.fmt()} is within {cfg.L_near} of the threshold {cfg.L_threshold}")
-    elif L.ci_high >= cfg.L_threshold:
-        indet.append(f"L = {L.fmt()}: the {pct} interval overlaps the threshold {cfg.L_threshold}")
-
-    # ---- Fp: low confidence on correct answers ----------------------------------------------------------------
-    nc = cells.n_correct
-    if nc == 0:
-        indet.append("no correct answers (a + c = 0): Fp, the share of correct answers withdrawn, "
-                     "cannot be estimated")
-    elif nc < cfg.min_correct:
-        indet.append(f"only {nc} correct answer{'s' if nc != 1 else ''} (< {cfg.min_correct}): Fp = {Fp.fmt()} "
-                     "is too uncertain to screen blanket withdrawal")
-    elif Fp.value >= cfg.Fp_threshold:
-        if Fp.ci_low > cfg.Fp_invalid_ci_floor:
-            invalid.append(f"blanket withdrawal: Fp = {Fp.fmt()} >= {cfg.Fp_threshold} (Wilson low "
-                           f"{_f(Fp.ci_low)} > {cfg.Fp_invalid_ci_floor}): {cells.c} of {nc} correct answers "
-                           "given low confidence")
-        else:
-            indet.append(f"Fp = {Fp.fmt()} >= {cfg.Fp_threshold} but the {pct} interval reaches "
-                         f"{_f(Fp.ci_low)} <= {cfg.Fp_invalid_ci_floor}")
-    elif Fp.value >= cfg.Fp_threshold - cfg.Fp_near:
-        indet.append(f"Fp = {Fp.fmt()} is within {cfg.Fp_near} of the threshold {cfg.Fp_threshold}")
-    elif Fp.ci_high >= cfg.Fp_threshold:
-        indet.append(f"Fp = {Fp.fmt()}: the {pct} interval overlaps the threshold {cfg.Fp_threshold}")
+    # ---- L: high confidence on errors; Fp: low confidence on correct answers --------------------------------------
+    nw, nc = cells.n_wrong, cells.n_correct
+    _screen_share(
+        "L", L, nw, cfg.min_errors, cfg.L_threshold, cfg.L_invalid_ci_floor, cfg.L_near, pct, invalid, indet,
+        empty="no wrong answers (b + d = 0): L, the share of errors kept with high confidence, cannot be estimated",
+        few=f"only {nw} wrong answer{'s' if nw != 1 else ''} (< {cfg.min_errors}): L = {L.fmt()} "
+            "is too uncertain to screen blanket confidence",
+        blanket=f"blanket confidence: L = {L.fmt()} >= {cfg.L_threshold} (Wilson low {_f(L.ci_low)} > "
+                f"{cfg.L_invalid_ci_floor}): {cells.b} of {nw} errors kept with high confidence",
+        count_note=f" ({nw} errors)")
+    _screen_share(
+        "Fp", Fp, nc, cfg.min_correct, cfg.Fp_threshold, cfg.Fp_invalid_ci_floor, cfg.Fp_near, pct, invalid, indet,
+        empty="no correct answers (a + c = 0): Fp, the share of correct answers withdrawn, cannot be estimated",
+        few=f"only {nc} correct answer{'s' if nc != 1 else ''} (< {cfg.min_correct}): Fp = {Fp.fmt()} "
+            "is too uncertain to screen blanket withdrawal",
+        blanket=f"blanket withdrawal: Fp = {Fp.fmt()} >= {cfg.Fp_threshold} (Wilson low {_f(Fp.ci_low)} > "
+                f"{cfg.Fp_invalid_ci_floor}): {cells.c} of {nc} correct answers given low confidence",
+        count_note="")
 
     # ---- RBS: direction of the signal -------------------------------------------------------------------------
     t = cfg.RBS_threshold
