@@ -62,8 +62,9 @@ def main() -> None:
 
     from trl.rewards import accuracy_reward
 
-    from rewards.score import score_trace
-    from rewards import dataflow, answers
+    from rewards.scoring.score import score_trace
+    from rewards.scoring import dataflow
+    from rewards.checks import answers
 
     def rafs_all():
         # cold caches each repeat: the scorer must not win by memoising the benchmark

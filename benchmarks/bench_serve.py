@@ -4,7 +4,7 @@ For each worker count (default 1 and 2) a server is started as a subprocess (``p
 127.0.0.1 port) and, for each batch size (default 1, 64 and 512 completions per request), ``--clients``
 concurrent clients (httpx) send ``--requests`` OpenRLHF ``/get_reward`` requests in all, each with a different
 slice of a synthetic GSM8K-like pool (8 rollouts per prompt: right, wrong, and right answers on a false step).
-Every response is compared with the same items scored in-process (:func:`rewards.engines.openrlhf.
+Every response is compared with the same items scored in-process (:func:`rewards.adapters.engines.openrlhf.
 openrlhf_rewards`), in order: rewards, scores and every extra log must be equal.
 
 Bounded: ``--requests`` per configuration and a wall-clock cap ``--max-seconds`` over the whole run (a
@@ -72,7 +72,7 @@ def _slice(pool: dict[str, list], start: int, size: int) -> dict[str, list]:
 
 def expected_response(payload: dict[str, list]) -> dict[str, Any]:
     """The same items scored in-process, as the server must answer."""
-    from rewards.engines.openrlhf import openrlhf_rewards
+    from rewards.adapters.engines.openrlhf import openrlhf_rewards
 
     return openrlhf_rewards(payload["query"], payload["prompts"], payload["labels"])
 

@@ -38,7 +38,7 @@ HIDDEN = 32
 
 
 def make_traces(n: int, seed: int = 0):
-    from rewards.trace import parse_trace
+    from rewards.parsing.trace import parse_trace
 
     rng = random.Random(seed)
     out = []
@@ -164,8 +164,9 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from rewards.counterfactual import model_sensitivity
-    from rewards.dataflow import build_dataflow, problem_numbers, step_equations
+    from rewards.adapters.counterfactual import model_sensitivity
+    from rewards.checks.equations import step_equations
+    from rewards.scoring.dataflow import build_dataflow, problem_numbers
     from rewards.verifiers.judge import JudgeVerifier
     from rewards.verifiers.nli import NLIVerifier
     from rewards.verifiers.prm import PRMVerifier

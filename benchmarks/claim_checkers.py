@@ -1,13 +1,13 @@
-"""Measure claim checkers (:mod:`rewards.claims`) on human-labelled and gold data, against the scorer without them.
+"""Measure claim checkers (:mod:`rewards.checks.claims`) on human-labelled and gold data, against the scorer without them.
 
-For each ProcessBench split it scores every row twice — with ``rewards.claims.CHECKERS`` empty (baseline) and with
+For each ProcessBench split it scores every row twice — with ``rewards.checks.claims.CHECKERS`` empty (baseline) and with
 the named checkers — and prints the ProcessBench metric both ways plus what changed: *hits* (an erroneous row whose
 predicted earliest error became the label), *lost* (a hit the checker destroyed by flagging an earlier step),
 *false alarms* (a correct row newly flagged). On gold solutions (GSM8K train, MATH-500: written by people and
 checked, so nearly every flag is a false alarm) it counts newly flagged traces. ``--show`` lists every flag the
 checkers raised, with its kind and detail, for reading.
 
-    python benchmarks/claim_checkers.py rewards.congruences:check_trace --show
+    python benchmarks/claim_checkers.py rewards.checks.claims.congruences:check_trace --show
     python benchmarks/claim_checkers.py all            # the checkers the scorer ships with
 
 Measures; does not gate anything.
@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data"
 
-from rewards import claims  # noqa: E402
-from rewards.evaluation import processbench_metrics  # noqa: E402
-from rewards.score import score_trace  # noqa: E402
+from rewards.checks import claims  # noqa: E402
+from rewards.adapters.evaluation import processbench_metrics  # noqa: E402
+from rewards.scoring.score import score_trace  # noqa: E402
 
 
 def _load(spec: str):
@@ -38,7 +38,7 @@ def _load(spec: str):
 
 def _suspects(rows, checkers):
     claims.CHECKERS[:] = checkers
-    from rewards.dataflow import step_equations
+    from rewards.checks.equations import step_equations
 
     step_equations.cache_clear()
     t0 = time.perf_counter()
@@ -55,7 +55,7 @@ def _own_flags(rows, checkers):
     for i, r in enumerate(rows):
         steps = r.get("steps")
         if steps is None:
-            from rewards.trace import parse_trace
+            from rewards.parsing.trace import parse_trace
 
             steps = parse_trace(r["problem"], r["completion"]).steps
         claims.CHECKERS[:] = checkers

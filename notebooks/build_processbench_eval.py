@@ -23,7 +23,7 @@ CELLS = [
 
 ProcessBench (Zheng et al., ACL 2025) gives model-written solutions split into steps with the human-labelled
 earliest wrong step (`label`, `-1` when every step is right) and whether the final answer is right. We score every
-solution with `rewards.score.score_trace` (the default, model-free symbolic checker; one trace per problem, so the
+solution with `rewards.scoring.score.score_trace` (the default, model-free symbolic checker; one trace per problem, so the
 group components C_A and D_R are undefined) and ask three questions:
 
 1. **ProcessBench's metric** — with the suspect step (earliest `q_t < θ`) as the predicted earliest error:
@@ -50,7 +50,7 @@ import pandas as pd
 from IPython.display import Image, Markdown, display
 from sklearn.metrics import precision_recall_curve
 
-from rewards.evaluation import PUBLISHED_F1, detector_scores, evaluate, load_rows, score_rows
+from rewards.adapters.evaluation import PUBLISHED_F1, detector_scores, evaluate, load_rows, score_rows
 
 REPO = Path.cwd().parent if Path.cwd().name == "notebooks" else Path.cwd()
 DATA = REPO.parent / "shared" / "data" / "processbench"
@@ -136,7 +136,7 @@ show(fig)
 ### Which step detector finds the errors
 
 Besides checking each stated equation (arithmetic, and chains in one variable as identities), the scorer runs the
-claim checkers of `rewards.claims`: continued displays and worded equalities (`continuations`), rewrites of an
+claim checkers of `rewards.checks.claims`: continued displays and worded equalities (`continuations`), rewrites of an
 equation into a non-equivalent one (`equivalence`), congruences, remainders, gcd/lcm and base-b numerals
 (`congruences`), divisibility, last digits, primality and numeric inequalities (`numberfacts`), values of defined
 functions (`substitution`), value claims about letters just assigned (`assignments`), points, vectors and matrices
@@ -240,7 +240,7 @@ pd.DataFrame({(s, g): {"n": d["n"], "acc_erroneous": ci(d, "acc_erroneous"), "ac
 ## Where it fails, by kind of error
 
 For every erroneous row the labelled step is classified from the equations it states
-(`rewards.arithmetic.check_equation`): a **false calculation**, **no equation** at all, only equations that
+(`rewards.checks.arithmetic.check_equation`): a **false calculation**, **no equation** at all, only equations that
 **hold**, or equations that could **not be checked**. A model-free checker can only catch the first kind.
 """),
     code("""

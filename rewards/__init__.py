@@ -8,10 +8,10 @@ aggregation) imports no torch, TRL or transformers, so scoring is fast to import
 'accept'
 """
 
-from rewards.filtering import FilterResult, filter_dataset
-from rewards.score import COMPONENTS, FAILURE_TYPES, RAFSConfig, RAFSResult, score_group, score_trace, score_traces
-from rewards.trace import Trace, parse_trace
-from rewards.trl_rewards import (
+from rewards.adapters.filtering import FilterResult, filter_dataset
+from rewards.scoring.score import COMPONENTS, FAILURE_TYPES, RAFSConfig, RAFSResult, score_group, score_trace, score_traces
+from rewards.parsing.trace import Trace, parse_trace
+from rewards.adapters.trl_rewards import (
     REWARD_FUNCS,
     faithful_accuracy_reward,
     get_faithful_accuracy_reward,

@@ -59,7 +59,7 @@ BASELINE_NAME = "validity_report_step0.json"
 _CKPT = re.compile(r"^checkpoint-(\d+)$")
 
 
-def _num(x: Any) -> float | None:
+def finite_or_none(x: Any) -> float | None:
     try:
         v = float(x)
     except (TypeError, ValueError):
@@ -196,7 +196,7 @@ class ValidityScreenCallback(TrainerCallback):
         t0 = time.perf_counter()
         log.info("validity screen at step %d (%s): probing %d items, %s confidence", step, event,
                  len(self.probe_set), self.confidence)
-        entry: dict[str, Any] = {"step": int(step), "event": event, "epoch": _num(epoch), "status": "ok",
+        entry: dict[str, Any] = {"step": int(step), "event": event, "epoch": finite_or_none(epoch), "status": "ok",
                                  "reason": None, "tier": None, "L": None, "Fp": None, "RBS": None, "r": None,
                                  "TRIN": None, "accuracy": None, "n": 0, "n_unparseable": 0, "n_failed": 0,
                                  "collapse": False, "decision": "continue", "reasons": []}
@@ -217,8 +217,8 @@ class ValidityScreenCallback(TrainerCallback):
                             seed=self.seed, scale=probe.screen_scale,
                             metadata={"model": self.model_name, "benchmark": self.benchmark, "step": int(step),
                                       "elicitation": self.confidence, "probe_timing": f"{event} at step {step}"})
-            entry.update(tier=result.tier, L=_num(result.L.value), Fp=_num(result.Fp.value),
-                         RBS=_num(result.RBS.value), r=_num(result.r.value), TRIN=_num(result.TRIN.value),
+            entry.update(tier=result.tier, L=finite_or_none(result.L.value), Fp=finite_or_none(result.Fp.value),
+                         RBS=finite_or_none(result.RBS.value), r=finite_or_none(result.r.value), TRIN=finite_or_none(result.TRIN.value),
                          n=int(result.n), reasons=list(result.reasons))
             report["screen"] = result.to_dict()
         except Exception as exc:  # noqa: BLE001 - a failed screen is reported, not raised

@@ -1,4 +1,4 @@
-"""The ``rafs`` command line: ``rafs score | screen | filter | eval | train | demo | serve``.
+"""The ``rafs`` command line: ``rafs score | screen | filter | eval | audit | train | experiment | demo | serve``.
 
 Each subcommand lives in :mod:`trainers.commands` as a module with ``add_parser(subparsers)`` (registers its
 arguments, imports nothing heavy) and ``run(args) -> int`` (the exit code). Errors on bad input are one line on
@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 __all__ = ["main", "build_parser", "COMMANDS", "CommandError"]
 
-COMMANDS = ("score", "screen", "filter", "eval", "train", "demo", "serve")
+COMMANDS = ("score", "screen", "filter", "eval", "audit", "train", "experiment", "demo", "serve")
 
 
 class CommandError(Exception):
@@ -54,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"rafs {args._name}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`rafs score … | head`): stop quietly, as a Unix filter does on SIGPIPE; point
+        # stdout at /dev/null so the interpreter's final flush does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from trainers.callbacks import _num  # finite float or None, shared with the screen history
+from trainers.callbacks import finite_or_none  # finite float or None, shared with the screen history
 
 __all__ = ["DEMO_RECIPE", "RewardRecorder", "choose_threads", "run_demo", "summarise", "print_summary"]
 
@@ -85,10 +85,10 @@ def summarise(trainer: Any, recorders: Sequence[RewardRecorder], output_dir: str
             continue
         entry: dict[str, Any] = {"step": int(row["step"])}
         for n, k in zip(names, keys):
-            entry[n] = _num(row.get(k))
-        entry["reward"] = _num(row.get("reward"))
-        entry["frac_reward_zero_std"] = _num(row.get("frac_reward_zero_std"))
-        rate = _num(row.get("faithful_accuracy_reward/silent_failure_rate"))
+            entry[n] = finite_or_none(row.get(k))
+        entry["reward"] = finite_or_none(row.get("reward"))
+        entry["frac_reward_zero_std"] = finite_or_none(row.get("frac_reward_zero_std"))
+        rate = finite_or_none(row.get("faithful_accuracy_reward/silent_failure_rate"))
         if rate is not None:
             entry["silent_failures"] = round(rate * completions_per_step)
             silent += entry["silent_failures"]

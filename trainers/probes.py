@@ -3,14 +3,14 @@
 A probe set is a list of ``{"problem": ..., "answer": ...}`` items (``answer`` is a bare gold answer or a GSM8K
 solution ending in ``#### X``; ``question``/``solution`` are accepted as aliases). For each item the model answers
 greedily (batched ``generate``, bounded ``max_new_tokens``); the answer is graded with
-:func:`rewards.answers.is_correct`; then one confidence is elicited in one of four modes:
+:func:`rewards.checks.answers.is_correct`; then one confidence is elicited in one of four modes:
 
 * ``verbalized`` (default): a second turn asks "How confident are you that your answer is correct? Reply with a
   number from 0 to 100." and the first number in the reply (0-100) is the confidence;
 * ``keep_withdraw``: the second turn asks for KEEP or WITHDRAW (KEEP = high confidence);
 * ``token_prob``: the probability of the answer span under the model, ``exp(mean token logprob)`` (or the minimum
   with ``token_prob_reduce="min"``) from the generation scores of the first turn; no second generation;
-* ``rafs``: the RAFS score (0-100) of the answer's own reasoning (:func:`rewards.score.score_trace`).
+* ``rafs``: the RAFS score (0-100) of the answer's own reasoning (:func:`rewards.scoring.score.score_trace`).
 
 A confidence that cannot be parsed is counted (``n_unparseable``) and the item is left out of ``correct`` /
 ``confidence``; a generation error turns the items of its batch into failed probes with the reason
@@ -145,7 +145,7 @@ def normalise_probe_set(probe_set: Any, *, field_name: str = "probe_set") -> lis
     Accepts a list of mappings or a ``datasets.Dataset``; ``question`` is an alias of ``problem`` and ``solution``
     of ``answer``. Raises ``ValueError`` naming the field, the offending item and the fix.
     """
-    from rewards.answers import gold_answer
+    from rewards.checks.answers import gold_answer
 
     if probe_set is None or isinstance(probe_set, (str, bytes)):
         raise ValueError(f"{field_name}={probe_set!r}: pass a list of {{'problem': ..., 'answer': ...}} items "
@@ -295,7 +295,7 @@ def _content_length(ids: list[int], tok: Any) -> int:
 
 def _answer_span_logprob(gen: Generation, reduce: str) -> float | None:
     """``exp(mean)`` (or ``exp(min)``) of the logprobs of the tokens that spell the final answer."""
-    from rewards.trace import extract_final_answer
+    from rewards.parsing.trace import extract_final_answer
 
     if not gen.token_logprobs or not gen.token_offsets:
         return None
@@ -344,7 +344,7 @@ def run_probe(model: Any, tokenizer: Any, probe_set: Any, *, confidence: str = "
     Never raises on model output: failures are counted in the result. Raises ``ValueError`` on a wrong
     configuration (unknown mode, a probe set without gold answers).
     """
-    from rewards.answers import is_correct
+    from rewards.checks.answers import is_correct
 
     if confidence not in CONFIDENCE_MODES:
         raise ValueError(f"confidence={confidence!r} is not a confidence mode; use one of {CONFIDENCE_MODES}.")
@@ -394,7 +394,7 @@ def run_probe(model: Any, tokenizer: Any, probe_set: Any, *, confidence: str = "
             rec.confidence = _answer_span_logprob(g, token_prob_reduce)
             rec.confidence_raw = None if rec.confidence is None else f"{rec.confidence:.6f}"
     elif confidence == "rafs":
-        from rewards.score import score_trace
+        from rewards.scoring.score import score_trace
 
         for i in live:
             rec = records[i]

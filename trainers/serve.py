@@ -10,7 +10,7 @@ Endpoints
 ``POST /get_reward`` — OpenRLHF's remote reward payload (``openrlhf/utils/agent.py``, ``_fetch_rewards_via_http``)
     ``{"query": [prompt+response, ...], "prompts": [...], "labels": [...]}`` ->
     ``{"rewards": [...], "scores": [...], "extra_logs": {"rafs": [...], ...}}``, in request order
-    (:func:`rewards.engines.openrlhf.openrlhf_rewards`). ``prompts`` and ``labels`` are optional.
+    (:func:`rewards.adapters.engines.openrlhf.openrlhf_rewards`). ``prompts`` and ``labels`` are optional.
 ``POST /score`` — plain items
     ``{"items": [{"problem": ..., "completion": ..., "answer": ..., "group": ...}]}`` (``problem``, ``answer``
     and ``group`` optional; items sharing a ``group`` are one problem's samples: C_A and D_R) ->
@@ -81,7 +81,7 @@ class RequestError(Exception):
 
 def _warm() -> bool:
     """Import the scorer in a fresh worker and score one trace, so the first request pays no import cost."""
-    from rewards.engines.core import Item, score_items
+    from rewards.adapters.engines.core import Item, score_items
 
     score_items([Item("2 apples and 3 pears.", "2 + 3 = 5\n#### 5", "5")])
     return True
@@ -92,12 +92,12 @@ def score_chunk(kind: str, payload: Mapping[str, Any], mode: str, rafs_config: M
     ``labels`` lists -> OpenRLHF's dict of lists; ``kind`` ``"score"``: ``payload["rows"]`` holds
     ``(problem, completion, answer, group)`` tuples -> a list of result rows."""
     if kind == "get_reward":
-        from rewards.engines.openrlhf import openrlhf_rewards
+        from rewards.adapters.engines.openrlhf import openrlhf_rewards
 
         return openrlhf_rewards(payload["query"], payload["prompts"], payload["labels"], mode=mode,
                                 rafs_config=rafs_config)
     if kind == "score":
-        from rewards.engines.core import score_rows
+        from rewards.adapters.engines.core import score_rows
 
         return score_rows(payload["rows"], rafs_config, mode)
     raise ValueError(f"unknown chunk kind {kind!r}")
@@ -167,7 +167,7 @@ def _parse_get_reward(body: Mapping[str, Any], max_batch: int) -> tuple[dict[str
                           what="a list of prompt strings, one per query") or [None] * n
     labels = _field_list(body, "labels", n, required=False, kinds=(str, int, float, list, type(None)),
                          what="a list of ground-truth answers (string, number or null), one per query") or [None] * n
-    from rewards.engines.core import coerce_gold
+    from rewards.adapters.engines.core import coerce_gold
 
     labels = [coerce_gold(v) for v in labels]
     keys = [None if p is None else (p, lab) for p, lab in zip(prompts, labels)]
@@ -180,7 +180,7 @@ def _parse_score(body: Mapping[str, Any], max_batch: int) -> tuple[list[tuple], 
         raise RequestError(422, f"field 'items' must be a list of {{'problem', 'completion', 'answer'}} objects, "
                                 f"got {_short(items)}.")
     _check_count(len(items), "items", max_batch)
-    from rewards.engines.core import coerce_gold
+    from rewards.adapters.engines.core import coerce_gold
 
     rows, keys = [], []
     allowed = {"problem", "completion", "answer", "group"}
@@ -328,11 +328,11 @@ def create_app(*, workers: int = DEFAULTS["workers"], max_batch: int = DEFAULTS[
                rafs_config: Mapping[str, Any] | None = None, mp_context: str = "spawn") -> Starlette:
     """The ASGI app. ``workers`` scoring processes (``mp_context`` ``spawn`` or ``forkserver``), at most
     ``max_batch`` items and ``max_bytes`` bytes a request, ``timeout`` seconds a request, at most ``max_pending``
-    items in flight (default ``4 * max_batch``); ``mode`` and ``rafs_config`` as in :mod:`rewards.engines.core`.
+    items in flight (default ``4 * max_batch``); ``mode`` and ``rafs_config`` as in :mod:`rewards.adapters.engines.core`.
 
     Raises ``ValueError`` naming the argument when a limit is out of range.
     """
-    from rewards.engines.core import MODES, coerce_config
+    from rewards.adapters.engines.core import MODES, coerce_config
 
     checks = (("workers", workers, 1, 256), ("max_batch", max_batch, 1, 1_000_000),
               ("max_bytes", max_bytes, 1024, 2 ** 34))

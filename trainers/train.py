@@ -68,7 +68,7 @@ class RAFSScriptArguments:
     instruction: str = field(default=DEFAULT_INSTRUCTION, metadata={"help": "appended to every problem"})
     # -- rewards (GRPO/RLOO)
     reward_funcs: list[str] = field(default_factory=lambda: ["faithful_accuracy", "rafs"], metadata={
-        "help": "registry names of rewards.trl_rewards (rafs, faithful_accuracy, rafs_step_validity, "
+        "help": "registry names of rewards.adapters.trl_rewards (rafs, faithful_accuracy, rafs_step_validity, "
                 "rafs_support, rafs_consensus, rafs_stability) or dotted import paths"})
     rafs_config: str | None = field(default=None, metadata={
         "help": "RAFSConfig fields as a JSON object (or a YAML mapping in a recipe), e.g. '{\"tau_accept\": 70}'"})
@@ -340,7 +340,7 @@ def load_train_dataset(script: RAFSScriptArguments, *, seed: int = 42, trainer: 
 
 def _sft_dataset(raw: Any, pcol: str, script: RAFSScriptArguments) -> Any:
     if script.filter_dataset:
-        from rewards.filtering import filter_dataset
+        from rewards.adapters.filtering import filter_dataset
 
         cfg = _rafs_config(script)
         result = filter_dataset(raw.rename_columns({pcol: "question"}) if pcol != "question" else raw,
@@ -420,16 +420,16 @@ def build_verifier(script: RAFSScriptArguments) -> Any:
 
 
 def build_reward_funcs(script: RAFSScriptArguments) -> list[Any]:
-    """The recipe's reward functions: registry names of :mod:`rewards.trl_rewards` or dotted import paths."""
+    """The recipe's reward functions: registry names of :mod:`rewards.adapters.trl_rewards` or dotted import paths."""
     import importlib
 
-    from rewards.trl_rewards import get_reward_funcs
+    from rewards.adapters.trl_rewards import get_reward_funcs
 
     funcs: list[Any] = []
     cfg = _rafs_config(script)
     verifier = build_verifier(script)
     for name in script.reward_funcs:
-        if "." in name and not name.startswith("rewards.trl_rewards."):
+        if "." in name and not name.startswith("rewards.adapters.trl_rewards."):
             module, attr = name.rsplit(".", 1)
             sys.path.insert(0, os.getcwd())
             funcs.append(getattr(importlib.import_module(module), attr))

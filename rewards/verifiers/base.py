@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rewards.dataflow import Dataflow
-    from rewards.trace import Trace
+    from rewards.scoring.dataflow import Dataflow
+    from rewards.parsing.trace import Trace
 
 __all__ = ["StepCheck", "StepVerifier"]
 

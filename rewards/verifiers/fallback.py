@@ -16,8 +16,8 @@ more than ``max_workers`` primary calls in flight.
 ...     def verify(self, trace, flow):
 ...         raise RuntimeError("CUDA out of memory")
 >>> v = FallbackVerifier(Broken(), timeout_s=5)
->>> from rewards.trace import parse_trace
->>> from rewards.dataflow import build_dataflow
+>>> from rewards.parsing.trace import parse_trace
+>>> from rewards.scoring.dataflow import build_dataflow
 >>> t = parse_trace("Tom has 3 boxes of 4 pens.", "3 * 4 = 12 pens.\\n#### 12")
 >>> checks = v.verify(t, build_dataflow(t))
 >>> round(checks[0].q, 2), checks[0].reasons[-1].startswith("fallback (broken: RuntimeError")
@@ -161,7 +161,7 @@ class FallbackVerifier(StepVerifier):
         graphs (the symbolic fallback needs them), built here when omitted."""
         traces = list(traces)
         if flows is None:
-            from rewards.dataflow import build_dataflow
+            from rewards.scoring.dataflow import build_dataflow
 
             flows = [build_dataflow(t) for t in traces]
         batch = getattr(self.primary, "verify_batch", None)

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from rewards.verifiers.base import StepCheck
-from rewards.verifiers.prm import (ModelVerifier, VerifierLoadError, _pad_id, load_error, load_kwargs, place,
+from rewards.verifiers.prm import (ModelVerifier, VerifierLoadError, pad_id, load_error, load_kwargs, place,
                                    resolve_device, resolve_dtype)
 
 __all__ = ["JudgeConfig", "JudgeVerifier", "JudgeError", "DEFAULT_PROMPT", "yes_probability"]
@@ -199,7 +199,7 @@ class JudgeVerifier(ModelVerifier):
             shared = set(self.yes_ids) & set(self.no_ids)
             raise VerifierLoadError(f"JudgeConfig.yes_tokens and no_tokens share token ids {shared}; make them "
                                     f"disjoint.")
-        self.pad_id = _pad_id(self.tokenizer)
+        self.pad_id = pad_id(self.tokenizer)
         self.client = None
 
     def _token_ids(self, variants: Sequence[str], field_name: str) -> list[int]:

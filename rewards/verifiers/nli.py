@@ -12,12 +12,12 @@ A sequence-classification NLI model (MNLI-style: entailment / neutral / contradi
   whose steps are not numeric, where the symbolic implication cannot speak.
 * **similarity** for ``D_R``: bidirectional entailment ``sim(a, b) = (p(a ⊨ b) + p(b ⊨ a)) / 2``;
   :meth:`NLIVerifier.similarity_fn` precomputes all pairs of a group in batches and returns the ``similarity(i, j)``
-  callable :func:`rewards.components.stability` takes.
+  callable :func:`rewards.scoring.components.stability` takes.
 
 Example::
 
     from rewards.verifiers.nli import NLIVerifier
-    from rewards import components as C
+    from rewards.scoring import components as C
     nli = NLIVerifier(model="cross-encoder/nli-deberta-v3-base", device="cuda")
     p_imp = nli.implication(trace)
     d_r = C.stability(claim_sets, answers, similarity=nli.similarity_fn([t.text for t in traces]))

@@ -25,7 +25,7 @@ neutral prior ``q_prior`` with ``checked=False``.
 Example (a local checkpoint; on a GPU use ``device="cuda"``, ``dtype="bfloat16"``)::
 
     from rewards.verifiers.prm import PRMConfig, PRMVerifier
-    from rewards.score import score_trace
+    from rewards.scoring.score import score_trace
     prm = PRMVerifier(PRMConfig(model="Qwen/Qwen2.5-Math-PRM-7B", device="cuda", dtype="bfloat16",
                                 generator="meta-llama/Llama-3.1-8B-Instruct"))
     score_trace(problem, completion, verifier=prm)
@@ -322,7 +322,7 @@ class PRMVerifier(ModelVerifier):
         self.model.eval()
         if self.head is not None:
             self.head.to(device=self.device, dtype=self.dtype).eval()
-        self.pad_id = _pad_id(self.tokenizer)
+        self.pad_id = pad_id(self.tokenizer)
 
     # -- formatting ------------------------------------------------------------------------------------------
 
@@ -405,7 +405,7 @@ class PRMVerifier(ModelVerifier):
         return checks
 
 
-def _pad_id(tokenizer) -> int:
+def pad_id(tokenizer) -> int:
     for attr in ("pad_token_id", "eos_token_id", "unk_token_id"):
         value = getattr(tokenizer, attr, None)
         if isinstance(value, int):

@@ -65,3 +65,15 @@ def test_missing_input_and_no_silent_overwrite(tmp_path, capsys):
     assert out.read_text() == "precious\n"
     assert main(["score", str(src), "--out", str(out), "--force"]) == 0
     assert json.loads(out.read_text())["rafs"] is not None
+
+
+def test_score_piped_into_head_exits_quietly(tmp_path):
+    """`rafs score … | head -1` closes the pipe early: no traceback, the SIGPIPE exit status."""
+    src = write(tmp_path, [ROW] * 2000)
+    proc = subprocess.Popen([sys.executable, "-m", "trainers", "score", str(src)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()  # what `head -1` does after its first line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

@@ -25,8 +25,8 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from rewards.engines.core import Item, score_items
-from rewards.engines.openrlhf import openrlhf_rewards
+from rewards.adapters.engines.core import Item, score_items
+from rewards.adapters.engines.openrlhf import openrlhf_rewards
 from trainers.cli import main as cli_main
 from trainers.serve import create_app, plan_chunks
 

@@ -42,7 +42,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _load(path: str, limit, what: str):
-    from rewards.evaluation import load_rows
+    from rewards.adapters.evaluation import load_rows
     from trainers.cli import CommandError
 
     if not os.path.exists(path):
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     rows = _load(args.data, args.limit, "DATA")
     cal = _load(args.calibrate_on, None, "--calibrate-on") if args.calibrate_on else None
 
-    from rewards.evaluation import evaluate, to_markdown
+    from rewards.adapters.evaluation import evaluate, to_markdown
     from rewards.verifiers.registry import verifier_from_args
 
     try:

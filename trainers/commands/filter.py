@@ -2,7 +2,7 @@
 
 INPUT is any file ``datasets`` loads by extension (``.jsonl``/``.json``, ``.csv``, ``.parquet``), read offline
 with ``datasets.load_dataset(<builder>, data_files=INPUT)``. Each row is scored with RAFS
-(:func:`rewards.filtering.filter_dataset`); the command writes
+(:func:`rewards.adapters.filtering.filter_dataset`); the command writes
 
 * ``DIR/kept.jsonl`` — kept rows plus ``rafs``, ``status``, ``failure_type``, ``suspect_step``;
 * ``DIR/dropped.jsonl`` — every dropped row, the same columns plus ``reason`` and ``reason_detail``;
@@ -79,7 +79,7 @@ def load_config(path: str) -> dict[str, Any]:
         raise CommandError(f"--config {path!r} must be a mapping of option: value, got {type(data).__name__}")
     from dataclasses import fields
 
-    from rewards.score import RAFSConfig
+    from rewards.scoring.score import RAFSConfig
 
     rafs_keys = {f.name for f in fields(RAFSConfig)}
     out: dict[str, Any] = {}
@@ -178,8 +178,8 @@ def run(args: argparse.Namespace) -> int:
                            "write to another directory so the input is not overwritten")
     dataset = _load(args.input)
 
-    from rewards.filtering import DEFAULT_DROP_FAILURE_TYPES, DEFAULT_STATUSES, filter_dataset
-    from rewards.score import RAFSConfig
+    from rewards.adapters.filtering import DEFAULT_DROP_FAILURE_TYPES, DEFAULT_STATUSES, filter_dataset
+    from rewards.scoring.score import RAFSConfig
 
     try:
         config = RAFSConfig.from_dict(rafs_config)

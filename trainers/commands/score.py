@@ -58,7 +58,7 @@ def _rows(path: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from rewards.score import RAFSConfig, score_trace
+    from rewards.scoring.score import RAFSConfig, score_trace
     from trainers.cli import CommandError
 
     overrides = {k: v for k, v in (("tau_accept", args.tau_accept), ("theta_step", args.theta_step)) if v is not None}

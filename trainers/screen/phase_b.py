@@ -41,7 +41,7 @@ __all__ = ["PhaseB", "phase_b_metrics", "risk_coverage", "expected_calibration_e
 META_D_METHOD = "type-2 d'_a = sqrt(2)*Phi^-1(AUROC2) (binormal equal-variance approximation; not M&L 2012 meta-d')"
 
 
-def _num(x: float | None) -> float | None:
+def finite_or_none(x: float | None) -> float | None:
     if x is None:
         return None
     x = float(x)
@@ -68,13 +68,13 @@ class PhaseB:
 
     def to_dict(self, include_curves: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
-            "auroc": _num(self.auroc),
-            "ece": _num(self.ece),
-            "brier": _num(self.brier),
-            "aurc": _num(self.aurc),
-            "e_aurc": _num(self.e_aurc),
-            "selective_gain": {f"{k:g}": _num(v) for k, v in self.selective_gain.items()},
-            "meta_d": _num(self.meta_d),
+            "auroc": finite_or_none(self.auroc),
+            "ece": finite_or_none(self.ece),
+            "brier": finite_or_none(self.brier),
+            "aurc": finite_or_none(self.aurc),
+            "e_aurc": finite_or_none(self.e_aurc),
+            "selective_gain": {f"{k:g}": finite_or_none(v) for k, v in self.selective_gain.items()},
+            "meta_d": finite_or_none(self.meta_d),
             "meta_d_method": self.meta_d_method,
             "caveat": self.caveat,
             "notes": list(self.notes),

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .config import ScreenConfig
 from .indices import Interval
-from .phase_b import PhaseB, _num
+from .phase_b import PhaseB, finite_or_none
 from .table import Cells
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,7 +97,7 @@ class ScreenResult:
             "group": self.group,
             "n": self.n,
             "n_dropped": self.n_dropped,
-            "accuracy": _num(self.accuracy),
+            "accuracy": finite_or_none(self.accuracy),
             "n_correct": self.n_correct,
             "n_wrong": self.n_wrong,
             "cells": self.cells.to_dict(),
@@ -111,7 +111,7 @@ class ScreenResult:
             "response_style": self.response_style,
             "confidence_format": self.confidence_format,
             "threshold_rule": self.threshold_rule,
-            "threshold": _num(self.threshold),
+            "threshold": finite_or_none(self.threshold),
             "phase_b": self.phase_b.to_dict(include_curves) if self.phase_b is not None else None,
             "seed": self.seed,
             "config": self.config.to_dict(),

@@ -1,0 +1,330 @@
+"""SFT dataset filtering by RAFS: keep the rows whose reasoning supports their answer, drop the rest with a reason.
+
+Every row is scored with :func:`rewards.scoring.score.score_trace` inside a batched ``Dataset.map`` (``num_proc`` workers
+supported: the scorer and its config pickle), which adds four columns:
+
+* ``rafs`` — the score on [0, 100] (``None`` when RAFS abstains);
+* ``status`` — ``accept`` / ``review`` / ``abstain``;
+* ``failure_type`` — ``faithful_success``, ``silent_failure``, ``extraction_failure``, ``overt_failure``,
+  ``invalid_reasoning`` or ``None``;
+* ``suspect_step`` — the earliest step (0-based) whose validity ``q_t < θ_step``, or ``None``.
+
+A row is **dropped** when (checked in this order; the first that applies is its ``reason``):
+
+1. ``failure_type`` is in ``drop_failure_types`` -> ``reason = "failure_type:<type>"``;
+2. ``status`` is not in ``statuses`` -> ``reason = "status:<status>"``;
+3. ``min_rafs`` is set and ``rafs`` is ``None`` or below it -> ``reason = "rafs_below_min"``.
+
+Defaults (:data:`DEFAULT_STATUSES`, :data:`DEFAULT_DROP_FAILURE_TYPES`, ``min_rafs=None``): keep only
+``accept`` rows — RAFS ≥ ``tau_accept`` (60 by default) and no suspect step — and drop every failure type except
+``faithful_success``. ``min_rafs`` adds a stricter score floor. Dropped rows also get ``reason_detail`` (the
+scorer's own evidence, e.g. ``"suspect step 1: 48/2 evaluates to 24, not 25"``). Nothing is lost:
+``n_in == n_kept + n_dropped``.
+
+Layouts (``layout="auto"`` picks the first that fits the columns):
+
+* ``prompt_completion`` — ``prompt`` + ``completion`` (TRL's standard format; strings or message lists);
+* ``messages`` — ``messages``: the last assistant message is the completion, the last user message before it
+  the problem;
+* ``question_answer`` — GSM8K's ``question`` + ``answer`` (or MATH's ``problem`` + ``solution``): the solution
+  is the trace (``<<48/2=24>>`` annotations are equations) and its ``#### X`` / ``\\boxed{X}`` is both the final
+  answer and the gold.
+
+The gold answer is optional: ``gold_column`` if given, else the first of ``answer``, ``solution``, ``gold`` that
+is not the trace itself.
+
+Example
+-------
+>>> from datasets import Dataset
+>>> ds = Dataset.from_list([
+...     {"question": "Ann has 2 bags of 5 apples. How many apples?", "answer": "2*5=<<2*5=10>>10\\n#### 10"},
+...     {"question": "Ann has 2 bags of 5 apples. How many apples?", "answer": "2*5=<<2*5=11>>11\\n#### 10"},
+... ])
+>>> res = filter_dataset(ds)
+>>> res.summary["n_in"], res.summary["n_kept"], res.summary["n_dropped"]
+(2, 1, 1)
+>>> res.dropped[0]["reason"]
+'failure_type:silent_failure'
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from rewards.scoring.score import FAILURE_TYPES, RAFSConfig, score_trace
+
+if TYPE_CHECKING:  # pragma: no cover
+    from datasets import Dataset
+
+__all__ = ["filter_dataset", "FilterResult", "detect_layout", "LAYOUTS", "STATUSES", "DEFAULT_STATUSES",
+           "DEFAULT_DROP_FAILURE_TYPES", "SCORE_COLUMNS"]
+
+log = logging.getLogger(__name__)
+
+LAYOUTS = ("prompt_completion", "messages", "question_answer")
+STATUSES = ("accept", "review", "abstain")
+DEFAULT_STATUSES: tuple[str, ...] = ("accept",)
+DEFAULT_DROP_FAILURE_TYPES: tuple[str, ...] = ("silent_failure", "overt_failure", "extraction_failure",
+                                               "invalid_reasoning")
+SCORE_COLUMNS = ("rafs", "status", "failure_type", "suspect_step")
+_REASON_COLUMNS = ("reason", "reason_detail")
+_QA_PAIRS = (("question", "answer"), ("problem", "solution"))
+
+
+@dataclass
+class FilterResult:
+    """The outcome of :func:`filter_dataset`.
+
+    Attributes:
+        kept: the kept rows, original columns plus ``rafs``, ``status``, ``failure_type``, ``suspect_step``.
+        dropped: the dropped rows, the same columns plus ``reason`` and ``reason_detail``.
+        summary: ``n_in``, ``n_kept``, ``n_dropped``, ``reasons`` (counts per reason), ``statuses`` and
+            ``failure_types`` (counts over all rows), ``rafs_mean``, ``thresholds`` (everything used to decide),
+            ``seconds`` and ``rows_per_second``.
+    """
+
+    kept: "Dataset"
+    dropped: "Dataset"
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def detect_layout(columns: Sequence[str]) -> str:
+    """The layout of a dataset with these columns: ``prompt_completion``, ``messages`` or ``question_answer``.
+
+    >>> detect_layout(["question", "answer"])
+    'question_answer'
+    """
+    cols = set(columns)
+    if {"prompt", "completion"} <= cols:
+        return "prompt_completion"
+    if "messages" in cols:
+        return "messages"
+    if any({q, a} <= cols for q, a in _QA_PAIRS):
+        return "question_answer"
+    raise ValueError(
+        f"cannot detect the dataset layout from columns {sorted(cols)}; expected 'prompt' + 'completion', "
+        "'messages', or 'question' + 'answer' (or 'problem' + 'solution'). Rename the columns or pass layout=."
+    )
+
+
+def _check_layout(layout: str, columns: Sequence[str]) -> tuple[str, tuple[str, str] | None]:
+    """(layout, (problem column, trace column) for question_answer)."""
+    if layout == "auto":
+        layout = detect_layout(columns)
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout={layout!r} is unknown; use 'auto' or one of {list(LAYOUTS)}.")
+    cols = set(columns)
+    if layout == "prompt_completion":
+        missing = [c for c in ("prompt", "completion") if c not in cols]
+        if missing:
+            raise ValueError(f"layout='prompt_completion' needs columns 'prompt' and 'completion'; missing {missing} "
+                             f"in {sorted(cols)}. Pass layout='auto' or rename the columns.")
+        return layout, None
+    if layout == "messages":
+        if "messages" not in cols:
+            raise ValueError(f"layout='messages' needs a 'messages' column; columns are {sorted(cols)}.")
+        return layout, None
+    for q, a in _QA_PAIRS:
+        if {q, a} <= cols:
+            return layout, (q, a)
+    raise ValueError(f"layout='question_answer' needs 'question' + 'answer' (or 'problem' + 'solution'); columns "
+                     f"are {sorted(cols)}.")
+
+
+def _gold_column(layout: str, qa: tuple[str, str] | None, columns: Sequence[str], gold_column: str | None) -> str | None:
+    if gold_column is not None:
+        if gold_column not in columns:
+            raise ValueError(f"gold_column={gold_column!r} is not a column; columns are {sorted(columns)}.")
+        return gold_column
+    for name in ("answer", "solution", "gold"):
+        if name in columns and (qa is None or name != qa[1]):
+            return name
+    return qa[1] if qa is not None else None  # GSM8K: the solution's "#### X" is also the gold
+
+
+def _messages_problem_completion(messages: Any) -> tuple[Any, Any]:
+    """(problem, completion) from a conversation: the last assistant turn and the last user turn before it."""
+    if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
+        return None, None
+    msgs = [m for m in messages if isinstance(m, Mapping)]
+    last_assistant = next((i for i in range(len(msgs) - 1, -1, -1) if msgs[i].get("role") == "assistant"), None)
+    if last_assistant is None:
+        return None, None
+    user = next((msgs[i] for i in range(last_assistant - 1, -1, -1) if msgs[i].get("role") == "user"), None)
+    return ([user] if user is not None else None), [msgs[last_assistant]]
+
+
+def _score_batch(batch: Mapping[str, list], *, layout: str, qa: tuple[str, str] | None, gold_column: str | None,
+                 config: RAFSConfig, statuses: tuple[str, ...], drop_failure_types: tuple[str, ...],
+                 min_rafs: float | None) -> dict[str, list]:
+    """Score a batch of rows (module-level so ``num_proc`` workers can pickle it)."""
+    n = len(next(iter(batch.values()))) if batch else 0
+    out: dict[str, list] = {c: [] for c in (*SCORE_COLUMNS, *_REASON_COLUMNS)}
+    golds = batch[gold_column] if gold_column is not None else [None] * n
+    for i in range(n):
+        if layout == "prompt_completion":
+            problem, completion = batch["prompt"][i], batch["completion"][i]
+        elif layout == "messages":
+            problem, completion = _messages_problem_completion(batch["messages"][i])
+        else:
+            problem, completion = batch[qa[0]][i], batch[qa[1]][i]  # type: ignore[index]
+        gold = golds[i]
+        result = score_trace(problem, completion, gold=None if gold is None else str(gold), config=config)
+        reason, detail = None, None
+        if result.failure_type in drop_failure_types:
+            reason = f"failure_type:{result.failure_type}"
+        elif result.status not in statuses:
+            reason = f"status:{result.status}"
+        elif min_rafs is not None and (result.score is None or result.score < min_rafs):
+            reason = "rafs_below_min"
+        if reason is not None:
+            score_txt = "None" if result.score is None else f"{result.score:.1f}"
+            comps = ", ".join(f"{m}={v:.3f}" for m, v in result.components.items() if v is not None)
+            detail = "; ".join([f"rafs={score_txt}" + (f" ({comps})" if comps else ""), *result.reasons])
+        out["rafs"].append(None if result.score is None else float(result.score))
+        out["status"].append(result.status)
+        out["failure_type"].append(result.failure_type)
+        out["suspect_step"].append(result.suspect_step)
+        out["reason"].append(reason)
+        out["reason_detail"].append(detail)
+    return out
+
+
+def _as_tuple(value: Sequence[str] | str | None, name: str, allowed: Sequence[str]) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = [v.strip() for v in value.split(",")] if isinstance(value, str) else [str(v).strip() for v in value]
+    items = [v for v in items if v]
+    bad = [v for v in items if v not in allowed]
+    if bad:
+        raise ValueError(f"{name}={list(items)!r} contains unknown value(s) {bad}; use values from {list(allowed)}.")
+    return tuple(items)
+
+
+def filter_dataset(
+    dataset: "Dataset",
+    *,
+    min_rafs: float | None = None,
+    statuses: Sequence[str] | str = DEFAULT_STATUSES,
+    drop_failure_types: Sequence[str] | str | None = DEFAULT_DROP_FAILURE_TYPES,
+    layout: str = "auto",
+    num_proc: int | None = None,
+    config: RAFSConfig | Mapping[str, Any] | None = None,
+    gold_column: str | None = None,
+    batch_size: int = 64,
+    desc: str = "RAFS scoring",
+) -> FilterResult:
+    """Score every row with RAFS and split the dataset into kept and dropped rows.
+
+    Args:
+        dataset: a ``datasets.Dataset`` in one of the layouts above.
+        min_rafs: optional score floor on [0, 100]; rows below it (or unscorable) are dropped.
+        statuses: the statuses to keep (default ``("accept",)``); a list or a comma-separated string.
+        drop_failure_types: failure types to drop regardless of status (default: all but ``faithful_success``);
+            ``None`` or ``()`` drops none.
+        layout: ``"auto"`` or one of :data:`LAYOUTS`.
+        num_proc: worker processes for ``Dataset.map`` (``None``: in-process).
+        config: a :class:`~rewards.scoring.score.RAFSConfig` or a dict of its fields.
+        gold_column: the gold-answer column (default: ``answer``/``solution``/``gold``, or the GSM8K solution).
+        batch_size: rows per ``map`` batch.
+
+    Returns:
+        :class:`FilterResult` with ``kept``, ``dropped`` (with ``reason``, ``reason_detail``) and ``summary``.
+
+    Raises:
+        ValueError: an unknown layout/status/failure type, a threshold out of range, missing columns, or an
+            input that already has a ``rafs``/``status``… column that this filter did not write.
+    """
+    started = time.perf_counter()
+    from datasets import Dataset, DatasetDict, Value  # lazy: the core imports no datasets
+
+    if isinstance(dataset, DatasetDict):
+        raise TypeError(f"dataset is a DatasetDict with splits {list(dataset)}; pass one split, e.g. "
+                        f"dataset[{next(iter(dataset), 'train')!r}].")
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a datasets.Dataset, got {type(dataset).__name__}; an IterableDataset "
+                        "cannot be split into kept/dropped — materialise it with Dataset.from_generator first.")
+    if isinstance(config, Mapping):
+        config = RAFSConfig.from_dict(config)
+    cfg = config or RAFSConfig()
+    keep_statuses = _as_tuple(statuses, "statuses", STATUSES)
+    if not keep_statuses:
+        raise ValueError(f"statuses={statuses!r} keeps nothing; use e.g. ('accept',) or ('accept', 'review').")
+    drop_types = _as_tuple(drop_failure_types, "drop_failure_types", FAILURE_TYPES)
+    if min_rafs is not None:
+        try:
+            min_rafs = float(min_rafs)
+        except (TypeError, ValueError):
+            raise ValueError(f"min_rafs={min_rafs!r} must be a number in [0, 100] or None.") from None
+        if not 0.0 <= min_rafs <= 100.0:
+            raise ValueError(f"min_rafs={min_rafs!r} must be in [0, 100] (RAFS is on 0-100) or None.")
+    if num_proc is not None and (not isinstance(num_proc, int) or num_proc < 1):
+        raise ValueError(f"num_proc={num_proc!r} must be a positive integer or None.")
+    if batch_size < 1:
+        raise ValueError(f"batch_size={batch_size!r} must be >= 1.")
+
+    columns = list(dataset.column_names)
+    ours = [c for c in (*SCORE_COLUMNS, *_REASON_COLUMNS) if c in columns]
+    if ours:
+        if set(SCORE_COLUMNS) <= set(columns):  # our own earlier output: re-score, replacing our columns
+            log.info("re-scoring a dataset that already has RAFS columns %s; replacing them", ours)
+            dataset = dataset.remove_columns(ours)
+            columns = list(dataset.column_names)
+        else:
+            raise ValueError(f"the dataset already has column(s) {ours} that filter_dataset writes; rename them "
+                             "(dataset.rename_column) so no data is overwritten.")
+    resolved, qa = _check_layout(layout, columns)
+    gold = _gold_column(resolved, qa, columns, gold_column)
+
+    features = dataset.features.copy()
+    features.update({"rafs": Value("float64"), "status": Value("string"), "failure_type": Value("string"),
+                     "suspect_step": Value("int64"), "reason": Value("string"), "reason_detail": Value("string")})
+    n_in = len(dataset)
+    scored = dataset.map(
+        _score_batch,
+        batched=True,
+        batch_size=batch_size,
+        num_proc=num_proc if (num_proc or 1) > 1 and n_in > 1 else None,
+        fn_kwargs={"layout": resolved, "qa": qa, "gold_column": gold, "config": cfg, "statuses": keep_statuses,
+                   "drop_failure_types": drop_types, "min_rafs": min_rafs},
+        features=features,
+        load_from_cache_file=False,  # the scorer evolves; a stale cache would return stale scores
+        desc=desc,
+    )
+    if n_in == 0:  # datasets' map skips empty datasets without adding the new columns
+        scored = dataset
+        for column in (*SCORE_COLUMNS, *_REASON_COLUMNS):
+            scored = scored.add_column(column, [], feature=features[column])
+    reasons = scored["reason"]
+    kept_idx = [i for i, r in enumerate(reasons) if r is None]
+    dropped_idx = [i for i, r in enumerate(reasons) if r is not None]
+    kept = scored.select(kept_idx).remove_columns(list(_REASON_COLUMNS))
+    dropped = scored.select(dropped_idx)
+    if len(kept) + len(dropped) != n_in:  # the conservation law; a violation is a bug, never silent data loss
+        raise RuntimeError(f"filter lost rows: n_in={n_in}, kept={len(kept)}, dropped={len(dropped)}")
+    rafs_values = [v for v in scored["rafs"] if v is not None]
+    seconds = time.perf_counter() - started
+    summary: dict[str, Any] = {
+        "n_in": n_in,
+        "n_kept": len(kept),
+        "n_dropped": len(dropped),
+        "reasons": dict(sorted(Counter(r for r in reasons if r is not None).items())),
+        "statuses": dict(sorted(Counter(scored["status"]).items())),
+        "failure_types": dict(sorted(Counter(str(f) for f in scored["failure_type"]).items())),
+        "rafs_mean": (sum(rafs_values) / len(rafs_values)) if rafs_values else None,
+        "thresholds": {
+            "min_rafs": min_rafs,
+            "statuses": list(keep_statuses),
+            "drop_failure_types": list(drop_types),
+            "layout": resolved,
+            "gold_column": gold,
+            "rafs_config": asdict(cfg),
+        },
+        "seconds": round(seconds, 3),
+        "rows_per_second": round(n_in / seconds, 1) if seconds > 0 else None,
+    }
+    return FilterResult(kept, dropped, summary)

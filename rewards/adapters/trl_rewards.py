@@ -1,0 +1,679 @@
+"""RAFS as TRL reward functions (GRPO, RLOO, Online DPO): one float or ``None`` per completion.
+
+TRL 1.16 calls every reward function as ``reward(prompts=..., completions=..., completion_ids=..., **kwargs)``
+with the batch *flattened*: each prompt's ``num_generations`` completions are consecutive and repeat the same
+prompt; ``kwargs`` carry every dataset column (one value per completion), ``trainer_state``, and the logging
+hooks ``log_metric(name: str, value: float)`` and ``log_extra(column: str, values: list)``. A ``None`` reward
+means "unscorable" and is excluded from the advantage (TRL turns it into NaN and ``nansum``s).
+
+Reward functions (module-level, picklable, ``__name__`` is the metric key ``rewards/<name>/mean``):
+
+==============================  =========================================================================
+``rafs_reward``                 ``RAFS / 100 = exp(Σ_m w_m · log(s_m + ε))`` over the available components;
+                                ``None`` when RAFS abstains.
+``faithful_accuracy_reward``    ``1`` correct and faithful, ``u`` (default 0.5) correct but unfaithful (a
+                                suspect step: a silent failure), ``0`` wrong; ``None`` when the gold
+                                answer is missing or unparseable. Needs a gold column (``answer`` or
+                                ``solution``).
+``rafs_step_validity_reward``   ``P_R = GM(q)^(1-λ) · min(q)^λ``
+``rafs_support_reward``         ``S_RA = sqrt(p_imp · sens)``
+``rafs_consensus_reward``       ``C_A = 1 - H(p̂)/log K`` over the completions of the same prompt
+``rafs_stability_reward``       ``D_R``: mean pairwise claim similarity among traces with the modal answer
+==============================  =========================================================================
+
+Completions are grouped by identical prompt (in order of first appearance) and each group is scored with
+:func:`rewards.scoring.score.score_group`, so ``C_A`` and ``D_R`` see all ``K`` samples. When ``torch.distributed`` is
+initialised with ``world_size > 1`` (multi-GPU GRPO can split a group across ranks), each call first gathers
+``(prompt key, prompt, completion text, gold, rank, index)`` rows from every rank with ``all_gather_object``,
+scores every full group, and keeps this rank's rows. All ranks must therefore call the reward function in the
+same order (TRL does). Pass ``gather=False`` to a factory to score only the local rows.
+
+The ``get_*`` factories build configured, picklable callables (plain classes, not ``nn.Module``) with the same
+stable ``__name__``; :func:`get_reward_funcs` resolves registry names (open-r1 style).
+
+Example
+-------
+>>> prompts = ["Tom has 3 boxes of 4 pens. How many pens?"] * 2
+>>> completions = ["3 * 4 = 12 pens.\\n#### 12", "3 * 4 = 13 pens.\\n#### 12"]
+>>> r = rafs_reward(prompts, completions)
+>>> r[0] > r[1]
+True
+>>> faithful_accuracy_reward(prompts, completions, answer=["12", "12"])
+[1.0, 0.5]
+>>> rafs_reward(["?"], [""])          # nothing to score: None, not an exception
+[None]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sys
+import threading
+from collections import OrderedDict
+from dataclasses import asdict
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from rewards.checks.answers import answers_equivalent, gold_answer
+from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult, score_group
+from rewards.parsing.trace import completion_text
+
+__all__ = [
+    "rafs_reward",
+    "faithful_accuracy_reward",
+    "rafs_step_validity_reward",
+    "rafs_support_reward",
+    "rafs_consensus_reward",
+    "rafs_stability_reward",
+    "get_rafs_reward",
+    "get_faithful_accuracy_reward",
+    "get_rafs_step_validity_reward",
+    "get_rafs_support_reward",
+    "get_rafs_consensus_reward",
+    "get_rafs_stability_reward",
+    "get_reward_funcs",
+    "REWARD_FUNCS",
+    "GOLD_COLUMNS",
+    "RAFSRewardFunction",
+    "RAFSReward",
+    "FaithfulAccuracyReward",
+    "ComponentReward",
+]
+
+log = logging.getLogger(__name__)
+
+GOLD_COLUMNS: tuple[str, ...] = ("answer", "solution", "gold")
+"""Dataset columns read as the gold answer, in this order, when no ``gold_column`` is given."""
+
+_COMPONENT_NAMES = {
+    "P_R": "rafs_step_validity_reward",
+    "S_RA": "rafs_support_reward",
+    "C_A": "rafs_consensus_reward",
+    "D_R": "rafs_stability_reward",
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+# A small shared cache: rafs_reward and the component rewards score the same groups in the same step. Keys hold
+# the whole group (config, prompt, every completion text, gold), so a hit is exactly the same computation.
+# Guarded by a lock: TRL may call reward functions from its async event-loop thread.
+# ---------------------------------------------------------------------------------------------------------------
+_CACHE_SIZE = 512
+_cache: "OrderedDict[tuple, list[RAFSResult]]" = OrderedDict()
+_cache_lock = threading.Lock()
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def _cache_get(key: tuple) -> list[RAFSResult] | None:
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+        return hit
+
+
+def _cache_put(key: tuple, value: list[RAFSResult]) -> None:
+    with _cache_lock:
+        _cache[key] = value
+        _cache.move_to_end(key)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def clear_cache() -> None:
+    """Forget cached group scores (e.g. between benchmark runs)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _warn_once(key: str, message: str, *args: Any) -> None:
+    with _warned_lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    log.warning(message, *args)
+
+
+def _prompt_key(prompt: Any) -> str:
+    """A stable key for grouping: the prompt text, or canonical JSON of a message list, hashed."""
+    if isinstance(prompt, str):
+        raw = prompt
+    else:
+        try:
+            raw = json.dumps(prompt, sort_keys=True, default=str, ensure_ascii=False)
+        except (TypeError, ValueError):
+            raw = repr(prompt)
+    return hashlib.sha1(raw.encode("utf-8", errors="replace")).hexdigest()
+
+
+def _coerce_config(config: RAFSConfig | Mapping[str, Any] | None) -> RAFSConfig:
+    if config is None:
+        return RAFSConfig()
+    if isinstance(config, RAFSConfig):
+        return config
+    if isinstance(config, Mapping):
+        return RAFSConfig.from_dict(config)
+    raise TypeError(
+        f"config must be a RAFSConfig, a dict of RAFSConfig fields or None, got {type(config).__name__}; "
+        "pass e.g. {'tau_accept': 60.0}."
+    )
+
+
+def _distributed():
+    """``torch.distributed`` when it is initialised with more than one process, else ``None``.
+
+    torch is never imported here: if nobody imported ``torch.distributed`` no process group can exist.
+    """
+    dist = sys.modules.get("torch.distributed")
+    if dist is None:
+        return None
+    try:
+        if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+            return dist
+    except Exception:  # noqa: BLE001 - a half-torn-down process group: behave as single-process
+        return None
+    return None
+
+
+def _text(completion: Any) -> str:
+    try:
+        return completion_text(completion)
+    except Exception as exc:  # noqa: BLE001 - untrusted structure
+        log.debug("could not read a completion (%s: %s); scoring it as empty", type(exc).__name__, exc)
+        return ""
+
+
+class RAFSRewardFunction:
+    """Base class of the RAFS reward callables: batch handling, grouping, gathering, caching, logging.
+
+    Subclasses implement :meth:`value` (one result -> one reward). Instances are plain picklable objects with
+    an instance attribute ``__name__`` (TRL's metric key); they never subclass ``torch.nn.Module``.
+
+    Args:
+        name: the ``__name__`` (metric key); keep it stable across runs.
+        config: a :class:`~rewards.scoring.score.RAFSConfig`, a dict of its fields, or ``None`` for the defaults.
+        gold_column: the dataset column holding the gold answer; ``None`` tries :data:`GOLD_COLUMNS` in order.
+        strict: raise ``ValueError`` instead of returning ``None`` for an unscorable completion or a missing gold.
+        gather: gather each group across ranks when ``torch.distributed`` runs with ``world_size > 1``.
+        log_metrics: call ``log_metric`` (when TRL passes it) with batch means.
+        log_extras: call ``log_extra`` (when TRL passes it) with per-completion columns.
+        verifier: an optional step verifier (a :class:`~rewards.verifiers.base.StepVerifier`, picklable);
+            ``None`` is the symbolic default. A custom verifier disables the shared cache.
+        cache: share group scores between the RAFS reward functions of the same step (thread-safe, bounded).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        config: RAFSConfig | Mapping[str, Any] | None = None,
+        gold_column: str | None = None,
+        strict: bool = False,
+        gather: bool = True,
+        log_metrics: bool = True,
+        log_extras: bool = True,
+        verifier: Any = None,
+        cache: bool = True,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"name={name!r} must be a non-empty string (it is TRL's metric key).")
+        if gold_column is not None and (not isinstance(gold_column, str) or not gold_column):
+            raise ValueError(f"gold_column={gold_column!r} must be a column name such as 'answer' or None.")
+        self.__name__ = name
+        self.config = _coerce_config(config)
+        self.gold_column = gold_column
+        self.strict = bool(strict)
+        self.gather = bool(gather)
+        self.log_metrics = bool(log_metrics)
+        self.log_extras = bool(log_extras)
+        self.verifier = verifier
+        self.cache = bool(cache) and verifier is None
+        self._config_key = json.dumps(asdict(self.config), sort_keys=True, default=str)
+
+    # -- per subclass ------------------------------------------------------------------------------------------
+    needs_gold = False
+
+    def value(self, result: RAFSResult, gold: str | None) -> float | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def why_none(self, result: RAFSResult, gold: str | None) -> str:
+        """Why :meth:`value` gave ``None`` for this result (for the log and for ``strict`` errors)."""
+        return "; ".join(result.reasons) or f"status {result.status}"
+
+    def metrics(self, results: Sequence[RAFSResult], rewards: Sequence[float | None],
+                golds: Sequence[str | None]) -> dict[str, float]:
+        return {}
+
+    def extras(self, results: Sequence[RAFSResult], rewards: Sequence[float | None]) -> dict[str, list]:
+        return {}
+
+    # -- the TRL entry point -----------------------------------------------------------------------------------
+    def __call__(self, prompts: Sequence[Any] | None, completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+        """Score a flattened TRL batch; returns one reward (or ``None``) per completion, in order."""
+        completions = list(completions)
+        n = len(completions)
+        prompts = [None] * n if prompts is None else list(prompts)
+        if len(prompts) != n:
+            raise ValueError(
+                f"{self.__name__}: got {len(prompts)} prompts for {n} completions; TRL passes one prompt per "
+                "completion (the prompt repeated num_generations times)."
+            )
+        golds = self._golds(kwargs, n)
+        results = self.score(prompts, completions, golds)
+        rewards: list[float | None] = []
+        for i, (res, gold) in enumerate(zip(results, golds)):
+            reward = self.value(res, gold)
+            if reward is None:
+                why = self.why_none(res, gold)
+                if self.strict:
+                    raise ValueError(f"{self.__name__}: completion {i} is unscorable: {why}")
+                log.debug("%s: completion %d -> None (%s)", self.__name__, i, why)
+            rewards.append(reward)
+        self._log(kwargs, results, rewards, golds)
+        return rewards
+
+    def score(self, prompts: Sequence[Any], completions: Sequence[Any],
+              golds: Sequence[str | None] | None = None) -> list[RAFSResult]:
+        """The :class:`~rewards.scoring.score.RAFSResult` of every completion, each scored within its prompt group."""
+        n = len(completions)
+        golds = list(golds) if golds is not None else [None] * n
+        rows = [(_prompt_key(p), p, _text(c), g, i) for i, (p, c, g) in enumerate(zip(prompts, completions, golds))]
+        dist = _distributed() if self.gather else None
+        if dist is None:
+            everything = [(key, p, text, g, 0, i) for key, p, text, g, i in rows]
+            rank = 0
+        else:
+            rank = dist.get_rank()
+            gathered: list[Any] = [None] * dist.get_world_size()
+            dist.all_gather_object(gathered, [(key, p, text, g, rank, i) for key, p, text, g, i in rows])
+            everything = [row for part in gathered for row in (part or [])]
+        groups: "OrderedDict[tuple[str, str | None], list[tuple]]" = OrderedDict()
+        for row in everything:
+            groups.setdefault((row[0], row[3]), []).append(row)
+        out: list[RAFSResult | None] = [None] * n
+        for (key, gold), members in groups.items():
+            results = self._score_group(key, members[0][1], [m[2] for m in members], gold)
+            for member, result in zip(members, results):
+                if member[4] == rank:
+                    out[member[5]] = result
+        missing = [i for i, r in enumerate(out) if r is None]
+        if missing:  # cannot happen unless a rank sent malformed rows; never return a short list to TRL
+            raise RuntimeError(f"{self.__name__}: rows {missing} were not scored after the group gather.")
+        return out  # type: ignore[return-value]
+
+    def _score_group(self, key: str, prompt: Any, texts: list[str], gold: str | None) -> list[RAFSResult]:
+        cache_key = (self._config_key, key, gold, tuple(texts)) if self.cache else None
+        if cache_key is not None:
+            hit = _cache_get(cache_key)
+            if hit is not None:
+                return hit
+        try:
+            results = score_group(prompt, texts, gold=gold, config=self.config, verifier=self.verifier)
+        except Exception as exc:  # noqa: BLE001 - untrusted model output must not stop a training run
+            if self.strict:
+                raise
+            log.info("%s: a group of %d completions could not be scored (%s: %s)", self.__name__, len(texts),
+                     type(exc).__name__, exc)
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+            results = [RAFSResult(None, "abstain", None, None, {m: None for m in COMPONENTS}, [], 0.0, None, None,
+                                  [reason]) for _ in texts]
+            return results
+        if cache_key is not None:
+            _cache_put(cache_key, results)
+        return results
+
+    def _golds(self, kwargs: Mapping[str, Any], n: int) -> list[str | None]:
+        columns = (self.gold_column,) if self.gold_column else GOLD_COLUMNS
+        for column in columns:
+            values = kwargs.get(column)
+            if values is None:
+                continue
+            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+                raise ValueError(f"{self.__name__}: kwargs[{column!r}] must be a list with one gold answer per "
+                                 f"completion, got {type(values).__name__}.")
+            if len(values) != n:
+                raise ValueError(f"{self.__name__}: kwargs[{column!r}] has {len(values)} values for {n} "
+                                 "completions; pass one gold answer per completion.")
+            return [None if v is None else str(v) for v in values]
+        if self.needs_gold:
+            message = (f"{self.__name__}: no gold column in the batch (looked for {list(columns)}); every reward is "
+                       "None. Add an 'answer' or 'solution' column, or pass gold_column= to the factory.")
+            if self.strict:
+                raise ValueError(message)
+            _warn_once(f"nogold:{self.__name__}:{columns}", message)
+        return [None] * n
+
+    def _log(self, kwargs: Mapping[str, Any], results: Sequence[RAFSResult], rewards: Sequence[float | None],
+             golds: Sequence[str | None]) -> None:
+        log_metric: Callable[[str, float], Any] | None = kwargs.get("log_metric")
+        log_extra: Callable[[str, list], Any] | None = kwargs.get("log_extra")
+        try:
+            if self.log_metrics and callable(log_metric):
+                for name, value in self.metrics(results, rewards, golds).items():
+                    log_metric(f"{self.__name__}/{name}", float(value))
+            if self.log_extras and callable(log_extra):
+                for column, values in self.extras(results, rewards).items():
+                    log_extra(f"{self.__name__}/{column}", list(values))
+        except Exception as exc:  # noqa: BLE001 - a logging hook must not fail the reward
+            if self.strict:
+                raise
+            log.warning("%s: logging failed (%s: %s)", self.__name__, type(exc).__name__, exc)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.__name__!r}, config={self.config!r})"
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _rafs_metrics(results: Sequence[RAFSResult], golds: Sequence[str | None]) -> dict[str, float]:
+    """Batch metrics: RAFS mean, abstention share, component means, and with gold the silent-failure share."""
+    out: dict[str, float] = {}
+    n = len(results)
+    if not n:
+        return out
+    mean = _mean(r.score for r in results)
+    if mean is not None:
+        out["rafs_mean"] = mean
+    out["abstain_rate"] = sum(r.status == "abstain" for r in results) / n
+    for m in COMPONENTS:
+        value = _mean(r.components.get(m) for r in results)
+        if value is not None:
+            out[f"{m}_mean"] = value
+    with_gold = [r for r, g in zip(results, golds) if g is not None and gold_answer(g) is not None]
+    if with_gold:
+        out["silent_failure_rate"] = sum(r.failure_type == "silent_failure" for r in with_gold) / len(with_gold)
+    return out
+
+
+class RAFSReward(RAFSRewardFunction):
+    """``RAFS / 100`` per completion (``None`` when RAFS abstains).
+
+    Logs (prefix ``<name>/``): ``rafs_mean``, ``abstain_rate``, ``P_R_mean`` … ``D_R_mean``,
+    ``silent_failure_rate`` (only with a gold column); per completion: ``rafs``, ``status``, ``suspect_step``.
+    """
+
+    def value(self, result: RAFSResult, gold: str | None) -> float | None:
+        return result.reward
+
+    def metrics(self, results, rewards, golds):
+        return _rafs_metrics(results, golds)
+
+    def extras(self, results, rewards):
+        return {
+            "rafs": [None if r.score is None else round(r.score, 4) for r in results],
+            "status": [r.status for r in results],
+            "suspect_step": [r.suspect_step for r in results],
+        }
+
+
+class FaithfulAccuracyReward(RAFSRewardFunction):
+    """Accuracy that withholds part of the credit when a correct answer rests on a broken step.
+
+    ``r = 1`` correct and faithful; ``r = u`` (``unfaithful_credit``) correct but unfaithful — a suspect step
+    (a silent failure), or RAFS below ``min_rafs`` when that is set; ``r = 0`` wrong or no answer;
+    ``r = abstain_credit`` correct but RAFS abstained (no evidence either way; default 1.0, the plain accuracy);
+    ``None`` when the gold answer is missing or unparseable.
+
+    Logs (prefix ``<name>/``): ``accuracy``, ``silent_failure_rate``, ``abstain_rate``; per completion:
+    ``correct``, ``failure_type``.
+    """
+
+    needs_gold = True
+
+    def __init__(self, name: str = "faithful_accuracy_reward", *, unfaithful_credit: float = 0.5,
+                 abstain_credit: float = 1.0, min_rafs: float | None = None, **kwargs: Any) -> None:
+        for field_name, v in (("unfaithful_credit", unfaithful_credit), ("abstain_credit", abstain_credit)):
+            if not isinstance(v, (int, float)) or not 0.0 <= float(v) <= 1.0:
+                raise ValueError(f"{field_name}={v!r} must be a number in [0, 1] (the reward of a correct answer "
+                                 "whose reasoning is unfaithful/unverifiable).")
+        if min_rafs is not None and not 0.0 <= float(min_rafs) <= 100.0:
+            raise ValueError(f"min_rafs={min_rafs!r} must be in [0, 100] (a RAFS score) or None.")
+        super().__init__(name, **kwargs)
+        self.unfaithful_credit = float(unfaithful_credit)
+        self.abstain_credit = float(abstain_credit)
+        self.min_rafs = None if min_rafs is None else float(min_rafs)
+
+    def correct(self, result: RAFSResult, gold: str | None) -> bool | None:
+        """Whether the completion's final answer equals the gold; ``None`` without a usable gold."""
+        ref = gold_answer(gold) if gold is not None else None
+        if ref is None:
+            return None
+        if result.correct is not None:
+            return result.correct
+        return answers_equivalent(result.answer, ref) if result.answer is not None else False
+
+    def why_none(self, result: RAFSResult, gold: str | None) -> str:
+        return f"no usable gold answer in {gold!r:.80}" if gold is not None else "no gold answer"
+
+    def value(self, result: RAFSResult, gold: str | None) -> float | None:
+        correct = self.correct(result, gold)
+        if correct is None:
+            return None
+        if not correct:
+            return 0.0
+        if result.suspect_step is not None or result.failure_type == "silent_failure":
+            return self.unfaithful_credit
+        if result.status == "abstain" or result.score is None:
+            return self.abstain_credit
+        if self.min_rafs is not None and result.score < self.min_rafs:
+            return self.unfaithful_credit
+        return 1.0
+
+    def metrics(self, results, rewards, golds):
+        out: dict[str, float] = {}
+        n = len(results)
+        if not n:
+            return out
+        out["abstain_rate"] = sum(r.status == "abstain" for r in results) / n
+        judged = [(r, g) for r, g in zip(results, golds) if g is not None and gold_answer(g) is not None]
+        if judged:
+            out["accuracy"] = sum(bool(self.correct(r, g)) for r, g in judged) / len(judged)
+            out["silent_failure_rate"] = sum(r.failure_type == "silent_failure" for r, _ in judged) / len(judged)
+        return out
+
+    def extras(self, results, rewards):
+        return {
+            "correct": [None if w is None else w > 0.0 for w in rewards],
+            "failure_type": [r.failure_type for r in results],
+        }
+
+
+class ComponentReward(RAFSRewardFunction):
+    """One RAFS component (``P_R``, ``S_RA``, ``C_A`` or ``D_R``) on [0, 1]; ``None`` where it is undefined.
+
+    ``C_A`` and ``D_R`` need at least two completions of the same prompt (a GRPO group); ``S_RA`` abstains
+    when no derived quantity links the chain to the answer. No logging by default: TRL already logs
+    ``rewards/<name>/mean``.
+    """
+
+    def __init__(self, component: str, name: str | None = None, **kwargs: Any) -> None:
+        if component not in COMPONENTS:
+            raise ValueError(f"component={component!r} is not a RAFS component; use one of {list(COMPONENTS)}.")
+        kwargs.setdefault("log_metrics", False)
+        kwargs.setdefault("log_extras", False)
+        super().__init__(name or _COMPONENT_NAMES[component], **kwargs)
+        self.component = component
+
+    def value(self, result: RAFSResult, gold: str | None) -> float | None:
+        if result.status == "abstain":
+            return None
+        v = result.components.get(self.component)
+        return None if v is None else float(v)
+
+    def why_none(self, result: RAFSResult, gold: str | None) -> str:
+        if result.status == "abstain":
+            return "; ".join(result.reasons) or "RAFS abstained"
+        if self.component in ("C_A", "D_R"):
+            return (f"{self.component} is undefined: it needs at least 2 completions of the same prompt"
+                    + (" reaching the modal answer" if self.component == "D_R" else ""))
+        return f"{self.component} abstained: " + ("; ".join(result.reasons) or "nothing to check")
+
+    def metrics(self, results, rewards, golds):
+        n = len(results)
+        return {"undefined_rate": sum(r is None for r in rewards) / n} if n else {}
+
+
+# -- factories ------------------------------------------------------------------------------------------------------
+
+def get_rafs_reward(config: RAFSConfig | Mapping[str, Any] | None = None, *, gold_column: str | None = None,
+                    name: str = "rafs_reward", **kwargs: Any) -> RAFSReward:
+    """A configured ``rafs_reward``: ``RAFS/100`` per completion, ``None`` on abstention.
+
+    Keyword arguments: see :class:`RAFSRewardFunction` (``strict``, ``gather``, ``log_metrics``, ``log_extras``,
+    ``verifier``, ``cache``).
+
+    >>> reward = get_rafs_reward({"tau_accept": 70.0})
+    >>> reward.__name__
+    'rafs_reward'
+    >>> reward(["Ann has 2 bags of 5 apples."], ["2 * 5 = 10 apples.\\n#### 10"])[0] > 0.9
+    True
+    """
+    return RAFSReward(name, config=config, gold_column=gold_column, **kwargs)
+
+
+def get_faithful_accuracy_reward(unfaithful_credit: float = 0.5, config: RAFSConfig | Mapping[str, Any] | None = None,
+                                 *, gold_column: str | None = None, abstain_credit: float = 1.0,
+                                 min_rafs: float | None = None, name: str = "faithful_accuracy_reward",
+                                 **kwargs: Any) -> FaithfulAccuracyReward:
+    """A configured ``faithful_accuracy_reward`` (1 / ``unfaithful_credit`` / 0; ``None`` without gold).
+
+    >>> reward = get_faithful_accuracy_reward(unfaithful_credit=0.2)
+    >>> reward(["3 boxes of 4 pens"], ["3 * 4 = 13 pens.\\n#### 12"], solution=["12"])
+    [0.2]
+    """
+    return FaithfulAccuracyReward(name, unfaithful_credit=unfaithful_credit, abstain_credit=abstain_credit,
+                                  min_rafs=min_rafs, config=config, gold_column=gold_column, **kwargs)
+
+
+def _component_factory(component: str) -> Callable[..., ComponentReward]:
+    default_name = _COMPONENT_NAMES[component]
+
+    def factory(config: RAFSConfig | Mapping[str, Any] | None = None, *, gold_column: str | None = None,
+                name: str = default_name, **kwargs: Any) -> ComponentReward:
+        return ComponentReward(component, name, config=config, gold_column=gold_column, **kwargs)
+
+    factory.__name__ = factory.__qualname__ = f"get_{default_name}"
+    factory.__doc__ = f"A configured ``{default_name}`` (the RAFS component ``{component}`` on [0, 1])."
+    return factory
+
+
+get_rafs_step_validity_reward = _component_factory("P_R")
+get_rafs_support_reward = _component_factory("S_RA")
+get_rafs_consensus_reward = _component_factory("C_A")
+get_rafs_stability_reward = _component_factory("D_R")
+
+# -- module-level reward functions (picklable by reference) -----------------------------------------------------------
+
+_DEFAULTS: dict[str, RAFSRewardFunction] = {
+    "rafs_reward": get_rafs_reward(),
+    "faithful_accuracy_reward": get_faithful_accuracy_reward(),
+    "rafs_step_validity_reward": get_rafs_step_validity_reward(),
+    "rafs_support_reward": get_rafs_support_reward(),
+    "rafs_consensus_reward": get_rafs_consensus_reward(),
+    "rafs_stability_reward": get_rafs_stability_reward(),
+}
+
+
+def rafs_reward(prompts: Sequence[Any] | None, completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+    """``RAFS/100 = exp(Σ_m w_m · log(s_m + ε))`` per completion, grouped by prompt; ``None`` on abstention."""
+    return _DEFAULTS["rafs_reward"](prompts, completions, **kwargs)
+
+
+def faithful_accuracy_reward(prompts: Sequence[Any] | None, completions: Sequence[Any],
+                             **kwargs: Any) -> list[float | None]:
+    """1.0 correct and faithful, 0.5 correct with a suspect step, 0.0 wrong, ``None`` without a gold answer.
+
+    The gold comes from the ``answer`` column, else ``solution``, else ``gold``.
+    """
+    return _DEFAULTS["faithful_accuracy_reward"](prompts, completions, **kwargs)
+
+
+def rafs_step_validity_reward(prompts: Sequence[Any] | None, completions: Sequence[Any],
+                              **kwargs: Any) -> list[float | None]:
+    """``P_R = GM(q)^(1-λ) · min(q)^λ`` per completion (``None`` when unscorable)."""
+    return _DEFAULTS["rafs_step_validity_reward"](prompts, completions, **kwargs)
+
+
+def rafs_support_reward(prompts: Sequence[Any] | None, completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+    """``S_RA = sqrt(p_imp · sens)`` per completion (``None`` when it abstains)."""
+    return _DEFAULTS["rafs_support_reward"](prompts, completions, **kwargs)
+
+
+def rafs_consensus_reward(prompts: Sequence[Any] | None, completions: Sequence[Any],
+                          **kwargs: Any) -> list[float | None]:
+    """``C_A = 1 - H(p̂)/log K`` over the completions of the same prompt (``None`` for K = 1)."""
+    return _DEFAULTS["rafs_consensus_reward"](prompts, completions, **kwargs)
+
+
+def rafs_stability_reward(prompts: Sequence[Any] | None, completions: Sequence[Any],
+                          **kwargs: Any) -> list[float | None]:
+    """``D_R``: mean pairwise claim similarity among the group's traces that reach the modal answer."""
+    return _DEFAULTS["rafs_stability_reward"](prompts, completions, **kwargs)
+
+
+# -- registry ---------------------------------------------------------------------------------------------------------
+
+REWARD_FUNCS: dict[str, Callable[..., list[float | None]]] = {
+    "rafs": rafs_reward,
+    "faithful_accuracy": faithful_accuracy_reward,
+    "rafs_step_validity": rafs_step_validity_reward,
+    "rafs_support": rafs_support_reward,
+    "rafs_consensus": rafs_consensus_reward,
+    "rafs_stability": rafs_stability_reward,
+}
+"""Registry names -> default reward functions (``get_reward_funcs`` also accepts each ``__name__``)."""
+
+_FACTORIES: dict[str, Callable[..., RAFSRewardFunction]] = {
+    "rafs": get_rafs_reward,
+    "faithful_accuracy": get_faithful_accuracy_reward,
+    "rafs_step_validity": get_rafs_step_validity_reward,
+    "rafs_support": get_rafs_support_reward,
+    "rafs_consensus": get_rafs_consensus_reward,
+    "rafs_stability": get_rafs_stability_reward,
+}
+
+
+def _resolve(name: Any) -> str:
+    if isinstance(name, str):
+        key = name.strip()
+        if key in REWARD_FUNCS:
+            return key
+        for reg, func in REWARD_FUNCS.items():
+            if key == func.__name__:
+                return reg
+    raise ValueError(f"unknown reward function {name!r}; known names: {sorted(REWARD_FUNCS)} "
+                     f"(or their function names, e.g. 'rafs_reward').")
+
+
+def get_reward_funcs(names: Sequence[str] | str, config: Mapping[str, Any] | RAFSConfig | None = None,
+                     **kwargs: Any) -> list[Callable[..., list[float | None]]]:
+    """Reward callables for registry ``names`` (a list, or a comma-separated string), in order.
+
+    Without ``config`` and ``kwargs`` the picklable module-level functions are returned; otherwise configured
+    instances with the same ``__name__``. ``kwargs`` go to every factory (e.g. ``gold_column``, ``strict``);
+    ``unfaithful_credit`` / ``abstain_credit`` / ``min_rafs`` go only to ``faithful_accuracy``.
+
+    >>> [f.__name__ for f in get_reward_funcs(["rafs", "faithful_accuracy"])]
+    ['rafs_reward', 'faithful_accuracy_reward']
+    >>> get_reward_funcs(["accuracy"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown reward function 'accuracy'; known names: ['faithful_accuracy', 'rafs', 'rafs_consensus', \
+'rafs_stability', 'rafs_step_validity', 'rafs_support'] (or their function names, e.g. 'rafs_reward').
+    """
+    if isinstance(names, str):
+        names = [n for n in names.split(",") if n.strip()]
+    keys = [_resolve(n) for n in names]
+    if config is None and not kwargs:
+        return [REWARD_FUNCS[k] for k in keys]
+    cfg = _coerce_config(config)
+    only_accuracy = {k: kwargs.pop(k) for k in ("unfaithful_credit", "abstain_credit", "min_rafs") if k in kwargs}
+    funcs: list[Callable[..., list[float | None]]] = []
+    for key in keys:
+        extra = only_accuracy if key == "faithful_accuracy" else {}
+        funcs.append(_FACTORIES[key](config=cfg, **kwargs, **extra))
+    return funcs

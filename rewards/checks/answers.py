@@ -1,0 +1,173 @@
+"""Answer canonicalisation and equivalence: exact arithmetic first, math-verify for everything else.
+
+Numeric answers (``18``, ``$1,200``, ``3/4``, ``\\frac{3}{4}``, ``50%``) take a fast exact path through
+:mod:`rewards.checks.arithmetic`. Symbolic answers (``\\sqrt{2}/2``, ``(1, 2)``, ``x^2+1``, intervals) go through
+`math-verify <https://github.com/huggingface/Math-Verify>`_. math-verify bounds its work with ``signal.alarm``,
+which raises off the main thread (TRL runs async rewards on a thread), so here its timeouts are switched off
+away from the main thread and the work is bounded by input length instead (:data:`MAX_ANSWER_CHARS`).
+
+>>> canonical_answer("$1,200")
+'1200'
+>>> canonical_answer("\\\\frac{6}{8}")
+'3/4'
+>>> answers_equivalent("0.75", "\\\\frac{3}{4}")
+True
+>>> is_correct("The answer is 18.", "Janet sells ... #### 18")
+True
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from fractions import Fraction
+from functools import lru_cache
+
+from rewards.checks.arithmetic import evaluate
+from rewards.parsing.trace import MAX_ANSWER_CHARS, extract_final_answer
+
+__all__ = ["canonical_answer", "numeric_value", "answers_equivalent", "is_correct", "gold_answer"]
+
+log = logging.getLogger(__name__)
+
+_MV_LOGGERS = ("math_verify.parser", "math_verify.grader", "math_verify.utils")
+
+
+def _timeout() -> int | None:
+    """math-verify's signal-based timeout only where signals work (the main thread)."""
+    if threading.current_thread() is threading.main_thread():
+        return 3
+    for name in _MV_LOGGERS:  # the "timeout is disabled" warning is expected here
+        logging.getLogger(name).setLevel(logging.ERROR)
+    return None
+
+
+def _strip(answer: str) -> str:
+    a = answer.strip().strip(".").strip()
+    if len(a) >= 2 and a[0] == "$" and a[-1] == "$" and a.count("$") == 2:
+        a = a[1:-1].strip()
+    for wrapper in ("\\text{", "\\textbf{", "\\mathrm{", "\\mbox{"):
+        if a.startswith(wrapper) and a.endswith("}"):
+            a = a[len(wrapper):-1].strip()
+    return a
+
+
+@lru_cache(maxsize=65536)
+def numeric_value(answer: str) -> Fraction | None:
+    """The exact value of a numeric answer, or ``None`` when it is not a plain number/expression."""
+    if not answer or len(answer) > MAX_ANSWER_CHARS:
+        return None
+    text = _strip(answer)
+    for suffix in ("\\%", "%", "\\text{%}", " percent"):
+        if text.endswith(suffix):  # "50%" answers "what percent..." with 50, as GSM8K's gold writes it
+            text = text[: -len(suffix)].strip()
+            break
+    value = evaluate(text)
+    if value is None or not value.is_exact:
+        return None
+    return value.exact
+
+
+_BIG_EXPONENT = re.compile(r"(\^|\*\*)\s*\{?\s*\(?\s*[\d.]{3,}|(\^|\*\*)[^=]*(\^|\*\*)")
+_BIG_FACTORIAL = re.compile(r"(\d{3,}|[)}])\s*!")
+_LONG_DIGITS = re.compile(r"\d{41,}")
+
+
+def sympy_safe(text: str) -> bool:
+    """Whether ``text`` is small enough to hand to sympy (through math-verify) without risking a hang.
+
+    Off the main thread math-verify runs without its timeout, so anything that sympy might expand into a huge
+    integer is refused here: exponents of three or more digits, exponent towers, factorials of large or
+    parenthesised arguments, and numbers of more than 40 digits. Refused answers are compared as strings.
+    """
+    return not (_BIG_EXPONENT.search(text) or _BIG_FACTORIAL.search(text) or _LONG_DIGITS.search(text)
+                or "binom" in text and re.search(r"\d{4,}", text))
+
+
+@lru_cache(maxsize=16384)
+def _math_verify_parse(answer: str):
+    if not sympy_safe(answer):
+        return ()
+    from math_verify import parse  # lazy: pulls sympy and latex2sympy
+
+    text = answer if "$" in answer or "\\boxed" in answer else f"${answer}$"
+    try:
+        parsed = parse(text, parsing_timeout=_timeout())
+    except Exception as exc:  # noqa: BLE001 - math-verify on untrusted text; never crash a reward
+        log.debug("math-verify could not parse %r: %s", answer[:80], exc)
+        return ()
+    return tuple(parsed)
+
+
+@lru_cache(maxsize=65536)
+def canonical_answer(answer: str | None) -> str | None:
+    """A string key such that equivalent answers usually share it (used to count answers for C_A).
+
+    Numbers become reduced fractions (``"3/4"``, ``"18"``); other answers become math-verify's sympy form;
+    failing that, the answer with whitespace and ``\\left``/``\\right`` removed.
+    """
+    if answer is None:
+        return None
+    answer = answer.strip()
+    if not answer or len(answer) > MAX_ANSWER_CHARS:
+        return None
+    value = numeric_value(answer)
+    if value is not None:
+        return str(value)
+    parsed = _math_verify_parse(_strip(answer))
+    if parsed:
+        try:
+            return str(parsed[0])[:MAX_ANSWER_CHARS]
+        except Exception:  # noqa: BLE001
+            pass
+    return "".join(_strip(answer).replace("\\left", "").replace("\\right", "").split())
+
+
+def answers_equivalent(a: str | None, b: str | None) -> bool:
+    """Whether two final answers are mathematically equal (exact for numbers, math-verify otherwise)."""
+    if a is None or b is None:
+        return False
+    va, vb = numeric_value(a.strip()), numeric_value(b.strip())
+    if va is not None and vb is not None:
+        return va == vb
+    ca, cb = canonical_answer(a), canonical_answer(b)
+    if ca is not None and ca == cb:
+        return True
+    pa, pb = _math_verify_parse(_strip(a)), _math_verify_parse(_strip(b))
+    if not pa or not pb:
+        return False
+    from math_verify import verify
+
+    try:
+        return bool(verify(list(pb), list(pa), timeout_seconds=_timeout()))
+    except Exception as exc:  # noqa: BLE001
+        log.debug("math-verify could not compare %r and %r: %s", a[:80], b[:80], exc)
+        return False
+
+
+def gold_answer(gold: str | None) -> str | None:
+    """The final answer inside a gold field: a bare answer, a GSM8K solution (``#### X``) or a ``\\boxed``."""
+    if gold is None:
+        return None
+    gold = str(gold)
+    if "####" in gold or "\\boxed" in gold or "\\fbox" in gold:
+        answer, _ = extract_final_answer(gold)
+        return answer
+    gold = gold.strip()
+    return gold if gold and len(gold) <= MAX_ANSWER_CHARS else None
+
+
+def is_correct(prediction: str | None, gold: str | None) -> bool:
+    """Whether a completion's final answer (or a bare answer) equals the gold answer.
+
+    ``prediction`` may be a whole completion text: its final answer is extracted first.
+    """
+    if prediction is None or gold is None:
+        return False
+    ref = gold_answer(gold)
+    pred = prediction.strip()
+    if len(pred) > MAX_ANSWER_CHARS or "\n" in pred or "####" in pred or "\\boxed" in pred \
+            or "answer" in pred.lower():
+        pred, _ = extract_final_answer(pred)
+    return answers_equivalent(pred, ref)

@@ -1,0 +1,66 @@
+"""The equations one step states, each with its exact check: the scorer's per-step unit of evidence.
+
+:func:`step_equations` extracts every equation of a step (:func:`rewards.checks.arithmetic.extract_equations`),
+checks each exactly (:func:`rewards.checks.arithmetic.check_equation`), refutes chained one-variable identities
+(:func:`rewards.checks.identities.identity_checks`) and withdraws a refutation the author disowns ("..., which is
+not true"; a congruence written with "="; two bare numbers, a derived contradiction). It is cached: GRPO groups
+repeat steps. The dataflow graph (:mod:`rewards.scoring.dataflow`) and the claim checkers
+(:mod:`rewards.checks.claims`) both read it, so it lives below them.
+
+>>> [(" = ".join(eq.sides), check.ok) for eq, check in step_equations("16 - 3 - 4 = 9 eggs, so 9 * 2 = 19.")]
+[('16 - 3 - 4 = 9', True), ('9 * 2 = 19', False)]
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rewards.checks.arithmetic import EquationCheck, check_equation, extract_equations
+from rewards.checks.identities import MIN_CHAIN, identity_checks
+
+__all__ = ["BARE_NUMBER", "step_equations"]
+
+BARE_NUMBER = re.compile(r"\s*\$?\s*-?[\d,]*\.?\d+\s*%?\s*")
+"""One bare number, optionally with $ or %: a side that states a value and computes nothing."""
+
+
+@lru_cache(maxsize=32768)
+def step_equations(step: str) -> tuple:
+    """Equations of one step with their checks, cached: GRPO groups repeat steps and problems.
+
+    Numeric equations are checked by :func:`rewards.checks.arithmetic.check_equation`; chained identities in one
+    variable (``(x+1)^2 = x^2 + 2x + 1 = …``) by :func:`rewards.checks.identities.identity_checks`.
+    """
+    equations = extract_equations(step)
+    checks = [(eq, check_equation(eq)) for eq in equations]
+    if any(len(eq.sides) >= MIN_CHAIN and any(v is None for v in eq.values) for eq in equations):
+        refuted = {id(c.equation): c for c in identity_checks(equations)}
+        checks = [(eq, refuted.get(id(eq), check)) if check.ok is not False else (eq, check) for eq, check in checks]
+    return tuple((eq, _unless_disowned(step, eq, check)) for eq, check in checks)
+
+
+_DISOWNED = re.compile(
+    r"\b(?:not (?:true|possible|valid|correct|equal|the case)|false|a contradiction|contradicts?|impossible|absurd"
+    r"|extraneous|invalid|incorrect|(?:does not|doesn't|cannot|can't|won't) (?:work|hold|be)|isn't (?:true|possible)"
+    r"|no solutions?)\b", re.I)
+_CLAUSE_END = re.compile(r"[.;!?\n]\s")
+_MODULUS = re.compile(r"[\s$\\)\]]{0,12}(?:\\pmod|\\bmod|\\mod|\(\s*(?:\\text\{\s*)?mod\b|mod\b|modulo\b)")
+
+
+def _unless_disowned(step: str, eq, check):
+    """A false equation the author states *as* false is no error: "1 = \\sqrt{9} + 4, which is not true";
+    "if b = 2 then ... ⇒ 0 = -12" (two bare numbers: a derived contradiction, not a calculation)."""
+    if check.ok is not False:
+        return check
+    if len(eq.sides) == 2 and all(BARE_NUMBER.fullmatch(side) for side in eq.sides):
+        return EquationCheck(eq, None, f"{' = '.join(eq.sides)}: a stated contradiction, not a calculation",
+                             check.pairs)
+    tail = step[eq.span[1]:eq.span[1] + 120]
+    if _MODULUS.match(tail) or "\\pmod" in step[eq.span[0]:eq.span[1]]:
+        return EquationCheck(eq, None, check.detail + " (a congruence: '=' modulo m, see rewards.checks.claims.congruences)",
+                             check.pairs)
+    end = _CLAUSE_END.search(tail)
+    if _DISOWNED.search(tail[:end.start() + 1] if end else tail):
+        return EquationCheck(eq, None, check.detail + " (stated as false by the author)", check.pairs)
+    return check

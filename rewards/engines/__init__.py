@@ -1,8 +1,0 @@
-"""RAFS inside PPO engines: verl (:mod:`rewards.engines.verl`), OpenRLHF (:mod:`rewards.engines.openrlhf`) and the
-engine-neutral batch scorer they share (:mod:`rewards.engines.core`). ``rafs serve`` (:mod:`trainers.serve`) puts the
-same scorer behind HTTP. Nothing here imports verl, OpenRLHF, Ray or torch at module load. See ``docs/engines.md``.
-"""
-
-from rewards.engines.core import Item, score_items
-
-__all__ = ["Item", "score_items"]

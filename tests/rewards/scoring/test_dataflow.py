@@ -1,0 +1,86 @@
+"""Dataflow graph: produced/used quantities, grounding, dependencies, counterfactual propagation."""
+
+from fractions import Fraction
+
+from rewards.scoring.dataflow import build_dataflow, counterfactuals
+from rewards.parsing.trace import parse_trace
+
+PROBLEM = "Janet's ducks lay 16 eggs per day. She eats 3 for breakfast and bakes with 4. She sells the rest at $2 each."
+FAITHFUL = "She sells 16 - 3 - 4 = 9 eggs.\nShe makes 9 * 2 = $18.\n#### 18"
+
+
+def test_produced_used_and_dependencies():
+    flow = build_dataflow(parse_trace(PROBLEM, FAITHFUL))
+    assert flow.steps[0].produced == [Fraction(9)]
+    assert set(flow.steps[1].used) == {Fraction(9), Fraction(2)}
+    assert flow.steps[1].depends_on == {0}
+    assert flow.answer_value == 18 and flow.answer_step == 1 and flow.last_derived == 18
+    assert flow.coverage == 1.0
+
+
+def test_invented_quantity_is_ungrounded():
+    lucky = "She sells 16 - 3 - 4 = 9 eggs.\nShe makes 9 * 2 = 18, minus a $5 fee is 18 - 5 = 13.\n#### 13"
+    flow = build_dataflow(parse_trace(PROBLEM, lucky))
+    assert flow.steps[1].ungrounded == [Fraction(5)]  # the paper's invented "$5 fee"
+    assert flow.steps[0].ungrounded == []
+    odd = "She sells 16 - 3 - 4 = 9 eggs.\nShe pays a 37 fee: 9 * 2 + 37 = 55.\n#### 55"
+    flow = build_dataflow(parse_trace(PROBLEM, odd))
+    assert Fraction(37) in flow.steps[1].ungrounded
+
+
+def test_counterfactual_propagates_through_the_chain():
+    flow = build_dataflow(parse_trace(PROBLEM, FAITHFUL))
+    (edit,) = counterfactuals(parse_trace(PROBLEM, FAITHFUL), flow)
+    assert edit.step == 0 and edit.old == 9 and edit.new == 10
+    assert edit.expected == 20 and edit.moves  # 10 * 2 = 20: the answer follows the edit
+
+
+def test_answer_that_ignores_the_chain_does_not_move():
+    # the chain computes 9 then 18 but the answer is stated out of nowhere
+    trace = parse_trace(PROBLEM, "She sells 16 - 3 - 4 = 9 eggs.\n9 * 2 = 18.\n#### 25")
+    flow = build_dataflow(trace)
+    assert flow.answer_step is None
+    assert counterfactuals(trace, flow) == [] or not any(i.moves for i in counterfactuals(trace, flow))
+
+
+def test_no_answer_leakage_in_edits():
+    trace = parse_trace("Add 4 and 5.", "4 + 5 = 9\n#### 9")
+    flow = build_dataflow(trace)
+    assert all(i.new != flow.answer_value and i.old != flow.answer_value for i in counterfactuals(trace, flow))
+
+
+def _suspect(problem, steps):
+    from rewards.scoring.score import score_trace
+
+    return score_trace(problem, steps=steps).suspect_step
+
+
+def test_an_equation_the_author_calls_false_is_no_error():
+    steps = ["Try $x = 1$: we have $1 = \\sqrt{11-2} + 4$, which is not true, so $x = 1$ is extraneous.",
+             "So $x = 5$ and the answer is $\\boxed{5}$."]
+    assert _suspect("Solve $x = \\sqrt{11 - 2x} + 4$.", steps) is None
+    steps[0] = "Try $x = 1$: we have $1 = \\sqrt{11-2} + 4$, so it works."
+    assert _suspect("Solve $x = \\sqrt{11 - 2x} + 4$.", steps) == 0
+
+
+def test_two_bare_numbers_are_a_stated_contradiction_not_a_calculation():
+    steps = ["If $b=2$, then $4a=4(a-3)\\qquad\\Rightarrow 0=-12$.", "So $b = 3$ and $\\boxed{3}$."]
+    assert _suspect("Find $b$.", steps) is None
+    steps[0] = "If $b=2$, then $0 = 3 - 15$."
+    assert _suspect("Find $b$.", steps) == 0
+
+
+def test_a_chain_that_substitutes_the_problems_condition_is_not_refuted():
+    steps = ["\\begin{align*}\nx^3 - 2x + 1 &= x(x+1) - 2x + 1\\\\\n&= x^2 - x + 1 = (x+1) - x + 1 = 2\n\\end{align*}",
+             "The answer is $\\boxed{2}$."]
+    assert _suspect("Given $x^2 - x - 1 = 0$, find $x^3 - 2x + 1$.", steps) is None
+    # the same chain with no condition on x in the problem is an identity claim, and a false one
+    assert _suspect("Find $x^3 - 2x + 1$ for $x + y = 3$.", steps) == 0
+
+
+def test_a_congruence_written_with_equals_is_not_a_false_calculation():
+    from rewards.checks.equations import step_equations
+
+    for text in ("$4^4 = (4^2)^2 = (-1)^2 = 1 \\pmod{17}$", "$2^3 = 8 = 1$ (mod 7)"):
+        assert all(c.ok is not False for _, c in step_equations(text)), text
+    assert [c.ok for _, c in step_equations("$17 \\bmod 5 = 3$")] == [False]  # a binary mod is arithmetic
