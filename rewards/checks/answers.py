@@ -4,7 +4,14 @@ Numeric answers (``18``, ``$1,200``, ``3/4``, ``\\frac{3}{4}``, ``50%``) take a 
 :mod:`rewards.checks.arithmetic`. Symbolic answers (``\\sqrt{2}/2``, ``(1, 2)``, ``x^2+1``, intervals) go through
 `math-verify <https://github.com/huggingface/Math-Verify>`_. math-verify bounds its work with ``signal.alarm``,
 which raises off the main thread (TRL runs async rewards on a thread), so here its timeouts are switched off
-away from the main thread and the work is bounded by input length instead (:data:`MAX_ANSWER_CHARS`).
+away from the main thread and the work is bounded by cheap checks on the input instead (:func:`symbolic_candidate`):
+an answer goes to math-verify only when it is at most :data:`MAX_SYMBOLIC_CHARS` characters, reads as math (at
+most one word of prose, :data:`MAX_PROSE_LETTERS` letters), nests at most :data:`MAX_NESTING` deep, has at most
+:data:`MAX_COMMANDS` LaTeX commands and nothing sympy could blow up (:func:`sympy_safe`). Every other answer is
+compared as a normalised string. Measured effect (docs/long_traces.md): prose answers that took 200–700 ms in
+math-verify (sympy reads "the number of eggs" as a product of 20 symbols) now take under 1 ms; the bounds refuse
+no MATH-500 gold answer that :func:`sympy_safe` accepts (497 of 500; the 3 it refuses are polynomials with
+several powers, refused as exponent towers before these bounds existed).
 
 >>> canonical_answer("$1,200")
 '1200'
@@ -27,7 +34,8 @@ from functools import lru_cache
 from rewards.checks.arithmetic import evaluate
 from rewards.parsing.trace import MAX_ANSWER_CHARS, extract_final_answer
 
-__all__ = ["canonical_answer", "numeric_value", "answers_equivalent", "is_correct", "gold_answer"]
+__all__ = ["canonical_answer", "numeric_value", "answers_equivalent", "is_correct", "gold_answer", "sympy_safe",
+           "symbolic_candidate", "MAX_SYMBOLIC_CHARS", "MAX_PROSE_LETTERS", "MAX_NESTING", "MAX_COMMANDS"]
 
 log = logging.getLogger(__name__)
 
@@ -85,9 +93,51 @@ def sympy_safe(text: str) -> bool:
                 or "binom" in text and re.search(r"\d{4,}", text))
 
 
+MAX_SYMBOLIC_CHARS = 96
+"""Longest answer handed to math-verify (MATH-500's longest gold answer is 53 characters, a 3-vector)."""
+MAX_PROSE_LETTERS = 12
+"""Most letters of prose (words of 3+ letters that are not LaTeX commands or function names) an answer handed to
+math-verify may hold: one name or unit ("\\text{Evelyn}", "5.4 \\text{ cents}") passes; a phrase does not."""
+MAX_NESTING = 8
+"""Deepest ``{``/``(``/``[`` nesting handed to math-verify."""
+MAX_COMMANDS = 16
+"""Most LaTeX commands (``\\frac``, ``\\sqrt``...) handed to math-verify."""
+
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+_MATH_WORDS = frozenset(
+    "sin cos tan sec csc cot arcsin arccos arctan sinh cosh tanh log exp sqrt frac dfrac tfrac pmatrix bmatrix "
+    "matrix begin end left right cdot times div infty inf lim max min gcd lcm mod pmod deg circ text mbox mathrm "
+    "textbf mathbf mathbb boxed cup cap emptyset pm mp leq geq neq approx".split())
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+
+
+def symbolic_candidate(text: str) -> bool:
+    """Whether ``text`` is cheap and safe enough to hand to math-verify (a single left-to-right pass; no regex
+    backtracking). See the module docstring for the bounds.
+
+    >>> symbolic_candidate("\\left( 3, \\frac{\\pi}{2} \\right)"), symbolic_candidate("\\text{Evelyn}")
+    (True, True)
+    >>> symbolic_candidate("the number of eggs she sells every day")
+    False
+    """
+    if not text or len(text) > MAX_SYMBOLIC_CHARS or not sympy_safe(text):
+        return False
+    prose = sum(len(w) for w in _PROSE_WORD.findall(text) if w.lower() not in _MATH_WORDS)
+    if prose > MAX_PROSE_LETTERS or len(_COMMAND.findall(text)) > MAX_COMMANDS:
+        return False
+    depth = deepest = 0
+    for ch in text:
+        if ch in "{([":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "})]":
+            depth = max(depth - 1, 0)
+    return deepest <= MAX_NESTING
+
+
 @lru_cache(maxsize=16384)
 def _math_verify_parse(answer: str):
-    if not sympy_safe(answer):
+    if not symbolic_candidate(answer):
         return ()
     from math_verify import parse  # lazy: pulls sympy and latex2sympy
 

@@ -9,8 +9,19 @@ A completion is untrusted model output in any of the shapes TRL hands a reward f
 
 The final answer is taken, in order of preference, from the last ``\\boxed{...}`` (or ``\\fbox``), a GSM8K
 ``#### X`` line, an explicit "the (final) answer is X" / "Answer: X" phrase, and finally the last number of the
-last step. Everything is bounded: text beyond :data:`MAX_CHARS` or more than :data:`MAX_STEPS` steps make the
-trace *oversized* (the scorer abstains), and control characters are dropped.
+last step. Control characters are dropped.
+
+Size: traces up to :data:`SUPPORTED_CHARS` (256,000) characters and :data:`MAX_STEPS` (4,096) steps are
+parsed and scored — a 16k-token reasoning trace is about 60,000 characters. :data:`MAX_CHARS` (1,000,000) is a
+much larger hard ceiling on characters that exists only as a memory guard. Beyond either ceiling the trace is
+*oversized* (an issue, not steps: a trace too long to check is never a free pass; what the reward does with it is
+the scorer's integrity rule). Parsing is linear in the length (regex passes only).
+
+Steps: GSM8K/MATH-style text keeps one step per line (:func:`split_steps`); long R1-style prose — a completion
+with a ``<think>`` block or a ``reasoning_content``/``thinking`` field, a text longer than
+:data:`~rewards.parsing.segmentation.PROSE_MIN_CHARS`, or one with a reflection cue in mid-line — is split into
+sentence-level steps (:mod:`rewards.parsing.segmentation`). The thinking comes first and the final summary (the
+text after ``</think>``, or ``content`` beside ``reasoning_content``) after it: ``Trace.summary_start``.
 
 Example
 -------
@@ -27,13 +38,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-__all__ = ["Trace", "parse_trace", "completion_text", "extract_final_answer", "split_steps",
-           "MAX_CHARS", "MAX_STEPS", "MAX_STEP_CHARS"]
+from rewards.parsing.segmentation import is_prose, prose_steps
 
-MAX_CHARS = 32_000
-"""Completions longer than this (after joining reasoning and content) are not scored: the scorer abstains."""
-MAX_STEPS = 200
-"""More steps than this and the scorer abstains (no GSM8K/MATH solution comes near it)."""
+__all__ = ["Trace", "parse_trace", "completion_text", "completion_parts", "extract_final_answer", "split_steps",
+           "MAX_CHARS", "MAX_STEPS", "MAX_STEP_CHARS", "SUPPORTED_CHARS"]
+
+SUPPORTED_CHARS = 256_000
+"""Completions up to this many characters (after joining reasoning and content) are parsed and scored: the
+documented range (docs/long_traces.md gives the measured time per trace)."""
+MAX_CHARS = 1_000_000
+"""Hard ceiling on characters, a memory guard only (about 4x :data:`SUPPORTED_CHARS`): a longer completion is
+*oversized* and not split into steps."""
+MAX_STEPS = 4_096
+"""Ceiling on steps: traces of up to this many steps (so at least 4,000) are scored; more and the trace is
+*oversized*. Prose-mode steps average 95–100 characters on the long-trace battery (docs/long_traces.md), so a
+256,000-character trace is 2,600–2,700 steps and the step ceiling binds at about 400,000 characters of such prose.
+(4,096 and not more: ``tests/rewards/scoring/test_score.py`` requires a 5,000-step input to abstain.)"""
 MAX_STEP_CHARS = 2_000
 """A single step longer than this is split at sentence ends; each piece is capped at this length."""
 MAX_ANSWER_CHARS = 200
@@ -63,6 +83,12 @@ class Trace:
         answer: the stated final answer ``A`` as written (``None`` when none could be found).
         answer_source: where ``answer`` came from: ``boxed``, ``gsm8k``, ``phrase``, ``last_number`` or ``None``.
         issues: why the trace cannot be scored, if it cannot (``oversized``, ``empty``...). Empty when fine.
+        summary_start: index of the first step of the final summary when the completion has a separate thinking
+            part (``<think>…</think>``, ``reasoning_content``, ``thinking``): ``steps[:summary_start]`` are the
+            thinking, ``steps[summary_start:]`` the summary (empty when ``summary_start == len(steps)``).
+            ``None`` when there is no separate thinking part.
+        segmentation: ``"lines"`` (one step per line: GSM8K/MATH, pre-split steps) or ``"prose"`` (sentence-level
+            steps of long reasoning, :mod:`rewards.parsing.segmentation`).
     """
 
     problem: str
@@ -70,14 +96,39 @@ class Trace:
     answer: str | None
     answer_source: str | None = None
     issues: tuple[str, ...] = field(default=())
+    summary_start: int | None = None
+    segmentation: str = "lines"
 
     @property
     def text(self) -> str:
         return "\n".join(self.steps)
 
+    @property
+    def thinking_steps(self) -> range:
+        """Indices of the steps inside the thinking (all steps when there is no separate thinking part)."""
+        return range(len(self.steps) if self.summary_start is None else self.summary_start)
+
+    @property
+    def summary_steps(self) -> range:
+        """Indices of the final summary's steps (empty when there is no separate thinking part)."""
+        return range(len(self.steps) if self.summary_start is None else self.summary_start, len(self.steps))
+
+
+_VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅖": "2/5", "⅗": "3/5",
+           "⅘": "4/5", "⅙": "1/6", "⅚": "5/6", "⅛": "1/8", "⅜": "3/8", "⅝": "5/8", "⅞": "7/8"}
+_VULGAR_RE = re.compile(r"(\d?)([" + "".join(_VULGAR) + "])")
+
+
+def _vulgar(match: re.Match) -> str:
+    whole, fraction = match.group(1), _VULGAR[match.group(2)]
+    return f"({whole}+{fraction})" if whole else f"({fraction})"
+
 
 def _clean(text: str) -> str:
-    return _CONTROL.sub("", text)
+    """Control characters dropped; Unicode vulgar fractions spelled out for the exact evaluator
+    (``¼ * 24`` -> ``(1/4) * 24``, ``2½`` -> ``(2+1/2)``)."""
+    text = _CONTROL.sub("", text)
+    return _VULGAR_RE.sub(_vulgar, text) if any(ch in _VULGAR for ch in text) else text
 
 
 def _message_text(message: Mapping[str, Any]) -> tuple[str, str]:
@@ -124,6 +175,86 @@ def completion_text(completion: Any) -> str:
         outer = _THINK_TAGS.sub("", outer).strip()
         text = "\n".join(p for p in (inner.strip(), outer) if p)
     return text
+
+
+def completion_parts(completion: Any) -> tuple[str, str, bool]:
+    """``(thinking, summary, has_thinking)`` of a completion.
+
+    The thinking is the content of every ``<think>…</think>`` block (an unclosed block runs to the end; a
+    ``</think>`` with no opening tag, as when the chat template put ``<think>`` in the prompt, closes everything
+    before it) and every ``reasoning_content``/``thinking``/``reasoning`` field; the summary is the rest of the
+    assistant content. Without a thinking part, ``thinking`` is the whole text and ``summary`` is empty.
+    ``"\\n".join`` of the non-empty parts is what the trace's steps and answer are read from.
+
+    >>> completion_parts("<think>3 + 4 = 7</think>The answer is 7.")
+    ('3 + 4 = 7', 'The answer is 7.', True)
+    >>> completion_parts("3 + 4 = 7</think>\\nSo 7.")
+    ('3 + 4 = 7', 'So 7.', True)
+    >>> completion_parts({"role": "assistant", "reasoning_content": "a = 1", "content": "Final answer: 1"})
+    ('a = 1', 'Final answer: 1', True)
+    """
+    if completion is None:
+        return "", "", False
+    if isinstance(completion, bytes):
+        completion = completion.decode("utf-8", errors="replace")
+    thinking: list[str] = []
+    content: list[str] = []
+    if isinstance(completion, str):
+        content.append(completion)
+    elif isinstance(completion, Mapping):
+        reasoning, text = _message_text(completion)
+        thinking.append(reasoning)
+        content.append(text)
+    elif isinstance(completion, Sequence):
+        for message in completion:
+            if isinstance(message, Mapping):
+                if message.get("role", "assistant") != "assistant":
+                    continue
+                reasoning, text = _message_text(message)
+                thinking.append(reasoning)
+                content.append(text)
+            elif isinstance(message, str):
+                content.append(message)
+    else:
+        content.append(str(completion))
+    text = "\n".join(p for p in content if p)
+    lowered = text.lower()
+    if "<think" in lowered or "</think" in lowered:
+        inner, outer = _think_blocks(text, lowered)
+        thinking.extend(inner)
+        text = _THINK_TAGS.sub("", "".join(outer)).strip()
+    thinking_text = "\n".join(p.strip() for p in thinking if p and p.strip())
+    if not thinking_text:  # no thinking part (or an empty one): the whole text is the reasoning
+        return text.strip(), "", False
+    return thinking_text, text.strip(), True
+
+
+def _think_blocks(text: str, lowered: str) -> tuple[list[str], list[str]]:
+    """``(inside, outside)`` pieces of ``<think>`` blocks, by ``str.find`` (linear; no regex backtracking).
+
+    A block runs to the first ``</think>`` after it, or to the end; a ``</think>`` before any ``<think>`` closes
+    everything before it (the opening tag was in the prompt)."""
+    inner: list[str] = []
+    outer: list[str] = []
+    pos = 0
+    close = lowered.find("</think>")
+    first = lowered.find("<think>")
+    if close >= 0 and (first < 0 or close < first):
+        inner.append(text[:close].strip())
+        pos = close + len("</think>")
+    while pos < len(text):
+        i = lowered.find("<think>", pos)
+        if i < 0:
+            outer.append(text[pos:])
+            break
+        outer.append(text[pos:i])
+        j = lowered.find("</think>", i + len("<think>"))
+        if j < 0:
+            inner.append(text[i + len("<think>"):].strip())
+            break
+        inner.append(text[i + len("<think>"):j].strip())
+        pos = j + len("</think>")
+    return inner, outer
 
 
 def _last_boxed(text: str) -> str | None:
@@ -224,8 +355,11 @@ def _join_displays(lines: list[str]) -> list[str]:
     return out
 
 
-def split_steps(text: str) -> list[str]:
+def split_steps(text: str, *, prose: bool = False) -> list[str]:
     """Split reasoning text into atomic steps: paragraphs/lines, and long lines at sentence ends.
+
+    ``prose=True`` splits each line further into sentence-level steps
+    (:func:`rewards.parsing.segmentation.prose_steps`): the mode for long R1-style reasoning.
 
     GSM8K's solutions put one step per line; model output often uses blank-line paragraphs, bullet lines or
     ``Step k:`` headers. A GSM8K ``#### X`` line is the answer, not a step.
@@ -240,6 +374,8 @@ def split_steps(text: str) -> list[str]:
     """
     text = _GSM8K_ANSWER.sub("", text)
     chunks = _join_displays([c.strip() for c in text.split("\n")]) if "\n" in text else [text.strip()]
+    if prose:
+        return prose_steps(chunks, max_step_chars=MAX_STEP_CHARS, max_steps=MAX_STEPS)
     steps: list[str] = []
     for chunk in chunks:
         if not chunk:
@@ -285,18 +421,30 @@ def parse_trace(problem: Any, completion: Any = None, *, steps: Sequence[str] | 
         step_list = [_GSM8K_ANSWER.sub("", s).strip() or s for s in step_list]
     else:
         try:
-            text = _clean(completion_text(completion))
+            thinking, summary, has_thinking = completion_parts(completion)
+            thinking, summary = _clean(thinking), _clean(summary)
         except Exception as exc:  # noqa: BLE001 - untrusted structure; never raise
             return Trace(problem_text, (), None, None, (f"unreadable completion: {type(exc).__name__}",))
+        text = "\n".join(p for p in (thinking, summary) if p)
         if len(text) > MAX_CHARS:
             issues.append(f"oversized: {len(text)} characters > {MAX_CHARS}")
-            step_list, answer, source = [], None, None
+            return Trace(problem_text, (), None, None, tuple(issues))
+        prose = is_prose(text, has_thinking=has_thinking)
+        if has_thinking:
+            step_list = split_steps(thinking, prose=prose)
+            summary_start = len(step_list)
+            step_list += split_steps(summary, prose=prose) if summary else []
         else:
-            step_list = split_steps(text)
-            if len(step_list) > MAX_STEPS:
-                issues.append(f"oversized: more than {MAX_STEPS} steps")
-                step_list = step_list[:MAX_STEPS]
-            answer, source = extract_final_answer(text)
+            step_list, summary_start = split_steps(text, prose=prose), None
+        if len(step_list) > MAX_STEPS:
+            issues.append(f"oversized: more than {MAX_STEPS} steps")
+            step_list = step_list[:MAX_STEPS]
+            summary_start = None if summary_start is None else min(summary_start, MAX_STEPS)
+        answer, source = extract_final_answer(text)
+        if not step_list and not issues:
+            issues.append("empty: no reasoning text")
+        return Trace(problem_text, tuple(step_list), answer, source, tuple(issues), summary_start,
+                     "prose" if prose else "lines")
     if not step_list and not issues:
         issues.append("empty: no reasoning text")
     return Trace(problem_text, tuple(step_list), answer, source, tuple(issues))
