@@ -56,6 +56,7 @@ from dataclasses import asdict
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rewards.checks.answers import answers_equivalent, gold_answer
+from rewards.adapters.reward_rules import UNFAITHFUL_CREDIT, check_credit, faithful_accuracy
 from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult, score_group
 from rewards.parsing.trace import completion_text
 
@@ -148,16 +149,8 @@ def _prompt_key(prompt: Any) -> str:
 
 
 def _coerce_config(config: RAFSConfig | Mapping[str, Any] | None) -> RAFSConfig:
-    if config is None:
-        return RAFSConfig()
-    if isinstance(config, RAFSConfig):
-        return config
-    if isinstance(config, Mapping):
-        return RAFSConfig.from_dict(config)
-    raise TypeError(
-        f"config must be a RAFSConfig, a dict of RAFSConfig fields or None, got {type(config).__name__}; "
-        "pass e.g. {'tau_accept': 60.0}."
-    )
+    """A reward's config: missing evidence is no support unless the config says otherwise."""
+    return RAFSConfig.coerce(config, use="reward")
 
 
 def _distributed():
@@ -264,11 +257,11 @@ class RAFSRewardFunction:
         rewards: list[float | None] = []
         for i, (res, gold) in enumerate(zip(results, golds)):
             reward = self.value(res, gold)
-            if reward is None:
-                why = self.why_none(res, gold)
+            if reward is None or res.status == "abstain":
+                why = self.why_none(res, gold) if reward is None else "; ".join(res.reasons) or "RAFS abstained"
                 if self.strict:
                     raise ValueError(f"{self.__name__}: completion {i} is unscorable: {why}")
-                log.debug("%s: completion %d -> None (%s)", self.__name__, i, why)
+                log.debug("%s: completion %d -> %s (%s)", self.__name__, i, reward, why)
             rewards.append(reward)
         self._log(kwargs, results, rewards, golds)
         return rewards
@@ -411,30 +404,31 @@ class RAFSReward(RAFSRewardFunction):
 
 
 class FaithfulAccuracyReward(RAFSRewardFunction):
-    """Accuracy that withholds part of the credit when a correct answer rests on a broken step.
+    """Accuracy that withholds part of the credit unless the answer is faithfully derived
+    (:func:`rewards.adapters.reward_rules.faithful_accuracy`).
 
-    ``r = 1`` correct and faithful; ``r = u`` (``unfaithful_credit``) correct but unfaithful — a suspect step
-    (a silent failure), or RAFS below ``min_rafs`` when that is set; ``r = 0`` wrong or no answer;
-    ``r = abstain_credit`` correct but RAFS abstained (no evidence either way; default 1.0, the plain accuracy);
-    ``None`` when the gold answer is missing or unparseable.
+    ``r = 1`` correct and faithful (derived from the problem's quantities through verified steps, nothing ungrounded
+    on the way, no suspect step); ``r = u`` (``unfaithful_credit``) correct but unfaithful — a suspect step (a
+    silent failure), an ungrounded quantity feeding the answer, RAFS below ``min_rafs`` when that is set, or no
+    checked derivation at all (``unverified_credit``, default ``u``: hidden or restated work earns no more than a
+    visible slip); ``r = 0`` wrong or no answer; ``None`` when the gold answer is missing or unparseable.
 
-    Logs (prefix ``<name>/``): ``accuracy``, ``silent_failure_rate``, ``abstain_rate``; per completion:
-    ``correct``, ``failure_type``.
+    Logs (prefix ``<name>/``): ``accuracy``, ``silent_failure_rate``, ``abstain_rate``, ``unsupported_rate``; per
+    completion: ``correct``, ``failure_type``.
     """
 
     needs_gold = True
 
-    def __init__(self, name: str = "faithful_accuracy_reward", *, unfaithful_credit: float = 0.5,
-                 abstain_credit: float = 1.0, min_rafs: float | None = None, **kwargs: Any) -> None:
-        for field_name, v in (("unfaithful_credit", unfaithful_credit), ("abstain_credit", abstain_credit)):
-            if not isinstance(v, (int, float)) or not 0.0 <= float(v) <= 1.0:
-                raise ValueError(f"{field_name}={v!r} must be a number in [0, 1] (the reward of a correct answer "
-                                 "whose reasoning is unfaithful/unverifiable).")
+    def __init__(self, name: str = "faithful_accuracy_reward", *, unfaithful_credit: float = UNFAITHFUL_CREDIT,
+                 unverified_credit: float | None = None, min_rafs: float | None = None, **kwargs: Any) -> None:
+        unfaithful_credit = check_credit("unfaithful_credit", unfaithful_credit)
+        if unverified_credit is not None:
+            unverified_credit = check_credit("unverified_credit", unverified_credit)
         if min_rafs is not None and not 0.0 <= float(min_rafs) <= 100.0:
             raise ValueError(f"min_rafs={min_rafs!r} must be in [0, 100] (a RAFS score) or None.")
         super().__init__(name, **kwargs)
-        self.unfaithful_credit = float(unfaithful_credit)
-        self.abstain_credit = float(abstain_credit)
+        self.unfaithful_credit = unfaithful_credit
+        self.unverified_credit = unverified_credit
         self.min_rafs = None if min_rafs is None else float(min_rafs)
 
     def correct(self, result: RAFSResult, gold: str | None) -> bool | None:
@@ -450,18 +444,8 @@ class FaithfulAccuracyReward(RAFSRewardFunction):
         return f"no usable gold answer in {gold!r:.80}" if gold is not None else "no gold answer"
 
     def value(self, result: RAFSResult, gold: str | None) -> float | None:
-        correct = self.correct(result, gold)
-        if correct is None:
-            return None
-        if not correct:
-            return 0.0
-        if result.suspect_step is not None or result.failure_type == "silent_failure":
-            return self.unfaithful_credit
-        if result.status == "abstain" or result.score is None:
-            return self.abstain_credit
-        if self.min_rafs is not None and result.score < self.min_rafs:
-            return self.unfaithful_credit
-        return 1.0
+        return faithful_accuracy(result, self.correct(result, gold), unfaithful_credit=self.unfaithful_credit,
+                                 unverified_credit=self.unverified_credit, min_rafs=self.min_rafs)
 
     def metrics(self, results, rewards, golds):
         out: dict[str, float] = {}
@@ -469,6 +453,7 @@ class FaithfulAccuracyReward(RAFSRewardFunction):
         if not n:
             return out
         out["abstain_rate"] = sum(r.status == "abstain" for r in results) / n
+        out["unsupported_rate"] = sum(not r.supported for r in results) / n
         judged = [(r, g) for r, g in zip(results, golds) if g is not None and gold_answer(g) is not None]
         if judged:
             out["accuracy"] = sum(bool(self.correct(r, g)) for r, g in judged) / len(judged)
@@ -500,7 +485,10 @@ class ComponentReward(RAFSRewardFunction):
 
     def value(self, result: RAFSResult, gold: str | None) -> float | None:
         if result.status == "abstain":
-            return None
+            # nothing shown: no step validity and no support to pay (C_A and D_R stay undefined: they compare a
+            # group's answers and claims, not this completion's reasoning)
+            no_support = result.score == 0.0 and self.component in ("P_R", "S_RA")
+            return 0.0 if no_support else None
         v = result.components.get(self.component)
         return None if v is None else float(v)
 
@@ -535,8 +523,9 @@ def get_rafs_reward(config: RAFSConfig | Mapping[str, Any] | None = None, *, gol
     return RAFSReward(name, config=config, gold_column=gold_column, **kwargs)
 
 
-def get_faithful_accuracy_reward(unfaithful_credit: float = 0.5, config: RAFSConfig | Mapping[str, Any] | None = None,
-                                 *, gold_column: str | None = None, abstain_credit: float = 1.0,
+def get_faithful_accuracy_reward(unfaithful_credit: float = UNFAITHFUL_CREDIT,
+                                 config: RAFSConfig | Mapping[str, Any] | None = None,
+                                 *, gold_column: str | None = None, unverified_credit: float | None = None,
                                  min_rafs: float | None = None, name: str = "faithful_accuracy_reward",
                                  **kwargs: Any) -> FaithfulAccuracyReward:
     """A configured ``faithful_accuracy_reward`` (1 / ``unfaithful_credit`` / 0; ``None`` without gold).
@@ -545,7 +534,7 @@ def get_faithful_accuracy_reward(unfaithful_credit: float = 0.5, config: RAFSCon
     >>> reward(["3 boxes of 4 pens"], ["3 * 4 = 13 pens.\\n#### 12"], solution=["12"])
     [0.2]
     """
-    return FaithfulAccuracyReward(name, unfaithful_credit=unfaithful_credit, abstain_credit=abstain_credit,
+    return FaithfulAccuracyReward(name, unfaithful_credit=unfaithful_credit, unverified_credit=unverified_credit,
                                   min_rafs=min_rafs, config=config, gold_column=gold_column, **kwargs)
 
 
@@ -655,7 +644,7 @@ def get_reward_funcs(names: Sequence[str] | str, config: Mapping[str, Any] | RAF
 
     Without ``config`` and ``kwargs`` the picklable module-level functions are returned; otherwise configured
     instances with the same ``__name__``. ``kwargs`` go to every factory (e.g. ``gold_column``, ``strict``);
-    ``unfaithful_credit`` / ``abstain_credit`` / ``min_rafs`` go only to ``faithful_accuracy``.
+    ``unfaithful_credit`` / ``unverified_credit`` / ``min_rafs`` go only to ``faithful_accuracy``.
 
     >>> [f.__name__ for f in get_reward_funcs(["rafs", "faithful_accuracy"])]
     ['rafs_reward', 'faithful_accuracy_reward']
@@ -671,7 +660,7 @@ def get_reward_funcs(names: Sequence[str] | str, config: Mapping[str, Any] | RAF
     if config is None and not kwargs:
         return [REWARD_FUNCS[k] for k in keys]
     cfg = _coerce_config(config)
-    only_accuracy = {k: kwargs.pop(k) for k in ("unfaithful_credit", "abstain_credit", "min_rafs") if k in kwargs}
+    only_accuracy = {k: kwargs.pop(k) for k in ("unfaithful_credit", "unverified_credit", "min_rafs") if k in kwargs}
     funcs: list[Callable[..., list[float | None]]] = []
     for key in keys:
         extra = only_accuracy if key == "faithful_accuracy" else {}

@@ -1452,6 +1452,8 @@ def extract_equations(text: str) -> list[Equation]:
                     for a_s, a_e, a_eqs in annots[max(0, k - 3):k]:
                         if a_s <= eq.span[1] + 1 and a_e >= eq.span[0] - 1:
                             for ae in a_eqs:
+                                if all(_BARE_SIDE.fullmatch(side) for side in ae.sides):
+                                    continue  # "40-10=<<30=30>>30": the plain equation carries the computation
                                 if [v.exact if v else None for v in ae.values] == \
                                         [v.exact if v else None for v in eq.values] or \
                                         _same_values(ae.values, eq.values):
@@ -1464,6 +1466,7 @@ def extract_equations(text: str) -> list[Equation]:
         return []
 
 
+_BARE_SIDE = re.compile(r"\s*-?[\d,]*\.?\d+\s*")
 _WINDOW = 160
 _WINDOW_MATH = 400
 _MAX_WINDOW = 2000

@@ -80,7 +80,9 @@ def support(p_imp: float | None, sens: float | None) -> float | None:
     parts = [x for x in (p_imp, sens) if x is not None]
     if not parts:
         return None
-    return math.exp(sum(math.log(max(x, 1e-9)) for x in parts) / len(parts))
+    if min(parts) <= 0.0:
+        return 0.0  # no support in one part is no support
+    return math.exp(sum(math.log(x) for x in parts) / len(parts))
 
 
 def consensus(answers: Sequence[str | None]) -> float | None:

@@ -1,12 +1,16 @@
 """The dataflow graph of quantities in a trace: what each step uses and produces, grounding, counterfactuals.
 
-Every equation a step states (``16 - 3 - 4 = 9``) *produces* its result (the last side, 9) and *uses* the
-numbers on its other sides (16, 3, 4). A step depends on an earlier step when it uses a quantity that step
-produced. An operand is *grounded* when it appears in the problem, was produced or mentioned by an earlier step
+Every equation a step states (``16 - 3 - 4 = 9``) *uses* the numbers on its operand sides (16, 3, 4). It
+*produces* (derives) its result (the last side, 9) only when the checker verified it (``check.ok is True``) and it
+computes something: an operation on the operands, not a restatement (``18 = 18``, ``x = 18``, ``<<18=18>>18``) and
+not a relation the checker declined to verify. A step depends on an earlier step when it uses a quantity that step
+produced. Only derived quantities carry the chain to the answer. An operand is *grounded* when it appears in the problem, was produced or mentioned by an earlier step
 (or earlier in the same step), or is a common constant (:data:`COMMON_CONSTANTS`).
 
 Counterfactual propagation (structural sensitivity): edit one step's result ``v -> v'`` and push the change
-through every later equation that uses it, re-evaluating each edited expression exactly. The answer *moves*
+through every later verified equation that uses it, re-evaluating each edited expression exactly.
+:func:`input_counterfactuals` edits instead a *problem quantity* the answer's derivation uses (what RAFS's
+``S_RA`` reads): the answer is supported only when it moves with the problem's own numbers. The answer *moves*
 when the final answer's value is among the propagated changes. An intervention is valid only when it keeps
 the four constraints of the design: atomic (one number of one step), bounded (one number), isolated (no other
 step is edited) and free of answer leakage (neither the old nor the new value is the final answer).
@@ -22,6 +26,7 @@ step is edited) and free of answer leakage (neither the old nor the new value is
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -31,10 +36,11 @@ from rewards.checks.arithmetic import EquationCheck, evaluate, numbers_in
 from rewards.checks.claims import trace_checks
 from rewards.checks.equations import BARE_NUMBER, step_equations
 from rewards.checks.identities import constrained_variables
+from rewards.checks.solving import is_identity, solve_linear
 from rewards.parsing.trace import Trace
 
 __all__ = ["COMMON_CONSTANTS", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
-           "problem_numbers"]
+           "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers"]
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
     Fraction(n) for n in (0, 1, 2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
@@ -43,6 +49,12 @@ COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
 (7 days, 10, 12 months/inches/dozen, 24 h, 30 days, 52 weeks, 60 min, 100 %/cents, 365 days, 1000 g, 3600 s) and
 the halves/quarters of everyday reasoning. Deliberately not 5: the invented "$5 fee" is the paper's example of a
 quantity that came from nowhere."""
+
+BASIC_CONSTANTS: frozenset[Fraction] = frozenset(Fraction(n) for n in (0, 1, 2, 3, 4, 10, 100)) | frozenset(
+    {Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), Fraction(1, 10), Fraction(1, 100)})
+"""What a derivation may use without a source in the problem: counting (0-4: halves, thirds, quarters, a triple),
+tens and percent. The unit factors of :data:`COMMON_CONSTANTS` (7 days, 12 months, 60 minutes…) only soften ``q``;
+for support a unit conversion must be named by a unit word in the problem or the trace (:data:`_UNIT_TABLE`)."""
 
 MAX_INTERVENTIONS = 12
 """At most this many counterfactual edits per trace (the latest computing steps first are the pivotal ones)."""
@@ -58,6 +70,10 @@ class StepFlow:
     used: list[Fraction] = field(default_factory=list)
     mentioned: list[Fraction] = field(default_factory=list)
     ungrounded: list[Fraction] = field(default_factory=list)
+    unsupported: list[Fraction] = field(default_factory=list)
+    """Operands not reached from the problem: neither a problem quantity (or its unit conversion), nor a basic
+    constant, nor derived from such through verified equations. Stricter than ``ungrounded`` (a number the trace
+    merely mentioned earlier is not a derivation): what decides whether the answer is supported."""
     depends_on: set[int] = field(default_factory=set)
 
     @property
@@ -137,6 +153,10 @@ _UNIT_TABLE: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("january february march april may june july august september october november december month months",
      (28, 29, 30, 31)),
     ("leap", (366,)),
+    ("day days daily", (24,)),
+    ("week weeks weekly fortnight", (7, 14)),
+    ("year years yearly annual annually", (12, 52, 365)),
+    ("dozen dozens", (12,)),
     ("decade decades", (10,)),
     ("century centuries", (100,)),
     ("nickel nickels", (5,)),
@@ -158,10 +178,19 @@ _WORD = re.compile(r"[a-z]+|%")
 trace: 8 pints a gallon, 16 ounces a pound, 31 days in December, 5,280 feet a mile, a quarter is 25 cents...
 Looked up word by word in one pass over the lower-cased text."""
 
+_HALVES = {"half": Fraction(1, 2), "1/2": Fraction(1, 2), "quarter": Fraction(1, 4), "1/4": Fraction(1, 4),
+           "third": Fraction(1, 3), "1/3": Fraction(1, 3), "3/4": Fraction(3, 4)}
+_AND_A_HALF = re.compile(
+    r"(?:(?P<n>\b\d+(?:\.\d+)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)|(?P<one>\ban?\b))"
+    r"(?:\s+[a-z]+){0,2}?\s+and\s+(?:a\s+|one\s+)?(?P<part>half|quarter|third)\b"
+    r"|(?P<m>\b\d+)\s+(?P<mpart>1/2|1/4|1/3|3/4)\b", re.I)
 _ORDINALS = {"half": 2, "halves": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5, "sixth": 6, "seventh": 7,
              "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
 _ORDINAL_WORDS = re.compile(r"\b(" + "|".join(_ORDINALS) + r")s?\b", re.I)
 _WEEKDAYS = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|weekdays?|work ?days?|school ?days?)\b", re.I)
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY_RANGE = re.compile(r"\b(" + "|".join(_DAYS) + r")s?\s+(?:to|through|thru|until|till|-|–)\s+(" + "|".join(_DAYS)
+                        + r")\b", re.I)
 _WEEKEND = re.compile(r"\bweekends?\b", re.I)
 
 
@@ -170,7 +199,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     """Every quantity the problem states or implies.
 
     Numerals and number words (via :func:`rewards.checks.arithmetic.numbers_in`), percentages also as fractions
-    (50% -> 50 and 1/2), ordinals and fraction words both ways ("every sixth customer", "a fifth of an hour"
+    (50% -> 50 and 1/2) with the factors of a change by that percentage (3/2, 1/2, 150, 50), ordinals and fraction
+    words both ways ("every sixth customer", "a fifth of an hour"
     -> 6 and 1/6, 5 and 1/5), and the calendar words a solution turns into numbers ("Monday to Friday",
     "weekdays" -> 5; "weekend" -> 2).
     """
@@ -178,12 +208,22 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     for value, (start, end) in _numbers(problem):
         values.add(value)
         if problem[end:end + 1] == "%" or problem[end:end + 8].lstrip().lower().startswith("percent"):
-            values.add(value / 100)
+            # 20% -> 1/5, and the factors of a 20% change: 6/5, 4/5 (and 120, 80 "percent of the old")
+            values.update((value / 100, 1 + value / 100, 1 - value / 100, 100 + value, 100 - value))
+    for match in _AND_A_HALF.finditer(problem):  # "four and a half hours", "4 1/2 pounds", "a pound and a half"
+        if match.group("m"):
+            values.add(Fraction(match.group("m")) + _HALVES[match.group("mpart")])
+            continue
+        whole = Fraction(1) if match.group("one") else next((v for v, _ in _numbers(match.group("n"))), None)
+        if whole is not None:
+            values.add(whole + _HALVES[match.group("part").lower()])
     for word in _ORDINAL_WORDS.findall(problem):
         n = _ORDINALS[word.lower()]
         values.update((Fraction(n), Fraction(1, n)))
     if _WEEKDAYS.search(problem):
         values.add(Fraction(5))
+    for first, last in _DAY_RANGE.findall(problem):  # "from Monday to Saturday" -> 6 days
+        values.add(Fraction((_DAYS.index(last.lower()) - _DAYS.index(first.lower())) % 7 + 1))
     if _WEEKEND.search(problem):
         values.add(Fraction(2))
     return frozenset(values)
@@ -214,9 +254,50 @@ def _roles(eq) -> tuple[list[str], Fraction] | None:
     return list(operand_sides), values[result_idx]
 
 
-def _derived(known: set[Fraction], value: Fraction) -> bool:
-    """A value is grounded if known, or a simple transform of a known value (percent, reciprocal, negation)."""
-    if value in known or value in COMMON_CONSTANTS or -value in known:
+_OPERATION = re.compile(r"[+*/×÷·^!√=<>-]|\\(?:frac|d?frac|sqrt|cdot|times|div|binom|log|ln|sin|cos|tan|sum|prod)"
+                        r"|\b(?:sqrt|log|ln|sin|cos|tan|of|times|plus|minus|divided|percent)\b|%", re.I)
+
+
+def _computes(operand_sides: list[str], used: int) -> bool:
+    """An equation computes when its operands hold two numbers or more, or one number under an operation
+    (``\\sqrt{16} = 4``, ``3! = 6``, ``50% of 30``); ``18 = 18``, ``x = 18`` and ``18 dollars = 18`` derive nothing."""
+    if used >= 2:
+        return True
+    return used == 1 and any(_OPERATION.search(side) for side in operand_sides)
+
+
+_NAME = re.compile(r"\s*\$?\s*[A-Za-z]\s*")
+
+
+def _derivation(eq, check) -> tuple[list[str], Fraction, str] | None:
+    """What an equation derives, as ``(operand sides, value, kind)``, or ``None``:
+
+    * ``computed`` — a verified equation (``check.ok is True``): its operand sides and result (whether it computes
+      anything is decided by the operands it uses, :func:`_computes`);
+    * ``evaluated`` — a name assigned a computation the evaluator works out exactly (``X = $60/1.5`` -> 40);
+    * ``solved`` — a linear equation in one unknown (``5x = 20`` -> 4, :func:`rewards.checks.solving.solve_linear`).
+
+    A relation the checker declined to verify derives nothing; a refuted one neither.
+    """
+    if check.ok is True:
+        roles = _roles(eq)
+        return None if roles is None else (roles[0], roles[1], "computed")
+    if check.ok is False or len(eq.sides) != 2:
+        return None
+    left, right = eq.sides
+    for name, expr in ((left, right), (right, left)):
+        if _NAME.fullmatch(name):
+            value = _value(evaluate(expr)) if len(_numbers(expr)) >= 2 else None
+            if value is not None:
+                return [expr], value, "evaluated"
+    root = solve_linear(left, right)
+    return None if root is None else ([left, right], root, "solved")
+
+
+def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fraction] = COMMON_CONSTANTS) -> bool:
+    """A value is grounded if known, a constant, or a simple transform of a known value (percent, reciprocal,
+    negation)."""
+    if value in known or value in constants or -value in known:
         return True
     if value * 100 in known or value / 100 in known:
         return True
@@ -229,7 +310,13 @@ def build_dataflow(trace: Trace) -> Dataflow:
 
     pnums = problem_numbers(trace.problem)
     constrained = constrained_variables(trace.problem)
-    known: set[Fraction] = set(pnums) | _unit_constants(trace.problem + "\n" + trace.text)
+    units = _unit_constants(trace.problem + "\n" + trace.text)
+    known: set[Fraction] = set(pnums) | units
+    # "2 weeks" -> 14 days, "30 minutes" -> 1/2 hour: a problem quantity in another unit (matched as is, not through
+    # the percent/reciprocal transforms of _derived, which would ground almost any small number)
+    converted = frozenset({a * u for a in pnums for u in units} | {a / u for a in pnums for u in units})
+    strict: set[Fraction] = set(pnums) | units | BASIC_CONSTANTS  # reached from the problem (see StepFlow.unsupported)
+    reached_roots: dict[Fraction, int] = {}  # root of a reached one-unknown equation -> its step
     steps: list[StepFlow] = []
     last_derived = None
     producers: dict[Fraction, int] = {}  # value -> the latest earlier step that produced it
@@ -241,24 +328,51 @@ def build_dataflow(trace: Trace) -> Dataflow:
                                       f"{check.variable}, and a link may substitute that condition)", check.pairs)
             flow.checks.append(check)
             roles = _roles(eq)
-            if roles is None:
+            derivation = _derivation(eq, check)
+            if derivation is None and check.ok is None and len(eq.sides) == 2 and is_identity(*eq.sides):
+                # "x + 0.25x = 1.25x": a rewrite; the new side's numbers are reached when the old side's are
+                if all(_derived(strict, v, BASIC_CONSTANTS) or v in converted for v, _ in _numbers(eq.sides[0])):
+                    strict.update(v for v, _ in _numbers(eq.sides[1]))
+            if roles is None and derivation is None:
                 continue
-            operand_sides, result = roles
-            for side in operand_sides:
+            kind = derivation[2] if derivation is not None else None
+            operand_sides = derivation[0] if derivation is not None else roles[0]
+            operands = 0
+            reached = True  # every operand so far is reached from the problem
+            # "5x - 28 = 157" then "5x = 185": a rewrite with the root of an equation already reached is reached
+            rewrite = kind in ("solved", "evaluated") and derivation[1] in reached_roots
+            if rewrite and reached_roots[derivation[1]] != index:
+                flow.depends_on.add(reached_roots[derivation[1]])  # the equation it rewrites
+            for k, side in enumerate(operand_sides):
                 numbers = _numbers(side)
-                if len(numbers) == 1 and BARE_NUMBER.fullmatch(side):
+                if kind != "solved" and len(numbers) == 1 and BARE_NUMBER.fullmatch(side):
                     continue  # "<<6=6>>6", "x = 33": a restated or solved value, not an operand
-                for number, _span in numbers:
+                # in a verified chain "9 * 10 - 7 = 90 - 7 = 83", a later side rewrites the first: its partial
+                # results are reached when the first side's numbers are
+                chained = (kind == "computed" and k > 0 and reached) or rewrite
+                for number, (_start, end) in numbers:
+                    operands += 1
                     flow.used.append(number)
-                    if not _derived(known, number):
+                    if not _derived(known, number) and number not in converted:
                         flow.ungrounded.append(number)
+                    if not chained and not _derived(strict, number, BASIC_CONSTANTS) and number not in converted:
+                        flow.unsupported.append(number)
+                        reached = False
                     producer = producers.get(number)
+                    if producer is None and side[end:end + 1] == "%":  # "1/5 = 20%" then "20% + 10% = 30%"
+                        producer = producers.get(number / 100)
                     if producer is not None and number not in pnums:
                         flow.depends_on.add(producer)
-            if check.ok is not False:
-                flow.produced.append(result)
-                known.add(result)
-                last_derived = result
+            if roles is not None and check.ok is not False:
+                known.add(roles[1])  # grounding: a stated value may be used later, verified or not
+            if derivation is not None and (kind != "computed" or _computes(operand_sides, operands)):
+                flow.produced.append(derivation[1])  # only a verified computation or a solved equation
+                known.add(derivation[1])             # carries the chain
+                last_derived = derivation[1]
+                if reached:
+                    strict.add(derivation[1])
+                    if kind == "solved":
+                        reached_roots.setdefault(derivation[1], index)
         for number, _span in _numbers(text):
             flow.mentioned.append(number)
             known.add(number)
@@ -270,8 +384,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
     answer_value = numeric_value(trace.answer) if trace.answer else None
     answer_step = None
     if answer_value is not None:
-        for j in range(len(steps) - 1, -1, -1):
-            if answer_value in steps[j].produced:
+        for j in range(len(steps) - 1, -1, -1):  # the answer, or it as a percentage / in cents (3/4 -> "75")
+            if answer_value in steps[j].produced or answer_value / 100 in steps[j].produced:
                 answer_step = j
                 break
     return Dataflow(steps, pnums, answer_value, answer_step, last_derived)
@@ -292,29 +406,39 @@ def _substitute(side: str, changed: dict[Fraction, Fraction]) -> str | None:
     return text
 
 
-def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction) -> dict[Fraction, Fraction]:
-    """Push ``old -> new`` (a result of ``step``) through the equations of the later steps."""
+def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction, *,
+               from_input: bool = False) -> dict[Fraction, Fraction]:
+    """Push ``old -> new`` (a result of ``step``, or with ``from_input`` a problem quantity first used in ``step``)
+    through the verified equations from there on."""
     changed = {old: new}
     for k in range(step, len(flow.steps)):
-        seen_source = k > step  # in the edited step itself, only equations after the edited one
+        seen_source = from_input or k > step  # in the edited step itself, only equations after the edited one
         for eq, check in step_equations(trace.steps[k]):
-            if check.ok is False:
+            derivation = _derivation(eq, check)
+            if derivation is None:
                 continue
-            roles = _roles(eq)
-            if roles is None:
-                continue
-            operand_sides, result = roles
+            operand_sides, result, kind = derivation
             if not seen_source:
                 seen_source = result == old
                 continue
             if result in changed:
                 continue
+            if kind == "solved":
+                left, right = (_substitute(side, changed) or side for side in eq.sides)
+                root = solve_linear(left, right) if (left, right) != tuple(eq.sides) else None
+                if root is not None and root != result:
+                    changed[result] = root
+                continue
             for side in operand_sides:
                 edited = _substitute(side, changed)
                 if edited is not None:
                     value = evaluate(edited)
-                    if value is not None and value.is_exact and value.exact != result:
-                        changed[result] = value.exact
+                    if value is None:
+                        continue
+                    new_result = value.exact if value.is_exact and value.exact is not None else \
+                        Fraction(value.approx).limit_denominator(10**6) if math.isfinite(value.approx) else None
+                    if new_result is not None and new_result != result:  # √168 is inexact but moved
+                        changed[result] = new_result
                         break
     return changed
 
@@ -341,4 +465,74 @@ def counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
         changed = _propagate(trace, flow, j, old, new)
         expected = changed.get(answer)
         out.append(Intervention(j, old, new, expected if expected != answer else None))
+    return out
+
+
+def answer_path(flow: Dataflow) -> frozenset[int]:
+    """The steps the answer's derivations run through: every step that derived the answer's value (an algebra
+    solution often derives it twice: ``x + x + 20 = 180`` and later ``2x = 160``) and their ancestors (empty when
+    no step derived it)."""
+    return frozenset().union(*answer_derivations(flow))
+
+
+def answer_derivations(flow: Dataflow) -> list[frozenset[int]]:
+    """The answer's derivations: the last step that derived its value, and each earlier step that derived it and
+    that the last derivation does not build past — each with its ancestors (empty when no step derived it).
+
+    An earlier step whose result merely equals the answer (``1/4 x 8 = 2``), when the last derivation is built on
+    later, different results (``8 - 4 = 4``, then an invented "fee": ``4 - 0.8 - 1.2 = 2``), is a coincidence, not
+    a derivation of the answer. Algebra that derives the answer several times (``x + x + 20 = 180``, then
+    ``2x = 160``, ``x = 160/2``) keeps every derivation.
+    """
+    if flow.answer_step is None:
+        return []
+    target = _derived_answer(flow)
+    last = flow.answer_step
+    last_ancestors = flow.ancestors(last)
+    out = [frozenset(last_ancestors | {last})]
+    for t in range(last):
+        if target not in flow.steps[t].produced:
+            continue
+        later = [a for a in range(t + 1, last)
+                 if a in last_ancestors or any(v in flow.steps[last].used for v in flow.steps[a].produced)]
+        built_past = any(v != target for a in later for v in flow.steps[a].produced)
+        if not built_past:
+            out.append(frozenset(flow.ancestors(t) | {t}))
+    return out
+
+
+def _derived_answer(flow: Dataflow) -> Fraction:
+    """The value the answer step derived: the answer, or the fraction it states in percent or cents."""
+    answer = flow.answer_value
+    return answer if answer in flow.steps[flow.answer_step].produced else answer / 100
+
+
+def input_counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
+    """Edits of the *problem quantities* the answer's derivation uses, each propagated through the verified
+    equations: ``expected`` is where the answer should move (``None`` when it does not move).
+
+    An answer that no problem quantity reaches through checked operations has no edit at all (an empty list):
+    restating the answer, or copying it beside unrelated arithmetic, derives nothing.
+
+    >>> from rewards.parsing.trace import parse_trace
+    >>> t = parse_trace("Ann has 3 apples and buys 4 bags of 2.", "4 * 2 = 8 new apples.\\n3 + 8 = 11 apples.\\n#### 11")
+    >>> [(i.old, i.new, i.expected) for i in input_counterfactuals(t, build_dataflow(t))]
+    [(Fraction(4, 1), Fraction(5, 1), Fraction(13, 1)), (Fraction(2, 1), Fraction(3, 1), Fraction(15, 1)), (Fraction(3, 1), Fraction(4, 1), Fraction(12, 1))]
+    """
+    path = answer_path(flow)
+    if not path or flow.answer_value is None:
+        return []
+    answer = _derived_answer(flow)
+    first_use: dict[Fraction, int] = {}
+    for t in sorted(path):
+        for value in flow.steps[t].used:
+            if value in flow.problem_numbers and value not in first_use:
+                first_use[value] = t
+    out: list[Intervention] = []
+    for value, step in list(first_use.items())[:MAX_INTERVENTIONS]:
+        new = value + 1 if value.denominator == 1 else value * 2
+        if new == answer:
+            new = value + 2
+        expected = _propagate(trace, flow, step, value, new, from_input=True).get(answer)
+        out.append(Intervention(step, value, new, expected if expected != answer else None))
     return out

@@ -8,6 +8,19 @@
 * ``accept`` — ``RAFS >= tau_accept``, no suspect step, and no ungrounded quantity feeding the answer;
 * ``review`` — everything else.
 
+Missing evidence (:attr:`RAFSConfig.missing_evidence`). A metric may abstain where a completion gave it nothing to
+check; a reward must not, or the less a completion shows the less can count against it. With ``"absent"`` (the
+scoring and evaluation default) a component without evidence is dropped and the weights renormalise; with
+``"no_support"`` (the default of every reward function) it counts as 0: an answer no checked derivation reaches
+has ``S_RA = 0``, a trace with no derivation of its answer has ``P_R = 0``, and an abstention scores 0.
+
+Support is derivation. ``S_RA = sqrt(p_imp · sens) · ρ^u``: ``p_imp`` asks whether a verified computation derived
+the stated answer (:func:`~rewards.scoring.components.implication`); ``sens`` is the share of the problem's own
+quantities on the answer's derivation path whose edit moves the answer through the verified equations
+(:func:`~rewards.scoring.dataflow.input_counterfactuals`); ``u`` counts the ungrounded quantities on that path (the
+paper's invented "$5 fee") and ``ρ = ungrounded_penalty``. ``P_R`` is taken over the answer's derivation path and
+every refuted step: decoration, padding and repetition off the path neither raise it nor dilute an error.
+
 Failure type with a gold answer: ``faithful_success`` (valid, correct), ``silent_failure`` (invalid, correct),
 ``extraction_failure`` (valid, wrong), ``overt_failure`` (invalid, wrong); "valid" means no suspect step.
 Without a gold answer only what is visible reference-free: ``extraction_failure`` when the chain's result differs
@@ -26,12 +39,12 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Mapping, Sequence
 
 from rewards.scoring import components as C
 from rewards.checks.answers import answers_equivalent, canonical_answer, gold_answer
-from rewards.scoring.dataflow import Dataflow, build_dataflow, counterfactuals
+from rewards.scoring.dataflow import Dataflow, answer_derivations, answer_path, build_dataflow, input_counterfactuals
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.verifiers.base import StepCheck, StepVerifier
 from rewards.verifiers.symbolic import SymbolicVerifier
@@ -41,6 +54,9 @@ __all__ = ["RAFSConfig", "RAFSResult", "score_trace", "score_group", "score_trac
 log = logging.getLogger(__name__)
 
 COMPONENTS = ("P_R", "S_RA", "C_A", "D_R")
+MISSING_EVIDENCE = ("no_support", "absent")
+USES = {"reward": "no_support", "scoring": "absent", "evaluation": "absent"}
+"""The ``missing_evidence`` policy each use gets when the config leaves it open."""
 FAILURE_TYPES = ("faithful_success", "silent_failure", "extraction_failure", "overt_failure", "invalid_reasoning")
 
 
@@ -65,6 +81,12 @@ class RAFSConfig:
             ``"member"``: each trace gets its own — the share of the other samples that agree with its answer
             and its similarity to them. Under GRPO's group normalisation a group-constant factor cancels out of
             the advantages, so ``"member"`` is the mode in which C_A and D_R change what GRPO learns.
+        missing_evidence: what a component the completion gave nothing to check is worth: ``"no_support"`` (0, the
+            reward default: hiding work must not pay) or ``"absent"`` (dropped, weights renormalised; the scoring
+            and evaluation default, where ProcessBench-style detection needs abstention). ``None`` lets the use
+            decide (:meth:`for_use`).
+        ungrounded_penalty: ``ρ``: ``S_RA`` is multiplied by ``ρ`` per distinct ungrounded quantity on the answer's
+            derivation path (a number from nowhere that makes the derivation land on the answer).
     """
 
     weights: Mapping[str, float] = field(default_factory=lambda: {"P_R": 0.4, "S_RA": 0.3, "C_A": 0.15, "D_R": 0.15})
@@ -78,15 +100,20 @@ class RAFSConfig:
     embedding_weight: float = 0.0
     embedding_model: str | None = None
     group_mode: str = "group"
+    missing_evidence: str | None = None
+    ungrounded_penalty: float = 0.5
 
     def __post_init__(self) -> None:
+        if self.missing_evidence not in (None, *MISSING_EVIDENCE):
+            raise ValueError(f"RAFSConfig.missing_evidence={self.missing_evidence!r}: use 'no_support' (rewards: "
+                             "a component without evidence counts as 0) or 'absent' (evaluation: it is dropped).")
         unknown = set(self.weights) - set(COMPONENTS)
         if unknown:
             raise ValueError(f"RAFSConfig.weights has unknown component(s) {sorted(unknown)}; use {list(COMPONENTS)}.")
         if any(w < 0 for w in self.weights.values()) or not any(w > 0 for w in self.weights.values()):
             raise ValueError(f"RAFSConfig.weights={dict(self.weights)!r} must be >= 0 with at least one > 0.")
         for name, lo, hi in (("lam", 0, 1), ("theta_step", 0, 1), ("tau_accept", 0, 100), ("eps", 0, 1), ("sens_floor", 0, 1),
-                             ("embedding_weight", 0, 1)):
+                             ("embedding_weight", 0, 1), ("ungrounded_penalty", 0, 1)):
             value = getattr(self, name)
             if not lo <= value <= hi:
                 raise ValueError(f"RAFSConfig.{name}={value!r} is outside [{lo}, {hi}].")
@@ -94,6 +121,34 @@ class RAFSConfig:
             raise ValueError(f"RAFSConfig.group_mode={self.group_mode!r}: use 'group' or 'member'.")
         if self.m_min < 1:
             raise ValueError(f"RAFSConfig.m_min={self.m_min!r} must be >= 1.")
+
+    @classmethod
+    def coerce(cls, config: "RAFSConfig | Mapping[str, Any] | None", use: str = "scoring") -> "RAFSConfig":
+        """The one way to turn user input into a config: ``None`` (defaults), a dict of fields (unknown keys name
+        themselves in the error) or a :class:`RAFSConfig`; then :meth:`for_use`.
+
+        >>> RAFSConfig.coerce({"tau_accept": 70}, use="reward").missing_evidence
+        'no_support'
+        >>> RAFSConfig.coerce(None).missing_evidence
+        'absent'
+        """
+        if config is None:
+            config = cls()
+        elif isinstance(config, Mapping):
+            config = cls.from_dict(config)
+        elif not isinstance(config, cls):
+            raise TypeError(f"config must be a RAFSConfig, a dict of RAFSConfig fields or None, got "
+                            f"{type(config).__name__}; pass e.g. {{'tau_accept': 60.0}}.")
+        return config.for_use(use)
+
+    def for_use(self, use: str) -> "RAFSConfig":
+        """This config with ``missing_evidence`` settled for a use: ``"reward"`` -> ``"no_support"``,
+        ``"scoring"``/``"evaluation"`` -> ``"absent"``; an explicit setting is kept."""
+        if use not in USES:
+            raise ValueError(f"use={use!r}: pick one of {list(USES)}.")
+        if self.missing_evidence is not None:
+            return self
+        return replace(self, missing_evidence=USES[use])
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "RAFSConfig":
@@ -121,6 +176,14 @@ class RAFSResult:
     answer: str | None
     correct: bool | None = None
     reasons: list[str] = field(default_factory=list)
+    supported: bool | None = None
+    """Whether the answer is reached from the problem's quantities through verified operations, with nothing
+    ungrounded on the way (``None`` when the trace was not analysed)."""
+
+    @property
+    def faithful(self) -> bool:
+        """Supported and without a suspect step: the verdict the faithful-accuracy reward pays in full."""
+        return bool(self.supported) and self.suspect_step is None
 
     @property
     def reward(self) -> float | None:
@@ -138,6 +201,7 @@ class RAFSResult:
             "coverage": round(self.coverage, 4),
             "answer": self.answer,
             "correct": self.correct,
+            "supported": self.supported,
             "reasons": self.reasons,
         }
 
@@ -153,9 +217,16 @@ class _Parsed:
     canonical: str | None
 
 
-def _abstain(reasons: list[str], trace: Trace | None = None, checks=None, coverage: float = 0.0) -> RAFSResult:
-    return RAFSResult(None, "abstain", None, None, {m: None for m in COMPONENTS}, list(checks or []), coverage,
-                      trace.answer if trace else None, None, reasons)
+def _abstain(reasons: list[str], trace: Trace | None = None, checks=None, coverage: float = 0.0,
+             cfg: RAFSConfig | None = None) -> RAFSResult:
+    """No verdict: ``score`` is ``None``; under ``missing_evidence="no_support"`` it is 0 (nothing shown, nothing
+    earned), the status stays ``abstain`` and the reasons say why."""
+    score = None
+    if cfg is not None and cfg.missing_evidence == "no_support":
+        score = 0.0
+        reasons = [*reasons, "no evidence counts as no support (missing_evidence='no_support')"]
+    return RAFSResult(score, "abstain", None, None, {m: None for m in COMPONENTS}, list(checks or []), coverage,
+                      trace.answer if trace else None, None, reasons, supported=False if score == 0.0 else None)
 
 
 def _parse(problem: Any, completion: Any, steps: Sequence[str] | None) -> _Parsed:
@@ -201,12 +272,16 @@ def _verify(parsed: list[_Parsed], verifier: StepVerifier) -> list[_Parsed]:
 
 
 def _ungrounded_on_answer_path(flow: Dataflow) -> list[str]:
-    """Ungrounded operands of the steps the answer depends on (``"5 (step 2)"``): a quantity from nowhere that
-    feeds the answer blocks ``accept`` (it is the paper's lucky "$5 fee"), though alone it is no suspect step."""
-    if flow.answer_step is None:
-        return []
-    path = sorted(flow.ancestors(flow.answer_step) | {flow.answer_step})
-    return [f"{v} (step {t})" for t in path for v in dict.fromkeys(flow.steps[t].ungrounded)]
+    """Ungrounded operands of the best derivation of the answer (``"5 (step 2)"``): a quantity from nowhere that
+    feeds the answer (the paper's lucky "$5 fee") lowers S_RA and blocks ``accept``, though alone it is no suspect
+    step. When the trace derives the answer more than once (algebra often does), the best-grounded derivation
+    counts."""
+    best: list[str] | None = None
+    for path in answer_derivations(flow):
+        found = [f"{v} (step {t})" for t in sorted(path) for v in dict.fromkeys(flow.steps[t].unsupported)]
+        if best is None or len(found) < len(best):
+            best = found
+    return best or []
 
 
 def _failure_type(valid: bool, correct: bool | None, p_imp: float | None) -> str | None:
@@ -223,42 +298,67 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     """One trace's verdict; ``ref`` is the gold final answer already extracted (``None``: no gold)."""
     trace = p.trace
     if trace.issues:
-        return _abstain(list(trace.issues), trace)
+        return _abstain(list(trace.issues), trace, cfg=cfg)
     flow = p.flow
     q = [c.q for c in p.checks]
     coverage = flow.coverage
     if trace.answer is None:
         return _abstain(["no final answer found (no \\boxed{}, '####', 'the answer is', or trailing number)"],
-                        trace, p.checks, coverage)
+                        trace, p.checks, coverage, cfg)
+    required = cfg.missing_evidence == "no_support"
+    path = answer_path(flow)
+    refuted = {t for t, x in enumerate(q) if x < cfg.theta_step}
     p_imp = C.implication(flow)
-    sens = C.sensitivity(counterfactuals(trace, flow), cfg.m_min)
-    if sens is not None:
-        sens = cfg.sens_floor + (1.0 - cfg.sens_floor) * sens
-    comps: dict[str, float | None] = {
-        "P_R": C.step_validity(q, cfg.lam, smooth=cfg.smooth),
-        "S_RA": C.support(p_imp, sens),
-        **group_components,
-    }
+    edits = input_counterfactuals(trace, flow)
+    raw_sens = C.sensitivity(edits, cfg.m_min)
+    feeding = _ungrounded_on_answer_path(flow)
+    sens = None if raw_sens is None else cfg.sens_floor + (1.0 - cfg.sens_floor) * raw_sens
+    if required:  # missing evidence is no support
+        p_imp = 0.0 if p_imp is None else p_imp
+        sens = 0.0 if raw_sens is None else sens
+    s_ra = C.support(p_imp, sens)
+    if s_ra is not None and feeding:  # a quantity from nowhere on the way: with no_support, no support at all
+        s_ra = 0.0 if required else s_ra * cfg.ungrounded_penalty ** len(feeding)
+    if required and (not path or feeding):
+        p_r = 0.0 if q else None  # no derivation of the answer from the problem: no step supports it
+    elif path:  # P_R over the derivation and every refuted step: what is off the path neither helps nor dilutes
+        p_r = C.step_validity([q[t] for t in sorted(path | refuted)], cfg.lam, smooth=cfg.smooth)
+    else:
+        p_r = C.step_validity(q, cfg.lam, smooth=cfg.smooth)
+    comps: dict[str, float | None] = {"P_R": p_r, "S_RA": s_ra, **group_components}
     reasons: list[str] = []
     suspect = C.suspect_step(q, cfg.theta_step)
-    if coverage == 0.0 and comps["S_RA"] is None and comps.get("C_A") is None:
+    if coverage == 0.0 and C.support(C.implication(flow), None if raw_sens is None else raw_sens) is None \
+            and comps.get("C_A") is None:
         return _abstain(["nothing checkable: no equation in any step and no samples to compare"],
-                        trace, p.checks, coverage)
-    if comps["S_RA"] is None:
-        reasons.append("S_RA abstained: no derived quantity links the chain to the answer")
+                        trace, p.checks, coverage, cfg)
+    # supported: a verified derivation of the answer that uses the problem's quantities, with nothing from nowhere on
+    # the way. Sensitivity itself only weighs S_RA: value-keyed propagation cannot tell two equal quantities apart
+    # ("$3 / 3 people" stays 1 under any edit), so an answer that does not move is weaker evidence, not none.
+    supported = bool(path) and raw_sens is not None and not feeding
+    if not path:
+        reasons.append("the answer is not derived: no verified computation reaches it"
+                       + (" (S_RA = 0: missing evidence is no support)" if required else ""))
+    elif raw_sens is None:
+        reasons.append("no problem quantity reaches the answer through verified operations")
+    elif raw_sens == 0:
+        reasons.append("the answer does not move when the problem's quantities are edited")
     score = C.aggregate(comps, cfg.weights, cfg.eps)
+    if required and (not path or feeding):
+        score = 0.0  # no checked derivation reaches the answer: nothing to pay (not ε^Σw, which a restatement
+        #              would earn above an honest abstention)
     correct = answers_equivalent(trace.answer, ref) if ref is not None else None
-    if p_imp is not None and p_imp < 0.5:
+    if C.implication(flow) is not None and C.implication(flow) < 0.5:
         reasons.append(f"the chain's result {flow.last_derived} differs from the stated answer {trace.answer}")
     if suspect is not None:
         reasons.append(f"suspect step {suspect}: " + "; ".join(p.checks[suspect].reasons))
-    feeding = _ungrounded_on_answer_path(flow)
     if feeding:
         reasons.append("ungrounded quantity feeds the answer: " + ", ".join(feeding))
     accept = score is not None and score >= cfg.tau_accept and suspect is None and not feeding
     status = "accept" if accept else "review"
-    return RAFSResult(score, status, _failure_type(suspect is None, correct, p_imp), suspect, comps, p.checks,
-                      coverage, trace.answer, correct, reasons)
+    valid = suspect is None and not feeding and (supported or not required)
+    return RAFSResult(score, status, _failure_type(valid, correct, C.implication(flow)), suspect, comps, p.checks,
+                      coverage, trace.answer, correct, reasons, supported)
 
 
 def score_group(
@@ -278,7 +378,7 @@ def score_group(
         gold: the gold answer, optional (a bare answer, a GSM8K solution or a ``\\boxed``).
         steps: optional pre-split steps per completion (ProcessBench's ``steps``).
     """
-    cfg = config or RAFSConfig()
+    cfg = RAFSConfig.coerce(config)
     verifier = verifier or SymbolicVerifier()
     step_lists = list(steps) if steps is not None else [None] * len(completions)
     parsed = _verify([_parse(problem, c, s) for c, s in zip(completions, step_lists)], verifier)
@@ -322,7 +422,7 @@ def score_trace(
                            steps=[steps, *([None] * len(samples))])[0]
     except Exception as exc:  # noqa: BLE001 - last line of defence for a training run
         log.warning("RAFS could not score a completion: %s: %s", type(exc).__name__, exc)
-        return _abstain([f"internal error: {type(exc).__name__}: {exc}"])
+        return _abstain([f"internal error: {type(exc).__name__}: {exc}"])  # None: no verdict, logged
 
 
 def score_traces(rows: Sequence[Mapping[str, Any]], *, config: RAFSConfig | None = None,

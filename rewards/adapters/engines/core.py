@@ -33,8 +33,10 @@ import numbers
 from dataclasses import dataclass
 from typing import Any, Hashable, Mapping, Sequence
 
+from rewards.adapters.reward_rules import faithful_accuracy
+
 __all__ = ["Item", "score_items", "reward_of", "coerce_gold", "coerce_config", "MODES", "MAX_GROUP",
-           "ABSTAIN_REWARD", "UNFAITHFUL_CREDIT", "ABSTAIN_CREDIT"]
+           "ABSTAIN_REWARD"]
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +45,6 @@ MAX_GROUP = 256
 """A group larger than this is scored in consecutive chunks of this size (bounds D_R's pairwise work)."""
 ABSTAIN_REWARD = 0.0
 """The reward of an abstaining RAFS under the ``rafs`` rule (engines need a number for every rollout)."""
-UNFAITHFUL_CREDIT = 0.5
-"""Faithful-accuracy reward of a correct answer that rests on a suspect step."""
-ABSTAIN_CREDIT = 1.0
-"""Faithful-accuracy reward of a correct answer whose RAFS abstains (the plain accuracy)."""
 _MAX_GOLD_CHARS = 10_000
 
 
@@ -100,17 +98,15 @@ def coerce_gold(value: Any) -> str | None:
 
 
 def coerce_config(config: Any):
-    """``None``, a :class:`~rewards.scoring.score.RAFSConfig` or a dict of its fields -> a ``RAFSConfig``."""
+    """``None``, a :class:`~rewards.scoring.score.RAFSConfig` or a dict of its fields -> a reward's ``RAFSConfig``
+    (:meth:`~rewards.scoring.score.RAFSConfig.coerce` with ``use="reward"``: missing evidence is no support)."""
     from rewards.scoring.score import RAFSConfig
 
-    if config is None:
-        return RAFSConfig()
-    if isinstance(config, RAFSConfig):
-        return config
-    if isinstance(config, Mapping):
-        return RAFSConfig.from_dict(dict(config))
-    raise ValueError(f"rafs_config={config!r} must be a dict of RAFSConfig fields (e.g. {{'tau_accept': 60}}) "
-                     "or None for the defaults.")
+    try:
+        return RAFSConfig.coerce(config, use="reward")
+    except TypeError as exc:
+        raise ValueError(f"rafs_config={config!r} must be a dict of RAFSConfig fields (e.g. {{'tau_accept': 60}}) "
+                         "or None for the defaults.") from exc
 
 
 def _check_mode(mode: str) -> str:
@@ -146,11 +142,7 @@ def reward_of(result, gold: str | None, mode: str = "auto") -> tuple[float, bool
         if correct is None:
             raise ValueError(f"mode='faithful_accuracy' needs a usable ground truth, got gold={gold!r}; "
                              "pass the answer (e.g. '18') or use mode='auto' (RAFS/100 where it is missing).")
-        if not correct:
-            return 0.0, False
-        if result.suspect_step is not None or result.failure_type == "silent_failure":
-            return UNFAITHFUL_CREDIT, True
-        return (ABSTAIN_CREDIT if result.status == "abstain" or result.score is None else 1.0), True
+        return faithful_accuracy(result, correct), correct
     return (ABSTAIN_REWARD if result.score is None else round(result.score / 100.0, 6)), correct
 
 

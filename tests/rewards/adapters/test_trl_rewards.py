@@ -152,10 +152,12 @@ def test_garbage_is_none_never_an_exception(garbage):
     for func in get_reward_funcs(ALL_NAMES):
         out = func([PROBLEM], [garbage], answer=["72"])
         assert len(out) == 1
-        if func.__name__ == "faithful_accuracy_reward":
-            assert out == [0.0]  # no correct answer in garbage: wrong, not unscorable (the gold is fine)
+        if func.__name__ in ("rafs_consensus_reward", "rafs_stability_reward"):
+            assert out == [None], (func.__name__, repr(garbage)[:40])  # undefined for one completion
         else:
-            assert out == [None], (func.__name__, repr(garbage)[:40])
+            # nothing to check counts as no support (missing_evidence="no_support"): 0, never an exception; and for
+            # faithful_accuracy there is no correct answer in garbage: wrong
+            assert out == [0.0], (func.__name__, repr(garbage)[:40])
 
 
 def test_strict_raises_on_unscorable():
@@ -169,7 +171,7 @@ def test_a_garbage_row_does_not_change_the_others():
     prompts = [PROBLEM] * 2
     alone = rafs_step_validity_reward([PROBLEM], [GOOD])
     mixed = rafs_step_validity_reward(prompts, [GOOD, "x" * 40_000])
-    assert mixed[0] == pytest.approx(alone[0]) and mixed[1] is None
+    assert mixed[0] == pytest.approx(alone[0]) and mixed[1] == 0.0
 
 
 # -- grouping ---------------------------------------------------------------------------------------------------------
@@ -315,7 +317,7 @@ def test_log_metric_and_log_extra_shapes():
     assert rec.metrics["rafs_reward/rafs_mean"][0] == pytest.approx(100 * sum(scored) / len(scored))
     assert set(rec.extra) == {"rafs_reward/rafs", "rafs_reward/status", "rafs_reward/suspect_step"}
     assert all(len(v) == len(completions) for v in rec.extra.values())
-    assert rec.extra["rafs_reward/status"][-1] == "abstain" and rec.extra["rafs_reward/rafs"][-1] is None
+    assert rec.extra["rafs_reward/status"][-1] == "abstain" and rec.extra["rafs_reward/rafs"][-1] == 0.0  # no support
     assert rec.extra["rafs_reward/suspect_step"][1] == 0  # SILENT's first step is false
 
 

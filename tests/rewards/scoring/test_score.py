@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rewards import RAFSConfig, score_group, score_trace
+from rewards.checks.answers import canonical_answer
 
 PROBLEM = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for "
            "her friends every day with four. She sells the remainder at the farmers' market daily for $2 per "
@@ -99,6 +100,7 @@ BAD_INPUTS = {
 @pytest.fixture(scope="module")
 def warm():
     score_trace("p", "x^2 = 4\n\\boxed{\\sqrt{4}}")  # first use imports math-verify and sympy (~2 s, once)
+    canonical_answer("3,")  # and its parser (not needed above: that answer takes the exact fast path)
 
 
 @pytest.mark.parametrize("name", list(BAD_INPUTS))

@@ -37,7 +37,7 @@ import torch
 
 import rewards.adapters.engines.openrlhf as orl
 from rewards.adapters.engines.openrlhf import LOG_KEYS, openrlhf_rewards, problem_from_prompt, split_response
-from rewards.scoring.score import score_group
+from rewards.scoring.score import RAFSConfig, score_group
 
 Q = "Tom has 3 boxes of 4 pens. How many pens does he have?"
 CHATML = f"<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\n{Q}<|im_end|>\n<|im_start|>assistant\n"
@@ -101,9 +101,11 @@ def test_reward_func_batch_form_groups_responses_of_the_same_prompt():
     labels = ["12", "12", "30", "12", "30"]
     out = fn([p + r + "<|im_end|>" for p, r in zip(prompts, responses)], prompts, labels)
     assert out["rewards"].tolist() == [1.0, 0.5, 1.0, 0.0, 0.0]
-    tom = score_group(Q, [RIGHT, SUSPECT, WRONG], gold="12")
+    reward_config = RAFSConfig.coerce(None, use="reward")  # what every reward scores with
+    tom = score_group(Q, [RIGHT, SUSPECT, WRONG], gold="12", config=reward_config)
     ann = score_group("Ann has 5 bags of 6 apples. How many apples?",
-                      ["5 * 6 = 30 apples.\n#### 30", "5 + 6 = 11 apples.\n#### 11"], gold="30")
+                      ["5 * 6 = 30 apples.\n#### 30", "5 + 6 = 11 apples.\n#### 11"], gold="30",
+                      config=reward_config)
     expected = [tom[0], tom[1], ann[0], tom[2], ann[1]]
     assert out["extra_logs"]["rafs"].tolist() == pytest.approx([e.score / 100 for e in expected], abs=1e-5)
 
@@ -162,7 +164,7 @@ def test_the_prompt_grounds_the_trace():
 
 def test_module_imports_no_torch_until_reward_func_is_called():
     code = ("import sys, rewards.adapters.engines.openrlhf as m; "
-            "out = m.openrlhf_rewards(['2 + 3 = 5'], [None], ['5']); "
+            "out = m.openrlhf_rewards(['Add 2 and 3. 2 + 3 = 5'], ['Add 2 and 3. '], ['5']); "
             "assert 'torch' not in sys.modules, 'torch imported'; print(out['rewards'])")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parents[4])

@@ -42,7 +42,7 @@ import pytest
 
 import rewards.adapters.engines.verl as verl_adapter
 from rewards.adapters.engines.verl import EXTRA_KEYS, compute_score
-from rewards.scoring.score import score_group
+from rewards.scoring.score import RAFSConfig, score_group
 
 Q = "Tom has 3 boxes of 4 pens. How many pens does he have?"
 RIGHT = "Each box has 4 pens, so 3 * 4 = 12 pens.\n#### 12"
@@ -118,8 +118,10 @@ def test_the_question_in_extra_info_grounds_the_trace():
     c = "13 + 27 = 40 animals.\n#### 40"
     with_q = compute_score("s", c, "40", extra_info={"question": q})
     without = compute_score("s", c, "40", extra_info={"index": 1})
-    assert with_q["P_R"] > without["P_R"]                 # 13 and 27 are ungrounded without the problem
-    assert without["score"] == 1.0                         # still scored, no suspect step from grounding alone
+    assert with_q["score"] == 1.0 and with_q["status"] == "accept"
+    # without the problem nothing shows that 13 and 27 are the problem's quantities: the answer is not derived from
+    # the problem (no support), so a correct answer earns the unverified credit, never the full one
+    assert without["score"] == 0.5 and without["suspect_step"] is None
 
 
 def test_parquet_shaped_values_numpy_ground_truth_and_message_arrays():
@@ -127,8 +129,9 @@ def test_parquet_shaped_values_numpy_ground_truth_and_message_arrays():
     info = {"index": np.int64(4), "prompt": np.array([{"role": "user", "content": Q}], dtype=object)}
     d = compute_score("openai/gsm8k", RIGHT, np.int64(12), info)
     assert d["score"] == 1.0 and d["correct"] is True
-    assert compute_score("s", RIGHT, np.array(["12", "twelve"]), None)["score"] == 1.0
-    assert compute_score("s", RIGHT, 12.0, None)["score"] == 1.0
+    assert compute_score("s", RIGHT, np.array(["12", "twelve"]), {"question": Q})["score"] == 1.0
+    assert compute_score("s", RIGHT, 12.0, {"question": Q})["score"] == 1.0
+    assert compute_score("s", RIGHT, 12.0, None)["score"] == 0.5  # no question: nothing grounds the derivation
 
 
 def test_reward_kwargs_reach_the_function_like_verl_merges_them():
@@ -188,7 +191,7 @@ def test_batched_form_scores_each_prompt_group_together_in_order():
     assert [s["score"] for s in scores[:3]] == [1.0, 0.5, 0.0]
     assert [s["score"] for s in scores[3:]] == [1.0, 1.0, 0.0]
     for k, (q, gt, rollouts) in enumerate(prompts):
-        expected = score_group(q, rollouts, gold=gt)
+        expected = score_group(q, rollouts, gold=gt, config=RAFSConfig.coerce(None, use="reward"))
         got = scores[3 * k: 3 * k + 3]
         assert [g["rafs"] for g in got] == [None if e.score is None else round(e.score, 4) for e in expected]
         assert all(g["C_A"] is not None and g["C_A"] == pytest.approx(expected[0].components["C_A"]) for g in got)
