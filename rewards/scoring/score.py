@@ -39,13 +39,15 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Mapping, Sequence
 
-from rewards.scoring import components as C
 from rewards.checks.answers import answers_equivalent, canonical_answer, gold_answer
-from rewards.scoring.dataflow import Dataflow, answer_derivations, answer_path, build_dataflow, input_counterfactuals
 from rewards.parsing.trace import Trace, parse_trace
+from rewards.scoring import components as C
+from rewards.scoring.dataflow import Dataflow, answer_derivations, answer_path, build_dataflow, input_counterfactuals
+from rewards.scoring.revisions import analyse_revisions
 from rewards.verifiers.base import StepCheck, StepVerifier
 from rewards.verifiers.symbolic import SymbolicVerifier
 
@@ -284,6 +286,52 @@ def _ungrounded_on_answer_path(flow: Dataflow) -> list[str]:
     return best or []
 
 
+_SUMMARY_STEP = re.compile(r"summary step (\d+)")
+
+
+def _apply_revisions(trace: Trace, flow: Dataflow, checks: list[StepCheck], correct: bool | None
+                     ) -> tuple[list[StepCheck], dict[int, str], list[str]]:
+    """Self-correction is exploration (:func:`~rewards.scoring.revisions.analyse_revisions`): a false step the
+    trace retracts and replaces is *superseded* (no suspect, out of P_R); a fake retraction keeps its fault; with a
+    wrong answer, the step where a trace talked itself out of its right value is refuted; a summary that states
+    numbers its thinking contradicts is refuted at that summary step.
+
+    Returns the step checks to use, the superseded steps and the reasons to report.
+    """
+    try:
+        rev = analyse_revisions(trace, flow, [c.q for c in checks])
+    except Exception as exc:  # noqa: BLE001 - an analysis bug must never crash a reward; the checks stand
+        log.warning("revision analysis failed (%s: %s); scoring without it", type(exc).__name__, exc)
+        return checks, {}, []
+    out = list(checks)
+    reasons: list[str] = []
+    for t, why in rev.superseded.items():
+        if 0 <= t < len(out):
+            out[t] = StepCheck(out[t].q, [*out[t].reasons, f"superseded: {why}"], out[t].checked)
+            reasons.append(f"step {t} superseded: {why}")
+    for t, why in rev.fake.items():
+        reasons.append(f"step {t}: {why}")
+    refute = []
+    if rev.turned_at is not None:
+        if correct is False:
+            refute.append((rev.turned_at, "the trace reached the right value and then talked itself out of it"))
+        elif correct is None:
+            reasons.append(f"step {rev.turned_at}: the trace turned away from a value its own derivation reached")
+    for conflict in rev.summary_conflicts:
+        match = _SUMMARY_STEP.match(conflict)
+        reasons.append(conflict)
+        if match:
+            refute.append((int(match.group(1)), "the summary contradicts the thinking: " + conflict))
+    for t, why in refute:
+        if 0 <= t < len(out) and t not in rev.superseded:
+            out[t] = StepCheck(min(out[t].q, _REFUTED_Q), [*out[t].reasons, why], True)
+    return out, {t: w for t, w in rev.superseded.items() if 0 <= t < len(out)}, reasons
+
+
+_REFUTED_Q = 0.05
+"""q of a step refuted by the revision analysis (the symbolic verifier's ``q_false``)."""
+
+
 def _failure_type(valid: bool, correct: bool | None, p_imp: float | None) -> str | None:
     if correct is None:
         if p_imp is not None and p_imp < 0.5:
@@ -306,8 +354,11 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
         return _abstain(["no final answer found (no \\boxed{}, '####', 'the answer is', or trailing number)"],
                         trace, p.checks, coverage, cfg)
     required = cfg.missing_evidence == "no_support"
+    correct = answers_equivalent(trace.answer, ref) if ref is not None else None
+    checks, superseded, revision_reasons = _apply_revisions(trace, flow, p.checks, correct)
+    q = [c.q for c in checks]
     path = answer_path(flow)
-    refuted = {t for t, x in enumerate(q) if x < cfg.theta_step}
+    refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}
     p_imp = C.implication(flow)
     edits = input_counterfactuals(trace, flow)
     raw_sens = C.sensitivity(edits, cfg.m_min)
@@ -319,19 +370,21 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     s_ra = C.support(p_imp, sens)
     if s_ra is not None and feeding:  # a quantity from nowhere on the way: with no_support, no support at all
         s_ra = 0.0 if required else s_ra * cfg.ungrounded_penalty ** len(feeding)
+    live = [x for t, x in enumerate(q) if t not in superseded]  # a retracted, replaced step is exploration
     if required and (not path or feeding):
         p_r = 0.0 if q else None  # no derivation of the answer from the problem: no step supports it
     elif path:  # P_R over the derivation and every refuted step: what is off the path neither helps nor dilutes
-        p_r = C.step_validity([q[t] for t in sorted(path | refuted)], cfg.lam, smooth=cfg.smooth)
+        p_r = C.step_validity([q[t] for t in sorted((path - set(superseded)) | refuted)] or live, cfg.lam,
+                              smooth=cfg.smooth)
     else:
-        p_r = C.step_validity(q, cfg.lam, smooth=cfg.smooth)
+        p_r = C.step_validity(live, cfg.lam, smooth=cfg.smooth)
     comps: dict[str, float | None] = {"P_R": p_r, "S_RA": s_ra, **group_components}
-    reasons: list[str] = []
-    suspect = C.suspect_step(q, cfg.theta_step)
+    reasons: list[str] = list(revision_reasons)
+    suspect = min(refuted) if refuted else None
     if coverage == 0.0 and C.support(C.implication(flow), None if raw_sens is None else raw_sens) is None \
             and comps.get("C_A") is None:
         return _abstain(["nothing checkable: no equation in any step and no samples to compare"],
-                        trace, p.checks, coverage, cfg)
+                        trace, checks, coverage, cfg)
     # supported: a verified derivation of the answer that uses the problem's quantities, with nothing from nowhere on
     # the way. Sensitivity itself only weighs S_RA: value-keyed propagation cannot tell two equal quantities apart
     # ("$3 / 3 people" stays 1 under any edit), so an answer that does not move is weaker evidence, not none.
@@ -347,17 +400,16 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     if required and (not path or feeding):
         score = 0.0  # no checked derivation reaches the answer: nothing to pay (not ε^Σw, which a restatement
         #              would earn above an honest abstention)
-    correct = answers_equivalent(trace.answer, ref) if ref is not None else None
     if C.implication(flow) is not None and C.implication(flow) < 0.5:
         reasons.append(f"the chain's result {flow.last_derived} differs from the stated answer {trace.answer}")
     if suspect is not None:
-        reasons.append(f"suspect step {suspect}: " + "; ".join(p.checks[suspect].reasons))
+        reasons.append(f"suspect step {suspect}: " + "; ".join(checks[suspect].reasons))
     if feeding:
         reasons.append("ungrounded quantity feeds the answer: " + ", ".join(feeding))
     accept = score is not None and score >= cfg.tau_accept and suspect is None and not feeding
     status = "accept" if accept else "review"
     valid = suspect is None and not feeding and (supported or not required)
-    return RAFSResult(score, status, _failure_type(valid, correct, C.implication(flow)), suspect, comps, p.checks,
+    return RAFSResult(score, status, _failure_type(valid, correct, C.implication(flow)), suspect, comps, checks,
                       coverage, trace.answer, correct, reasons, supported)
 
 
