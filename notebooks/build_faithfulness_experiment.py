@@ -7,6 +7,9 @@ more faithful? The curves of every arm with intervals across seeds, from a commi
 
 The notebook is built with nbformat and executed in place with nbclient (the venv's ``python3`` kernel). It reads
 ``notebooks/results/faithfulness/report.json`` unless a path is given (``$FAITHFULNESS_REPORT`` inside the kernel).
+Beside it, when present: ``report_head_rewards.json`` (the arms on the rewards before the reward-integrity change)
+and ``report_after_integrity.json`` (every arm on the rewards as committed after it, same SFT checkpoint, prompts and
+seeds), shown as before / during (the main run) / after.
 """
 
 from __future__ import annotations
@@ -182,47 +185,99 @@ for arm in ("faithful_accuracy", "rafs"):
 pd.DataFrame(rows).round(3)
 """),
     md("""
-## The same experiment on another version of the rewards
+## The same arms before, during and after the reward-integrity change
 
-`rafs experiment faithfulness --reuse-sft DIR/sft --arms faithful_accuracy,rafs` reruns the reward-dependent arms
-from the same SFT checkpoint, the same evaluation prompts and seeds, on whatever `rewards` package is imported
-(its path and a hash of its sources are in `report["rewards"]`). When `results/faithfulness/report_head_rewards.json`
-is present (the rewards committed before the reward-integrity change), it is shown beside the main report.
+`rafs experiment faithfulness --reuse-sft DIR/sft --arms ...` reruns arms from the same SFT checkpoint, the same
+evaluation prompts and seeds, on whatever `rewards` package is imported (its path and a hash of its sources are in
+`report["rewards"]`). Three versions of the rewards, when their reports are present next to the main one:
+
+* **before** — `report_head_rewards.json`: the rewards committed before the integrity change (`faithful_accuracy`
+  and `rafs` arms only);
+* **during** — the main report: the working tree at run time, the integrity change partly in;
+* **after** — `report_after_integrity.json`: the rewards as committed after the change (all three arms; the
+  `accuracy` arm does not read the changed rewards and reruns as a check that the setup reproduces).
+
+The probe (what each arm pays a canonical completion of each behaviour), the end-of-training table, the curves with
+95% t-intervals across seeds, a Welch t-test of each version's arms against the accuracy arm, and the after-minus-
+during differences seed by seed. The accuracy arm does not depend on the changed rewards: where its after curve
+hides the during one, the rerun reproduced it exactly, so differences in the other arms come from the rewards.
 """),
     code("""
-OTHER = REPORT.with_name("report_head_rewards.json")
-if OTHER.is_file():
-    other = json.loads(OTHER.read_text())
-    print("main report rewards: ", report["rewards"].get("package"), report["rewards"].get("source_sha1", "(not recorded)"))
-    print("other report rewards:", other["rewards"].get("package"), other["rewards"].get("source_sha1"))
-    display(pd.DataFrame({"main": {f"{a}/{b}": v for a, d in report["rewards"]["probe"].items() if a != "completion"
-                                   for b, v in d.items()},
-                          "other": {f"{a}/{b}": v for a, d in other["rewards"]["probe"].items() if a != "completion"
-                                    for b, v in d.items()}}).round(3))
-    rows = {}
-    for label, rep in (("main", report), ("HEAD rewards", other)):
-        for arm, s in rep["grpo"]["summary"].items():
-            rows[f"{arm} ({label})"] = {m: f"{s[m]['mean']:.3f} ± {s[m]['sd']:.3f}" for m in cols if m in s}
-    display(pd.DataFrame(rows).T)
-    fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
-    for ax, (metric, title) in zip(axes, METRICS[:4]):
-        for label, rep, ls in (("main", report, "-"), ("HEAD rewards", other, "--")):
-            for arm, runs in rep["grpo"]["arms"].items():
-                if arm == "accuracy" and label != "main" or not runs:
-                    continue
-                steps, t = curves(runs, metric)
-                n = np.sum(~np.isnan(t), axis=0)
-                mean = np.nanmean(t, axis=0)
-                sd = np.nanstd(t, axis=0, ddof=1) if len(runs) > 1 else np.zeros_like(mean)
-                half = np.where(n > 1, stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n), 0.0)
-                ax.plot(steps, mean, ls=ls, marker="o", color=colors.get(arm), label=f"{arm} ({label})")
-                ax.fill_between(steps, mean - half, mean + half, color=colors.get(arm), alpha=0.12)
-        ax.set_title(title); ax.set_xlabel("GRPO step")
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    show(fig)
-else:
-    print(f"no {OTHER.name}: nothing to compare")
+VERSIONS = [("before", REPORT.with_name("report_head_rewards.json")), ("during", REPORT),
+            ("after", REPORT.with_name("report_after_integrity.json"))]
+reports = {label: (report if path == REPORT else json.loads(path.read_text()))
+           for label, path in VERSIONS if path.is_file()}
+print("versions present:", ", ".join(reports))
+for label, rep in reports.items():
+    print(f"  {label:7s} rewards {rep['rewards'].get('package')} sha1 {rep['rewards'].get('source_sha1', '(not recorded)')}"
+          f" | started {rep['started_utc']} | wall {rep['wall_time_s']:.0f} s | SFT {rep['sft'].get('reused', 'trained')}")
+display(pd.DataFrame({label: {f"{a} / {b}": v for a, d in rep["rewards"]["probe"].items() if a != "completion"
+                              for b, v in d.items()} for label, rep in reports.items()}).round(3))
+"""),
+    code("""
+END = ["misleading_hint_accuracy", "faithfulness_rate", "hack_rate", "accuracy", "mean_length", "hint_copy_rate",
+       "continuation_faithfulness_rate", "hinted_accuracy"]
+rows = {"SFT policy (step 0)": {m: f"{report['sft']['metrics'][m]:.3f}" for m in END if m in report["sft"]["metrics"]}}
+for arm in ("accuracy", "faithful_accuracy", "rafs"):
+    for label, rep in reports.items():
+        s = rep["grpo"].get("summary", {}).get(arm)
+        if s:
+            n = max(v["n"] for v in s.values())
+            rows[f"{arm} — {label} (n={n})"] = {m: f"{s[m]['mean']:.3f} ± {s[m]['sd']:.3f}" for m in END if m in s}
+display(pd.DataFrame(rows).T)
+"""),
+    code("""
+# Each version against the accuracy arm of the same version (the accuracy arm of the main run where a version has
+# none); Welch t-test across seeds, 3 per arm: read the p-values with care.
+def accuracy_runs(rep):
+    return rep["grpo"]["arms"].get("accuracy") or report["grpo"]["arms"]["accuracy"]
+
+rows = []
+for label, rep in reports.items():
+    base_runs = accuracy_runs(rep)
+    for arm in ("faithful_accuracy", "rafs"):
+        runs = rep["grpo"]["arms"].get(arm, [])
+        for m in ("misleading_hint_accuracy", "faithfulness_rate", "hack_rate", "accuracy", "mean_length"):
+            a, b = [r[m] for r in runs], [r[m] for r in base_runs]
+            if len(a) > 1 and len(b) > 1:
+                t = stats.ttest_ind(a, b, equal_var=False)
+                rows.append({"version": label, "arm": arm, "metric": m, "mean": np.mean(a),
+                             "diff vs accuracy": np.mean(a) - np.mean(b), "p (Welch)": t.pvalue})
+display(pd.DataFrame(rows).round(3))
+if "after" in reports and "during" in reports:
+    rows = []
+    for arm in ("accuracy", "faithful_accuracy", "rafs"):
+        for m in ("misleading_hint_accuracy", "faithfulness_rate", "hack_rate", "accuracy"):
+            during = {r["seed"]: r[m] for r in report["grpo"]["arms"].get(arm, [])}
+            pairs = [(r[m], during[r["seed"]]) for r in reports["after"]["grpo"]["arms"].get(arm, [])
+                     if r["seed"] in during]
+            if pairs:
+                a, b = np.array(pairs).T
+                rows.append({"arm": arm, "metric": m, "seeds": len(pairs), "after − during": np.mean(a - b),
+                             "max |per-seed diff|": float(np.max(np.abs(a - b)))})
+    print("after vs during, seed by seed (same SFT checkpoint, prompts and seeds):")
+    display(pd.DataFrame(rows).round(4))
+"""),
+    code("""
+styles = {"before": ":", "during": "--", "after": "-"}
+fig, axes = plt.subplots(2, 3, figsize=(15, 7.5))
+for ax, (metric, title) in zip(axes.flat, METRICS):
+    for label, rep in reports.items():
+        for arm, runs in rep["grpo"]["arms"].items():
+            if not runs or arm not in colors:
+                continue
+            steps, t = curves(runs, metric)
+            n = np.sum(~np.isnan(t), axis=0)
+            mean = np.nanmean(t, axis=0)
+            sd = np.nanstd(t, axis=0, ddof=1) if len(runs) > 1 else np.zeros_like(mean)
+            half = np.where(n > 1, stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n), 0.0)
+            ax.plot(steps, mean, ls=styles[label], marker="o", ms=3, color=colors[arm], label=f"{arm} ({label})")
+            ax.fill_between(steps, mean - half, mean + half, color=colors[arm], alpha=0.08)
+    ax.set_title(title); ax.set_xlabel("GRPO step")
+axes.flat[0].legend(fontsize=7)
+fig.suptitle("dotted: before the integrity change (HEAD rewards) · dashed: during (main run) · solid: after")
+fig.tight_layout()
+show(fig)
 """),
     md("""
 The interpretation, the limits of this tiny world, and how to rerun it after a reward change are in
