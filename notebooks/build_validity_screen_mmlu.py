@@ -83,12 +83,56 @@ table
     code("""
 print(pd.Series([r.tier for r in results]).value_counts().to_string())
 for r in results:
-    if r.tier != "Valid":
+    if r.tier != "Valid" or r.fragile:
         print(f"\\n{r.group} — {r.tier} ({r.response_style})")
         for reason in r.reasons:
             print("   -", reason)
         for w in r.warnings:
             print("   !", w)
+        for f in r.fragility:
+            print("   ~ fragility:", f)
+"""),
+    md("""
+### Tiers by the point estimate; intervals as fragility
+
+The tier follows the paper: a violated point estimate is Invalid (`L >= 0.95`, `Fp >= 0.50`, or RBS with its whole
+interval above 0); points *near* a threshold (L in [0.93, 0.95), Fp in [0.48, 0.50), RBS in (−0.02, 0] or above 0
+but not reliably) and indices resting on fewer than 5 answers are Indeterminate. An interval that crosses a
+threshold is listed under `fragility` (with how many responses would flip the verdict); it does not change the tier.
+
+Before this rule the screen let an overlapping interval veto a verdict (the authors' tool's Wilson floors, plus
+Indeterminate whenever an L / Fp interval reached its threshold or an RBS interval reached above 0). Both rules on
+the same 16 models:
+"""),
+    code("""
+old_cfg = ScreenConfig.reference_tool(L_near=0.02, Fp_near=0.02, rbs_ci_spanning_zero_is_indeterminate=True)
+# the earlier rule also made an L / Fp interval that reaches its threshold Indeterminate
+def old_tier(r):
+    from trainers.screen import classify
+    t = classify(r.cells, r.indices, old_cfg).tier
+    if t == "Valid" and (r.L.ci_high >= 0.95 or r.Fp.ci_high >= 0.50):
+        t = "Indeterminate"
+    return t
+before_after = pd.DataFrame({"model": [r.group for r in results], "before (interval veto)": [old_tier(r) for r in results],
+                             "after (point estimate)": [r.tier for r in results]})
+print(before_after.drop(columns="model").apply(lambda c: c.value_counts()).fillna(0).astype(int).to_string())
+before_after[before_after.iloc[:, 1] != before_after.iloc[:, 2]]
+"""),
+    md("""
+The main study's blanket-confidence models are not in the shared data (only the MMLU cross-benchmark files are).
+Tables rebuilt from the values the paper quotes — Gemini 3.1 Pro, L = 0.967 from 30 errors with r ≈ 0, and
+Qwen 3 Next 80B Thinking, L = 0.974 (37 of 38) — with illustrative correct-answer cells chosen so that r ≈ 0:
+"""),
+    code("""
+from trainers.screen import screen
+rebuilt = {"Gemini 3.1 Pro (rebuilt)": (478, 29, 16, 1), "Qwen 3 Next 80B Thinking (rebuilt)": (470, 37, 16, 1)}
+for name, (a, b, c, d) in rebuilt.items():
+    ok = np.array([True] * a + [False] * b + [True] * c + [False] * d)
+    high = np.array([True] * (a + b) + [False] * (c + d))
+    r = screen(ok, high, group=name, phase_b=False)
+    old = old_tier(r)
+    print(f"{name}: L = {r.L.fmt()}, r = {r.r.value:+.3f} -> {r.tier} ({r.response_style}); interval-veto rule: {old}")
+    print("   ~", r.fragility[0])
 """),
     md("""
 ### Each index with its interval against its threshold
@@ -120,9 +164,9 @@ print(cmp.drop(columns=["model", "tier (ours)", "tier (paper)"]).max().round(5).
 cmp[["model", "tier (ours)", "tier (paper)"]][cmp["tier (ours)"] != cmp["tier (paper)"]]
 """),
     md("""
-Where our tier differs from the paper's, it is Indeterminate where the paper says Valid: an interval overlaps a
-threshold (Fp's interval reaching 0.50, or RBS's interval reaching above 0, so the *direction* of the signal is not
-established). The paper's Invalid model (Gemma 3 1B, blanket confidence) is Invalid here too.
+Every model with a published summary gets the authors' tier (the table of differences above is empty): Gemma 3 1B
+Invalid (blanket confidence), the rest Valid. GLM-5 and GPT-5.4 nano, which the interval-veto rule called
+Indeterminate, are Valid with their intervals listed as fragility.
 
 ## The reference tool, validity-screen 0.1.0, on the same binarised data
 """),
@@ -148,7 +192,19 @@ blanket = screen(ok, ["KEEP"] * len(ok), group="Gemma 3 1B, every answer KEEP")
 print("reference:", vs.screen(ok, np.ones(len(ok), bool)).tier)
 print("ours:     ", blanket.tier, "|", blanket.response_style, "|", "; ".join(blanket.reasons[:1]))
 """),
-    md("## VRS reports and figures of three models: Invalid, Indeterminate, Valid"),
+    md("""
+## Small probes: the checkpoint alarm
+
+A training callback screens a probe of 20–50 items. Blanket confidence on 24 items (every answer kept, 12 wrong)
+is Invalid by the point rule; the interval-veto rule could never flag it (the L interval needs ~35 errors).
+"""),
+    code("""
+ok24 = np.array([True, False] * 12)
+blanket24 = screen(ok24, [95] * 24, phase_b=False)
+print("24 items, all kept:", blanket24.tier, "|", blanket24.reasons[0], "| interval-veto rule:", old_tier(blanket24))
+print("   ~", blanket24.fragility[0])
+"""),
+    md("## VRS reports and figures of three models: Invalid, fragile Valid, Valid"),
     code("""
 by = {r.group: r for r in results}
 for name in ["google/gemma-3-1b", "openai/gpt-5.4-nano-2026-03-17", "anthropic/claude-haiku-4-5@20251001"]:

@@ -10,6 +10,11 @@ logs the tier and the indices (``state.log_history`` and wandb when active) and 
   **collapses**: ``L`` (the share of wrong answers given high confidence) rose by more than ``collapse_delta``
   over the baseline — RL pushing the model into blanket confidence.
 
+Tiers follow the paper's point-estimate rule (:mod:`trainers.screen.tiers`), so the alarm can go off on the probe
+sizes checkpoints use: a 24-item probe on which every answer is kept and 12 are wrong is Invalid (L = 12/12). On
+4,000 simulated healthy 24-item probes (confidence higher on correct answers, median split) 0.2 % were Invalid;
+fewer than 5 wrong (or correct) answers make L (or Fp) Indeterminate, never Invalid.
+
 A probe or screen that fails is recorded as a failed screen with its reason; training goes on unless
 ``halt_on_failure``. The baseline never halts (the model has not been trained yet), it is the reference.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("transformers")
@@ -86,18 +87,100 @@ def test_halt_on_invalid(tmp_path):
     assert control.should_training_stop is True and cb.halted
 
 
+def test_blanket_confidence_on_a_24_item_probe_is_invalid_and_halts(tmp_path):
+    """Every answer kept at 99, half of them wrong (12 of 24): L = 12/12 is Invalid by the paper's point rule
+    (the old interval veto needed ~35 errors and could never fire on a probe this size)."""
+    cb = ValidityScreenCallback(probe_set(24), generator=Scripted("blanket"), policy="halt", baseline=False)
+    _, control = fire(cb, "on_save", make_args(tmp_path), 6)
+    entry = cb.history[-1]
+    assert entry["n"] == 24 and entry["L"] == 1.0 and entry["accuracy"] == 0.5
+    assert entry["tier"] == "Invalid" and entry["decision"] == "halt"
+    assert control.should_training_stop is True and cb.halted
+    assert entry["policy_reasons"][0].startswith("the confidence signal is Invalid: blanket confidence: L = 1.000")
+    report = json.loads((tmp_path / "checkpoint-6" / REPORT_NAME).read_text())
+    assert report["screen"]["fragile"] is True  # 12 errors: the interval is reported, it does not veto
+
+
+class Drift(Scripted):
+    """Right answers at 90; wrong ones at 10 except every other one (i % 4 == 1) at 99: L = 0.5, not Invalid."""
+
+    def __call__(self, prompts, max_new_tokens, want_scores=False):
+        if self.mode != "drift":
+            return super().__call__(prompts, max_new_tokens, want_scores)
+        out = []
+        for p in prompts:
+            i = int(p[0]["content"].split()[1].rstrip(":"))
+            right = i % 2 == 0
+            if len(p) == 1:
+                out.append(Generation(f"{i} + 1 = {i + 1}\n#### {i + 1 if right else i + 2}"))
+            else:
+                out.append(Generation("90" if right else ("99" if i % 4 == 1 else "10")))
+        return out
+
+
 def test_halt_on_collapse_even_when_the_tier_is_not_invalid(tmp_path):
-    """20 items: blanket confidence cannot be *reliably* Invalid (wide interval), but L jumped from 0 to 1."""
-    gen = Scripted("calibrated")
-    cb = ValidityScreenCallback(probe_set(20), generator=gen, policy="halt", collapse_delta=0.2)
+    """The collapse rule against the baseline stays: L rose from 0 to 0.5 (> collapse_delta) while the tier is not
+    Invalid."""
+    gen = Drift("calibrated")
+    cb = ValidityScreenCallback(probe_set(24), generator=gen, policy="halt", collapse_delta=0.2)
     args = make_args(tmp_path)
     fire(cb, "on_train_begin", args, 0)
-    gen.mode = "blanket"
+    gen.mode = "drift"
     _, control = fire(cb, "on_save", args, 2)
     entry = cb.history[-1]
-    assert entry["tier"] != "Invalid"
+    assert entry["L"] == 0.5 and entry["tier"] != "Invalid"
     assert entry["collapse"] is True and control.should_training_stop is True
     assert "collapse: L rose from 0.000" in entry["policy_reasons"][0]
+
+
+def _healthy_probe(rng, n=24):
+    """A healthy confidence signal: accuracy 30-90 %, a verbalised 0-100 confidence (multiples of 5) that is
+    higher on correct answers (latent separation d' in [1.5, 3], AUROC ~0.85-0.98) with a random offset."""
+    p, dp, off = rng.uniform(0.3, 0.9), rng.uniform(1.5, 3.0), rng.normal(0.0, 1.0)
+    ok = rng.random(n) < p
+    z = dp * ok + rng.normal(0.0, 1.0, n) + off
+    return ok, np.round(100.0 / (1.0 + np.exp(-z)) / 5.0) * 5.0
+
+
+def test_healthy_24_item_probes_are_not_invalid_by_simulation():
+    """False-alarm rate over 4,000 random healthy 24-item probes, screened as the callback screens them (median
+    split). Measured: 0.2 % (8 of 4,000; each a table whose sample Fp reached 0.5 by chance)."""
+    from trainers.screen import Cells, ScreenConfig, binarise, classify
+    from trainers.screen.indices import phase_a_indices
+
+    rng = np.random.default_rng(2026)
+    cfg, cache, invalid = ScreenConfig(), {}, 0
+    for _ in range(4000):
+        ok, conf = _healthy_probe(rng)
+        cells = Cells.from_arrays(ok, binarise(conf / 100.0, "median")[0])
+        if cells not in cache:
+            cache[cells] = classify(cells, phase_a_indices(cells), cfg, median_split=True).tier
+        invalid += cache[cells] == "Invalid"
+    assert invalid / 4000 <= 0.005
+
+
+def test_healthy_24_item_probes_never_halt_through_the_callback(tmp_path):
+    """200 healthy probes through the callback itself (policy="halt", no baseline): none is Invalid."""
+    rng = np.random.default_rng(7)
+    tiers = []
+    for k in range(200):
+        ok, conf = _healthy_probe(rng)
+
+        def gen(prompts, max_new_tokens, want_scores=False, ok=ok, conf=conf):
+            out = []
+            for pr in prompts:
+                i = int(pr[0]["content"].split()[1].rstrip(":"))
+                out.append(Generation(f"#### {i + 1 if ok[i] else i + 2}") if len(pr) == 1
+                           else Generation(f"{int(conf[i])}"))
+            return out
+
+        cb = ValidityScreenCallback(probe_set(24), generator=gen, policy="halt", baseline=False,
+                                    screen_config={"n_boot": 100})
+        entry = cb.screen_model(None, None, step=k + 1)
+        assert entry["status"] == "ok" and entry["n"] == 24
+        tiers.append(entry["tier"])
+        assert entry["decision"] != "halt", (k, entry["reasons"])
+    assert tiers.count("Valid") > 150
 
 
 def test_baseline_never_halts(tmp_path):
@@ -193,9 +276,9 @@ def _rank_worker(rank: int, world: int, init_file: str, out_dir: str, results: s
 
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
     try:
-        # The ranks see different probe outputs (rank 0 blanket, rank 1 calibrated): rank 0's screen must win.
+        # The ranks see different 24-item probe outputs (rank 0 blanket, rank 1 calibrated): rank 0's screen must win.
         gen = Scripted("blanket" if rank == 0 else "calibrated")
-        cb = ValidityScreenCallback(probe_set(80), generator=gen, policy="halt", baseline=False)
+        cb = ValidityScreenCallback(probe_set(24), generator=gen, policy="halt", baseline=False)
         args = make_args(Path(out_dir))
         state, control = TrainerState(), TrainerControl()
         state.global_step = 4

@@ -4,8 +4,10 @@ Example
 -------
 >>> from trainers.screen.config import ScreenConfig
 >>> cfg = ScreenConfig(n_boot=500)
->>> cfg.L_threshold, cfg.L_invalid_ci_floor
-(0.95, 0.9)
+>>> cfg.L_threshold, cfg.L_near, cfg.L_invalid_ci_floor      # point estimate decides; no interval veto
+(0.95, 0.02, None)
+>>> ScreenConfig.reference_tool().L_invalid_ci_floor           # the authors' tool, validity-screen 0.1.0
+0.9
 """
 
 from __future__ import annotations
@@ -22,34 +24,46 @@ class ScreenConfig:
     -------------------------
     L_threshold: 0.95
         ``L = b/(b+d)``, the share of errors answered with high confidence. At or above 0.95 the model keeps
-        (almost) every wrong answer: blanket confidence. The paper's Invalid cut-off.
-    L_invalid_ci_floor: 0.90
-        An L at or above ``L_threshold`` is *Invalid* only when the lower Wilson bound is above this floor as
-        well; otherwise the point value may be luck of a few errors and the tier is *Indeterminate*. 0.90 is the
-        floor used by the authors' reference tool (validity-screen 0.1.0), kept so that tiers are comparable.
+        (almost) every wrong answer: blanket confidence. The paper's Invalid cut-off, applied to the **point
+        estimate** (the paper classifies its own battery that way: Gemini 3.1 Pro, L = 0.967 from 30 errors, is
+        Invalid although its interval reaches 0.83).
     L_near: 0.02
-        A point value in ``[L_threshold - L_near, L_threshold)`` is "near the threshold": *Indeterminate*
-        even when its interval is tight (a very large sample just below the line is not a clean pass).
+        "Near the threshold": a point value in ``[L_threshold - L_near, L_threshold)`` is *Indeterminate* (a
+        sample just below the line is not a clean pass, however large). Two points of a proportion: MMLU's
+        Gemma 3 12B (L = 0.899) stays Valid, an L of 0.935 does not.
+    L_invalid_ci_floor: None
+        ``None`` (default, the paper): a violated point estimate is Invalid; the interval is reported as
+        fragility (``ScreenResult.fragility``), it does not veto. A number (the authors' tool,
+        validity-screen 0.1.0, uses 0.90) restores its rule: Invalid only when the Wilson lower bound is above
+        the floor as well, otherwise Indeterminate. That rule needs about 35 errors before blanket confidence can
+        be Invalid, so it can never fire on a 20-50 item checkpoint probe.
     Fp_threshold: 0.50
         ``Fp = c/(a+c)``, the share of correct answers given low confidence. At or above 0.50 the model withdraws
-        at least half of what it gets right: blanket withdrawal. The paper's Invalid cut-off.
-    Fp_invalid_ci_floor: 0.40
-        Lower Wilson bound needed for an Invalid Fp, as in the reference tool.
+        at least half of what it gets right: blanket withdrawal. The paper's Invalid cut-off, on the point
+        estimate.
     Fp_near: 0.02
         Near band below ``Fp_threshold`` (see ``L_near``).
+    Fp_invalid_ci_floor: None
+        As ``L_invalid_ci_floor`` (the reference tool uses 0.40).
     RBS_threshold: 0.0
         ``RBS = Fp - (1 - L) = P(low | correct) - P(low | wrong)``. Above 0 the signal points the wrong way
-        (inverted monitoring). Invalid when the whole interval is above 0 ("reliably > 0").
-    rbs_ci_spanning_zero_is_indeterminate: True
-        A negative RBS whose interval still reaches above 0 means the direction of the signal is not
-        established: *Indeterminate* (the design's "intervals that overlap it"). The reference tool calls such
-        a table Valid; set False to match it.
+        (inverted monitoring). Invalid when the whole interval is above 0 (the paper's "reliably > 0": for RBS
+        the interval is part of the criterion itself). An RBS above 0 whose interval includes 0 is a point
+        *near* the threshold in the paper's own terms: *Indeterminate*.
+    RBS_near: 0.02
+        An RBS in ``(RBS_threshold - RBS_near, RBS_threshold]`` is near the threshold: the signal hardly
+        separates correct answers from errors (MMLU's Gemma 3 1B has RBS = +0.000). *Indeterminate*.
+    rbs_ci_spanning_zero_is_indeterminate: False
+        ``True`` restores a stricter, non-paper rule: a negative RBS whose interval still reaches above 0 is
+        *Indeterminate* (the direction of the signal is not established). Off by default: the interval is then
+        reported as fragility only.
     TRIN_warning: 0.95
         ``TRIN = max(a+b, c+d)/n``, the share of the dominant response. At or above 0.95 the responses are nearly
         fixed: a structural warning in ``warnings``, never on its own a reason for Invalid (paper, §Phase A).
     min_errors: 5
         Fewer wrong answers than this and L is not estimable: *Indeterminate* with a reason, never an
-        exception. 5 is the reference tool's minimum cell count, applied to the denominator of L only.
+        exception (the paper: too few errors to estimate L). 5 is the reference tool's minimum cell count,
+        applied to the denominator of L only.
     min_correct: 5
         The same for Fp's denominator (correct answers).
     confidence_level: 0.95
@@ -75,13 +89,14 @@ class ScreenConfig:
     """
 
     L_threshold: float = 0.95
-    L_invalid_ci_floor: float = 0.90
     L_near: float = 0.02
+    L_invalid_ci_floor: float | None = None
     Fp_threshold: float = 0.50
-    Fp_invalid_ci_floor: float = 0.40
     Fp_near: float = 0.02
+    Fp_invalid_ci_floor: float | None = None
     RBS_threshold: float = 0.0
-    rbs_ci_spanning_zero_is_indeterminate: bool = True
+    RBS_near: float = 0.02
+    rbs_ci_spanning_zero_is_indeterminate: bool = False
     TRIN_warning: float = 0.95
     min_errors: int = 5
     min_correct: int = 5
@@ -95,8 +110,17 @@ class ScreenConfig:
     def __post_init__(self) -> None:
         for name in ("L_threshold", "L_invalid_ci_floor", "Fp_threshold", "Fp_invalid_ci_floor", "TRIN_warning"):
             v = getattr(self, name)
-            if not 0.0 <= v <= 1.0:
-                raise ValueError(f"ScreenConfig.{name}={v!r} must lie in [0, 1]")
+            if v is None and name.endswith("_ci_floor"):
+                continue
+            if not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+                raise ValueError(f"ScreenConfig.{name}={v!r} must lie in [0, 1]"
+                                 + (" (or be None: the paper's point-estimate rule)" if name.endswith("_ci_floor")
+                                    else ""))
+        for name in ("L_near", "Fp_near", "RBS_near"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not 0.0 <= v < 0.5:
+                raise ValueError(f"ScreenConfig.{name}={v!r} is the width of the near-threshold band; use a "
+                                 "number in [0, 0.5), e.g. 0.02 (0 disables the band)")
         if not 0.0 < self.confidence_level < 1.0:
             raise ValueError(f"ScreenConfig.confidence_level={self.confidence_level!r} must lie in (0, 1), e.g. 0.95")
         if self.rbs_interval not in ("newcombe", "bootstrap"):
@@ -109,6 +133,13 @@ class ScreenConfig:
             raise ValueError(f"ScreenConfig.coverages={self.coverages!r}: each coverage must lie in (0, 1]")
         if self.min_errors < 1 or self.min_correct < 1:
             raise ValueError("ScreenConfig.min_errors and min_correct must be >= 1")
+
+    @classmethod
+    def reference_tool(cls, **overrides: Any) -> "ScreenConfig":
+        """The tier rule of the authors' tool, validity-screen 0.1.0: Invalid L or Fp needs the Wilson lower bound
+        above 0.90 / 0.40 as well; no near bands. (Its refusal of tables with a cell under 5 is not reproduced.)"""
+        base = dict(L_invalid_ci_floor=0.90, Fp_invalid_ci_floor=0.40, L_near=0.0, Fp_near=0.0, RBS_near=0.0)
+        return cls(**(base | overrides))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

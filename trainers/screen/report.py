@@ -7,7 +7,8 @@ JSON shape of one group (``ScreenResult.to_dict()``)::
      "cells": {"a": 319, "b": 16, "c": 126, "d": 39},
      "L": {"value": .., "ci_low": .., "ci_high": .., "method": "wilson", "threshold": 0.95},
      "Fp": {...}, "RBS": {...}, "TRIN": {...}, "r": {...},
-     "tier": "Valid", "reasons": [...], "warnings": [...], "response_style": "none",
+     "tier": "Valid", "reasons": [...], "warnings": [...], "fragile": false, "fragility": [...],
+     "response_style": "none",
      "confidence_format": "percent", "threshold_rule": "median", "threshold": 0.92,
      "phase_b": {"auroc": .., "ece": .., "brier": .., "aurc": .., ...} | null, ...}
 
@@ -77,6 +78,12 @@ class ScreenResult:
     seed: int = 0
     metadata: dict[str, Any] = field(default_factory=dict)
     stability: "StabilityResult | None" = None
+    fragility: list[str] = field(default_factory=list)
+
+    @property
+    def fragile(self) -> bool:
+        """True when an interval crosses a threshold (the verdict could flip with a few responses)."""
+        return bool(self.fragility)
 
     # ------------------------------------------------------------------ serialisation
     @property
@@ -108,6 +115,8 @@ class ScreenResult:
             "tier": self.tier,
             "reasons": list(self.reasons),
             "warnings": list(self.warnings),
+            "fragile": self.fragile,
+            "fragility": list(self.fragility),
             "response_style": self.response_style,
             "confidence_format": self.confidence_format,
             "threshold_rule": self.threshold_rule,
@@ -154,6 +163,7 @@ class ScreenResult:
             ("**Tier**", f"**{self.tier}**"),
             ("Reasons", "<br>".join(self.reasons) or "none"),
             ("Warnings", "<br>".join(self.warnings) or "none"),
+            ("Fragility (intervals; they do not veto the tier)", "<br>".join(self.fragility) or "none"),
             ("Response style", self.response_style),
         ]
         pb = self.phase_b

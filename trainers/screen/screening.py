@@ -48,7 +48,7 @@ def _screen_clean(ok: np.ndarray, conf: np.ndarray, fmt: str, *, n_dropped: int,
     ix = phase_a_indices(cells, conf, ok, level=cfg.confidence_level, n_boot=cfg.n_boot,
                          rbs_interval=cfg.rbs_interval, L_threshold=cfg.L_threshold, Fp_threshold=cfg.Fp_threshold,
                          RBS_threshold=cfg.RBS_threshold, TRIN_warning=cfg.TRIN_warning, seed=seed)
-    decision = classify(cells, ix, cfg)
+    decision = classify(cells, ix, cfg, median_split=rule == "median")
     pb = None
     if phase_b and (decision.tier == "Valid" or (decision.tier == "Indeterminate" and cfg.phase_b_for_indeterminate)):
         caveat = None
@@ -65,6 +65,7 @@ def _screen_clean(ok: np.ndarray, conf: np.ndarray, fmt: str, *, n_dropped: int,
         group=group, n=n, n_dropped=int(n_dropped), accuracy=float(ok.mean()), cells=cells,
         L=ix["L"], Fp=ix["Fp"], RBS=ix["RBS"], TRIN=ix["TRIN"], r=ix["r"], r_phi=ix["r_phi"], tier=decision.tier,
         reasons=reasons, warnings=list(decision.warnings), response_style=decision.response_style,
+        fragility=list(decision.fragility),
         phase_b=pb, confidence_format=fmt, threshold_rule=rule, threshold=thr_used, config=cfg, seed=seed,
         metadata=dict(metadata or {}),
     )

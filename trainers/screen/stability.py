@@ -13,8 +13,8 @@ Example
 >>> rng = np.random.default_rng(1)
 >>> ok = rng.random(400) < 0.7
 >>> conf = np.where(ok, rng.normal(80, 10, 400), rng.normal(55, 10, 400)).clip(0, 100)
->>> st = subsample_stability(ok, conf, sizes=(50, 200), n_rep=50)
->>> st.full_tier, st.agreement[200] > st.agreement[50]
+>>> st = subsample_stability(ok, conf, sizes=(20, 200), n_rep=50)
+>>> st.full_tier, st.agreement[200] > st.agreement[20]
 ('Valid', True)
 """
 
@@ -52,13 +52,13 @@ class StabilityResult:
                 "tier_shares": {str(k): v for k, v in self.tier_shares.items()}}
 
 
-def _tier(cells: Cells, cfg: ScreenConfig, cache: dict[Cells, str], seed: int) -> str:
+def _tier(cells: Cells, cfg: ScreenConfig, cache: dict[Cells, str], seed: int, median_split: bool) -> str:
     t = cache.get(cells)
     if t is None:
         ix = phase_a_indices(cells, level=cfg.confidence_level, n_boot=cfg.n_boot, rbs_interval=cfg.rbs_interval,
                              L_threshold=cfg.L_threshold, Fp_threshold=cfg.Fp_threshold,
                              RBS_threshold=cfg.RBS_threshold, TRIN_warning=cfg.TRIN_warning, seed=seed)
-        t = classify(cells, ix, cfg).tier
+        t = classify(cells, ix, cfg, median_split=median_split).tier
         cache[cells] = t
     return t
 
@@ -88,7 +88,8 @@ def subsample_stability(correct: Iterable[Any], confidence: Iterable[Any], *,
     binary = pc.format == "binary"
     high_full = (x == 1.0) if binary else binarise(x, thr)[0]
     cache: dict[Cells, str] = {}
-    full = _tier(Cells.from_arrays(ok, high_full), cfg, cache, seed)
+    median_split = not binary and thr == "median"
+    full = _tier(Cells.from_arrays(ok, high_full), cfg, cache, seed, median_split)
     rng = np.random.default_rng(seed)
     used = sorted({int(m) for m in sizes if 0 < int(m) < n})
     agreement: dict[int, float] = {}
@@ -107,7 +108,8 @@ def subsample_stability(correct: Iterable[Any], confidence: Iterable[Any], *,
         b = (~oks & hs).sum(1)
         c = (oks & ~hs).sum(1)
         d = m - a - b - c
-        tiers = [_tier(Cells(int(a[i]), int(b[i]), int(c[i]), int(d[i])), cfg, cache, seed) for i in range(n_rep)]
+        tiers = [_tier(Cells(int(a[i]), int(b[i]), int(c[i]), int(d[i])), cfg, cache, seed, median_split)
+                 for i in range(n_rep)]
         arr = np.asarray(tiers)
         agreement[m] = float(np.mean(arr == full))
         shares[m] = {t: float(np.mean(arr == t)) for t in TIERS}

@@ -1,16 +1,22 @@
-"""Tier classification (Invalid / Indeterminate / Valid) and the response-style label.
+"""Tier classification (Invalid / Indeterminate / Valid), fragility notes and the response-style label.
 
-Rules, with the thresholds of :class:`~trainers.screen.config.ScreenConfig` (defaults in brackets):
+Rules, as the paper classifies its own battery, with the thresholds of :class:`~trainers.screen.config.ScreenConfig`
+(defaults in brackets):
 
-* **Invalid** — a clear violation:
-  ``L >= L_threshold`` [0.95] with Wilson low > ``L_invalid_ci_floor`` [0.90];
-  ``Fp >= Fp_threshold`` [0.50] with Wilson low > ``Fp_invalid_ci_floor`` [0.40];
-  or RBS reliably above 0 (interval low > 0).
-* **Indeterminate** — no clear violation, but: a point value at/over a threshold whose interval reaches below the
-  floor; a point value in the near band just below a threshold; an interval that overlaps a threshold; RBS > 0 with
-  an interval that includes 0, or RBS <= 0 whose interval reaches above 0; fewer than ``min_errors`` [5] wrong
-  (or ``min_correct`` correct) answers, so L (or Fp) cannot be estimated.
+* **Invalid** — a violated point estimate: ``L >= L_threshold`` [0.95] (blanket confidence),
+  ``Fp >= Fp_threshold`` [0.50] (blanket withdrawal), or RBS reliably above 0 (its whole interval above 0:
+  inverted monitoring).
+* **Indeterminate** — a point *near* a threshold, or an index that cannot be estimated:
+  ``L`` in ``[L_threshold - L_near, L_threshold)`` [0.93, 0.95); ``Fp`` in ``[Fp_threshold - Fp_near,
+  Fp_threshold)`` [0.48, 0.50); RBS above 0 with an interval that includes 0 (violated, not reliably), or RBS in
+  ``(-RBS_near, 0]`` [(-0.02, 0]]; fewer than ``min_errors`` [5] wrong answers (L not estimable) or
+  ``min_correct`` [5] correct answers (Fp not estimable) — never an exception.
 * **Valid** — none of the above.
+
+Intervals do not veto a verdict: an interval that crosses a threshold is reported in ``fragility`` (with how many
+responses would have to change to flip the verdict), beside the subsampling stability. Setting
+``L_invalid_ci_floor`` / ``Fp_invalid_ci_floor`` (``ScreenConfig.reference_tool()``) restores the authors' tool's
+rule, where a violated point with a Wilson lower bound under the floor is Indeterminate.
 
 TRIN >= ``TRIN_warning`` [0.95] is a structural warning (in ``warnings``), never on its own a reason for Invalid.
 
@@ -24,16 +30,19 @@ Example
 >>> from trainers.screen.table import Cells
 >>> from trainers.screen.indices import phase_a_indices
 >>> from trainers.screen.tiers import classify
->>> cells = Cells(a=100, b=97, c=0, d=3)               # keeps 97 of 100 errors
->>> decision = classify(cells, phase_a_indices(cells))
+>>> gemini = Cells(a=478, b=29, c=16, d=1)              # L = 29/30 = 0.967 (the paper: Invalid)
+>>> decision = classify(gemini, phase_a_indices(gemini))
 >>> decision.tier, decision.response_style
 ('Invalid', 'blanket confidence')
->>> classify(Cells(a=150, b=48, c=0, d=2), phase_a_indices(Cells(a=150, b=48, c=0, d=2))).tier  # 48 of 50: CI too wide
+>>> decision.fragility[0][:62]
+'L = 0.967 [0.833, 0.994]: the 95% interval reaches below 0.95;'
+>>> classify(Cells(a=400, b=47, c=0, d=3), phase_a_indices(Cells(a=400, b=47, c=0, d=3))).tier  # L = 0.94: near
 'Indeterminate'
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
@@ -56,74 +65,123 @@ class TierDecision:
     reasons: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     response_style: str = "none"
+    fragility: list[str] = field(default_factory=list)
 
 
 def _f(x: float) -> str:
     return f"{x:.3f}"
 
 
-def _screen_share(name: str, x: Interval, n: int, n_min: int, threshold: float, ci_floor: float, near: float,
-                  pct: str, invalid: list[str], indet: list[str], *, empty: str, few: str, blanket: str,
-                  count_note: str) -> None:
-    """The screen of one response-set share (L or Fp): Invalid when it is at or above ``threshold`` with its Wilson
-    lower bound above ``ci_floor``; Indeterminate when it cannot be estimated (``n`` = 0), rests on fewer than
-    ``n_min`` answers, is at the threshold with a wide interval, within ``near`` below it, or its interval overlaps
-    it."""
+def _flip_count(k: int, n: int, threshold: float, violated: bool) -> int:
+    """How many of the ``n`` responses (moving one unit of ``k``) would cross ``k/n`` to the other side of
+    ``threshold``: the smallest ``m`` with ``(k - m)/n < threshold`` when violated, ``(k + m)/n >= threshold``
+    otherwise."""
+    if violated:
+        return k - math.ceil(threshold * n - 1e-12) + 1
+    return max(0, math.ceil(threshold * n - 1e-12) - k)
+
+
+def _screen_share(name: str, x: Interval, k: int, n: int, n_min: int, threshold: float, ci_floor: float | None,
+                  near: float, pct: str, invalid: list[str], indet: list[str], fragile: list[str], *, empty: str,
+                  few: str, blanket: str, unit: str, forced_k: int = 0, forced_why: str = "") -> None:
+    """The screen of one response-set share (``L = k/n`` or ``Fp = k/n``).
+
+    Invalid when the point estimate is at or above ``threshold`` (with its Wilson lower bound above ``ci_floor``
+    when a floor is set: the reference tool's rule); Indeterminate when it cannot be estimated (``n`` = 0 or
+    ``n < n_min``) or lies within ``near`` below the threshold, or when the binarisation alone forces it there
+    (``forced_k/n >= threshold - near``: the median split fixed that many responses, the model did not choose
+    them). An interval that crosses the threshold is a fragility note, not a veto."""
     if n == 0:
         indet.append(empty)
-    elif n < n_min:
+        return
+    if n < n_min:
         indet.append(few)
-    elif x.value >= threshold:
-        if x.ci_low > ci_floor:
-            invalid.append(blanket)
+        return
+    violated = x.value >= threshold
+    forced = forced_k / n
+    if violated and forced >= threshold - near:
+        indet.append(f"{name} = {x.fmt()} >= {threshold}, but the median split alone forces {name} >= {_f(forced)} "
+                     f"({forced_why}): not a response set of the model")
+    elif violated:
+        if ci_floor is not None and not x.ci_low > ci_floor:
+            indet.append(f"{name} = {x.fmt()} >= {threshold} but the {pct} interval reaches {_f(x.ci_low)} <= "
+                         f"{ci_floor} (reference-tool floor rule, {n} {unit})")
         else:
-            indet.append(f"{name} = {x.fmt()} >= {threshold} but the {pct} interval reaches "
-                         f"{_f(x.ci_low)} <= {ci_floor}{count_note}")
+            invalid.append(blanket)
     elif x.value >= threshold - near:
-        indet.append(f"{name} = {x.fmt()} is within {near} of the threshold {threshold}")
-    elif x.ci_high >= threshold:
-        indet.append(f"{name} = {x.fmt()}: the {pct} interval overlaps the threshold {threshold}")
+        indet.append(f"{name} = {x.fmt()} is near the threshold: within {near:g} below {threshold}")
+    crosses = x.ci_low < threshold if violated else x.ci_high >= threshold
+    if crosses:
+        m = _flip_count(k, n, threshold, violated)
+        side = "below" if violated else "up to"
+        verdict = "violation" if violated else "pass"
+        fragile.append(f"{name} = {x.fmt()}: the {pct} interval reaches {side} {threshold}; the {verdict} rests on "
+                       f"{n} {unit} ({m} response{'s' if m != 1 else ''} changing would flip it)")
 
 
-def classify(cells: Cells, indices: Mapping[str, Interval], config: ScreenConfig | None = None) -> TierDecision:
-    """Classify one 2x2 table from its indices (see the module docstring for the rules)."""
+def classify(cells: Cells, indices: Mapping[str, Interval], config: ScreenConfig | None = None, *,
+             median_split: bool = False) -> TierDecision:
+    """Classify one 2x2 table from its indices (see the module docstring for the rules).
+
+    ``median_split``: the confidence was binarised at its own median, so the share of high/low responses is
+    (partly) set by the rule, not by the model: at least half the items are high, and untied confidences put
+    about half of them low. A violation that this alone implies (with ``n_low`` low responses but only
+    ``n_wrong`` errors, at least ``n_low - n_wrong`` correct answers must be low, so ``Fp >= (n_low -
+    n_wrong)/n_correct``; likewise ``L >= (ceil(n/2) - n_correct)/n_wrong``) is Indeterminate, not Invalid. A model
+    that has no errors at all, binarised at its median, has Fp = 0.5 by construction.
+    """
     cfg = config or ScreenConfig()
     L, Fp, RBS, TRIN = indices["L"], indices["Fp"], indices["RBS"], indices["TRIN"]
     invalid: list[str] = []
     indet: list[str] = []
     warnings: list[str] = []
+    fragile: list[str] = []
     pct = f"{cfg.confidence_level:.0%}"
 
     # ---- L: high confidence on errors; Fp: low confidence on correct answers --------------------------------------
     nw, nc = cells.n_wrong, cells.n_correct
     _screen_share(
-        "L", L, nw, cfg.min_errors, cfg.L_threshold, cfg.L_invalid_ci_floor, cfg.L_near, pct, invalid, indet,
+        "L", L, cells.b, nw, cfg.min_errors, cfg.L_threshold, cfg.L_invalid_ci_floor, cfg.L_near, pct, invalid,
+        indet, fragile,
         empty="no wrong answers (b + d = 0): L, the share of errors kept with high confidence, cannot be estimated",
-        few=f"only {nw} wrong answer{'s' if nw != 1 else ''} (< {cfg.min_errors}): L = {L.fmt()} "
-            "is too uncertain to screen blanket confidence",
-        blanket=f"blanket confidence: L = {L.fmt()} >= {cfg.L_threshold} (Wilson low {_f(L.ci_low)} > "
-                f"{cfg.L_invalid_ci_floor}): {cells.b} of {nw} errors kept with high confidence",
-        count_note=f" ({nw} errors)")
+        few=f"only {nw} wrong answer{'s' if nw != 1 else ''} (< min_errors = {cfg.min_errors}): L = {L.fmt()} "
+            "cannot be estimated, so blanket confidence cannot be screened",
+        blanket=f"blanket confidence: L = {L.fmt()} >= {cfg.L_threshold}: {cells.b} of {nw} errors kept with high "
+                "confidence",
+        unit="errors",
+        forced_k=max(0, math.ceil(cells.n / 2) - nc) if median_split else 0,
+        forced_why=f"at least half of the {cells.n} responses are high and only {nc} answers are correct")
     _screen_share(
-        "Fp", Fp, nc, cfg.min_correct, cfg.Fp_threshold, cfg.Fp_invalid_ci_floor, cfg.Fp_near, pct, invalid, indet,
+        "Fp", Fp, cells.c, nc, cfg.min_correct, cfg.Fp_threshold, cfg.Fp_invalid_ci_floor, cfg.Fp_near, pct,
+        invalid, indet, fragile,
         empty="no correct answers (a + c = 0): Fp, the share of correct answers withdrawn, cannot be estimated",
-        few=f"only {nc} correct answer{'s' if nc != 1 else ''} (< {cfg.min_correct}): Fp = {Fp.fmt()} "
-            "is too uncertain to screen blanket withdrawal",
-        blanket=f"blanket withdrawal: Fp = {Fp.fmt()} >= {cfg.Fp_threshold} (Wilson low {_f(Fp.ci_low)} > "
-                f"{cfg.Fp_invalid_ci_floor}): {cells.c} of {nc} correct answers given low confidence",
-        count_note="")
+        few=f"only {nc} correct answer{'s' if nc != 1 else ''} (< min_correct = {cfg.min_correct}): Fp = "
+            f"{Fp.fmt()} cannot be estimated, so blanket withdrawal cannot be screened",
+        blanket=f"blanket withdrawal: Fp = {Fp.fmt()} >= {cfg.Fp_threshold}: {cells.c} of {nc} correct answers "
+                "given low confidence",
+        unit="correct answers",
+        forced_k=max(0, cells.n_low - nw) if median_split else 0,
+        forced_why=f"{cells.n_low} responses are below the median and only {nw} answers are wrong")
 
-    # ---- RBS: direction of the signal -------------------------------------------------------------------------
+    # ---- RBS: direction of the signal (the interval is part of the paper's criterion: "reliably above 0") --------
     t = cfg.RBS_threshold
     if RBS.defined:
         if RBS.value > t and RBS.ci_low > t:
             invalid.append(f"inverted monitoring: RBS = {RBS.fmt(signed=True)} is reliably above {t:g} "
                            "(low confidence is more common on correct answers than on errors)")
         elif RBS.value > t:
-            indet.append(f"RBS = {RBS.fmt(signed=True)} is above {t:g} but its {pct} interval includes {t:g}")
-        elif RBS.ci_high > t and cfg.rbs_ci_spanning_zero_is_indeterminate:
-            indet.append(f"RBS = {RBS.fmt(signed=True)}: the {pct} interval reaches above {t:g}, so the signal's "
-                         "direction is not established")
+            indet.append(f"RBS = {RBS.fmt(signed=True)} is above {t:g} but not reliably: its {pct} interval "
+                         f"includes {t:g}")
+        elif RBS.value > t - cfg.RBS_near:
+            indet.append(f"RBS = {RBS.fmt(signed=True)} is near the threshold: within {cfg.RBS_near:g} below {t:g} "
+                         "(the signal hardly separates correct answers from errors)")
+        elif RBS.ci_high > t:
+            if cfg.rbs_ci_spanning_zero_is_indeterminate:
+                indet.append(f"RBS = {RBS.fmt(signed=True)}: the {pct} interval reaches above {t:g}, so the "
+                             "signal's direction is not established (rbs_ci_spanning_zero_is_indeterminate)")
+            else:
+                fragile.append(f"RBS = {RBS.fmt(signed=True)}: the {pct} interval reaches above {t:g}; the "
+                               "signal's direction is not established at this sample size")
 
     # ---- TRIN: structural warning only ------------------------------------------------------------------------
     trin_flag = TRIN.defined and TRIN.value >= cfg.TRIN_warning
@@ -141,8 +199,8 @@ def classify(cells: Cells, indices: Mapping[str, Interval], config: ScreenConfig
         reasons = indet
     else:
         tier = "Valid"
-        reasons = [f"no threshold violated: L = {L.fmt()} < {cfg.L_threshold}, Fp = {Fp.fmt()} < "
-                   f"{cfg.Fp_threshold}, RBS = {RBS.fmt(signed=True)} reliably below {t:g}"]
+        reasons = [f"no threshold violated or near: L = {L.fmt()} < {cfg.L_threshold}, Fp = {Fp.fmt()} < "
+                   f"{cfg.Fp_threshold}, RBS = {RBS.fmt(signed=True)} < {t:g}"]
 
     # ---- response style (from point values) ---------------------------------------------------------------------
     L_high = L.defined and nw > 0 and L.value >= cfg.L_threshold
@@ -160,4 +218,4 @@ def classify(cells: Cells, indices: Mapping[str, Interval], config: ScreenConfig
         style = "fixed responding"
     else:
         style = "none"
-    return TierDecision(tier=tier, reasons=reasons, warnings=warnings, response_style=style)
+    return TierDecision(tier=tier, reasons=reasons, warnings=warnings, response_style=style, fragility=fragile)

@@ -75,3 +75,25 @@ def test_agrees_with_reference_tool_on_real_binarised_data(results):
         assert r.Fp.ci_high == pytest.approx(ref.Fp.ci_upper, abs=1e-9)
         assert r.tier == ref.tier
         assert np.isclose(r.TRIN.value, ref.trin.value)
+
+
+def test_every_mmlu_model_gets_the_papers_tier():
+    """All 16 item-level files: the point-estimate rule gives the authors' tier for each of the 15 models with a
+    summary (Gemma 3 1B Invalid, the rest Valid); the old interval veto made GLM-5 and GPT-5.4 nano Indeterminate."""
+    from screen_helpers import MMLU_DIR
+
+    from trainers.screen import ScreenConfig
+
+    if not (MMLU_DIR / "item_level").is_dir():
+        pytest.skip(f"MMLU validity data not found at {MMLU_DIR}")
+    files = sorted((MMLU_DIR / "item_level").glob("*.csv"))
+    df = pd.concat([pd.read_csv(f, dtype=str, keep_default_na=False) for f in files], ignore_index=True)
+    res = {r.group: r for r in screen_groups(df, "is_correct", "confidence", "model", phase_b=False,
+                                             config=ScreenConfig(n_boot=200))}
+    summ = pd.concat([pd.read_csv(f) for f in (MMLU_DIR / "summary").glob("*.csv")]).set_index("model")
+    matched = [m for m in res if m in summ.index]
+    assert len(res) == 16 and len(matched) == 15
+    assert {m: res[m].tier for m in matched} == {m: summ.loc[m, "tier"] for m in matched}
+    assert [m for m, r in res.items() if r.tier == "Invalid"] == ["google/gemma-3-1b"]
+    # the two the old rule moved are Valid now, with their intervals reported as fragility
+    assert res["zai/glm-5"].fragile and res["openai/gpt-5.4-nano-2026-03-17"].fragile

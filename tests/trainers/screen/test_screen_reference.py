@@ -46,11 +46,13 @@ def test_same_cells_indices_and_wilson_intervals(seed):
 
 @pytest.mark.parametrize("seed", [2, 3])
 def test_tiers_are_consistent_with_the_reference(seed):
-    """Ours is the reference plus honest uncertainty: never more lenient.
+    """Ours follows the paper's point-estimate rule; the reference adds a Wilson floor to Invalid L / Fp.
 
-    Our Valid implies its Valid; its Valid is our Valid or Indeterminate (an interval overlapping a threshold);
-    its Invalid on L or Fp is our Invalid (same Wilson floors)."""
-    for a, b, c, d in _random_tables(60, seed):
+    Our Valid implies its Valid (we add near bands); its Valid is our Valid or Indeterminate (a point near a
+    threshold); any violated L or Fp point — its Invalid or its floor-Indeterminate — is our Invalid."""
+    n_floor_cases = 0
+    # plus a table the reference's floor rule calls Indeterminate: L = 100/105 = 0.952, Wilson low 0.893 <= 0.90
+    for a, b, c, d in _random_tables(60, seed) + [(40, 100, 5, 5)]:
         ok, high = table_arrays(a, b, c, d)
         ref = vs.screen(ok, high)
         ours = screen(ok, high, phase_b=False, config=FAST)
@@ -58,8 +60,27 @@ def test_tiers_are_consistent_with_the_reference(seed):
             assert ref.tier == "Valid", (a, b, c, d)
         if ref.tier == "Valid":
             assert ours.tier in ("Valid", "Indeterminate"), (a, b, c, d)
-        if ref.L.flag == "invalid" or ref.Fp.flag == "invalid":
+        if ref.L.flag in ("invalid", "indeterminate") or ref.Fp.flag in ("invalid", "indeterminate"):
             assert ours.tier == "Invalid", (a, b, c, d)
+            n_floor_cases += ref.L.flag == "indeterminate" or ref.Fp.flag == "indeterminate"
+    assert n_floor_cases > 0  # the random tables do exercise the floor rule
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_reference_tool_config_reproduces_its_tiers(seed):
+    """``ScreenConfig.reference_tool()`` (Wilson floors 0.90 / 0.40, no near bands) gives the reference's tier on
+    every table both classify, except where the two RBS intervals (Newcombe vs Wald) disagree on "reliably > 0"."""
+    cfg = ScreenConfig.reference_tool(n_boot=200)
+    compared = 0
+    for a, b, c, d in _random_tables(60, seed):
+        ok, high = table_arrays(a, b, c, d)
+        ref = vs.screen(ok, high)
+        ours = screen(ok, high, phase_b=False, config=cfg)
+        if (ours.RBS.ci_low > 0) != (ref.rbs.ci_lower > 0):
+            continue
+        compared += 1
+        assert ours.tier == ref.tier, (a, b, c, d)
+    assert compared >= 50
 
 
 def test_deliberate_difference_small_cells_are_classified_not_refused():
@@ -76,17 +97,18 @@ def test_deliberate_difference_small_cells_are_classified_not_refused():
     assert ours.phase_b is None
 
 
-def test_deliberate_difference_rbs_interval_spanning_zero_is_indeterminate():
-    """The reference calls a table Valid whenever RBS <= 0; we ask the interval to establish the direction."""
+def test_rbs_interval_spanning_zero_is_fragility_by_default_indeterminate_on_request():
+    """Both the reference and (by default) ours call a negative RBS Valid even when its interval reaches above 0;
+    ours reports the interval as fragility. ``rbs_ci_spanning_zero_is_indeterminate=True`` is a stricter option."""
     ok, high = table_arrays(a=60, b=12, c=40, d=12)   # RBS = 0.4 - 0.5 = -0.1 from 24 errors
     ref = vs.screen(ok, high)
     ours = screen(ok, high)
-    assert ref.tier == "Valid"
+    assert ref.tier == "Valid" == ours.tier
     assert ours.RBS.value == pytest.approx(-0.1) and ours.RBS.ci_high > 0
-    assert ours.tier == "Indeterminate"
-    assert any("direction is not established" in r for r in ours.reasons)
-    lenient = screen(ok, high, config=ScreenConfig(rbs_ci_spanning_zero_is_indeterminate=False))
-    assert lenient.tier == "Valid"
+    assert any(f.startswith("RBS = -0.100") and "not established" in f for f in ours.fragility)
+    strict = screen(ok, high, config=ScreenConfig(rbs_ci_spanning_zero_is_indeterminate=True))
+    assert strict.tier == "Indeterminate"
+    assert any("direction is not established" in r for r in strict.reasons)
 
 
 def test_deliberate_difference_rbs_uses_newcombe_not_wald():
@@ -99,5 +121,7 @@ def test_deliberate_difference_rbs_uses_newcombe_not_wald():
     wald_lo = (fp - (1 - L)) - 1.959964 * np.sqrt(fp * (1 - fp) / 500)
     assert wald_lo > 0
     ours = screen(ok, high)
-    assert ours.RBS.ci_low < 0
-    assert ours.tier == "Indeterminate"  # 6 errors, all kept: suspicious, but not established
+    assert ours.RBS.ci_low < 0                        # not "reliably > 0": no inverted-monitoring verdict
+    assert not any(r.startswith("inverted monitoring") for r in ours.reasons)
+    # 6 of 6 errors kept is blanket confidence by the paper's point rule, fragile (6 errors)
+    assert ours.tier == "Invalid" and ours.response_style == "blanket confidence" and ours.fragile
