@@ -15,6 +15,12 @@ A row is **dropped** when (checked in this order; the first that applies is its 
 2. ``status`` is not in ``statuses`` -> ``reason = "status:<status>"``;
 3. ``min_rafs`` is set and ``rafs`` is ``None`` or below it -> ``reason = "rafs_below_min"``.
 
+Before any of these, a row that cannot be scored at all is dropped without scoring (never an error of the whole
+run): ``missing:problem`` / ``missing:completion`` when the problem or the completion is absent, null or blank
+(a conversation without a user or an assistant turn counts as missing), ``invalid:problem`` /
+``invalid:completion`` when it is neither text nor a list of chat messages. Such rows get ``status="abstain"``
+and ``rafs=None``; ``reason_detail`` names the column.
+
 Defaults (:data:`DEFAULT_STATUSES`, :data:`DEFAULT_DROP_FAILURE_TYPES`, ``min_rafs=None``): keep only
 ``accept`` rows — RAFS ≥ ``tau_accept`` (60 by default) and no suspect step — and drop every failure type except
 ``faithful_success``. ``min_rafs`` adds a stricter score floor. Dropped rows also get ``reason_detail`` (the
@@ -33,6 +39,10 @@ Layouts (``layout="auto"`` picks the first that fits the columns):
 The gold answer is optional: ``gold_column`` if given, else the first of ``answer``, ``solution``, ``gold`` that
 is not the trace itself.
 
+The same per-row decision, :func:`score_rows` under a :class:`FilterSpec`, drives the streamed, multi-process,
+resumable file filter (:func:`rewards.adapters.filter_shards.filter_files`, ``rafs filter``) and the Ray Data
+engine (:func:`rewards.adapters.filter_ray.filter_with_ray`, ``rafs filter --engine ray``).
+
 Example
 -------
 >>> from datasets import Dataset
@@ -50,6 +60,7 @@ Example
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -60,8 +71,10 @@ from rewards.scoring.score import FAILURE_TYPES, RAFSConfig, score_trace
 if TYPE_CHECKING:  # pragma: no cover
     from datasets import Dataset
 
-__all__ = ["filter_dataset", "FilterResult", "detect_layout", "LAYOUTS", "STATUSES", "DEFAULT_STATUSES",
-           "DEFAULT_DROP_FAILURE_TYPES", "SCORE_COLUMNS"]
+__all__ = ["filter_dataset", "FilterResult", "FilterSpec", "make_spec", "score_row", "score_rows", "detect_layout",
+           "LAYOUTS", "STATUSES", "DEFAULT_STATUSES", "DEFAULT_DROP_FAILURE_TYPES", "SCORE_COLUMNS", "REASON_COLUMNS",
+           "OUTPUT_COLUMNS", "summarize_counts", "merge_counts", "summary_from_counts", "validate_options",
+           "own_columns"]
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +84,9 @@ DEFAULT_STATUSES: tuple[str, ...] = ("accept",)
 DEFAULT_DROP_FAILURE_TYPES: tuple[str, ...] = ("silent_failure", "overt_failure", "extraction_failure",
                                                "invalid_reasoning")
 SCORE_COLUMNS = ("rafs", "status", "failure_type", "suspect_step")
-_REASON_COLUMNS = ("reason", "reason_detail")
+REASON_COLUMNS = ("reason", "reason_detail")
+OUTPUT_COLUMNS = (*SCORE_COLUMNS, *REASON_COLUMNS)
+_REASON_COLUMNS = REASON_COLUMNS
 _QA_PAIRS = (("question", "answer"), ("problem", "solution"))
 
 
@@ -158,40 +173,207 @@ def _messages_problem_completion(messages: Any) -> tuple[Any, Any]:
     return ([user] if user is not None else None), [msgs[last_assistant]]
 
 
-def _score_batch(batch: Mapping[str, list], *, layout: str, qa: tuple[str, str] | None, gold_column: str | None,
-                 config: RAFSConfig, statuses: tuple[str, ...], drop_failure_types: tuple[str, ...],
-                 min_rafs: float | None) -> dict[str, list]:
-    """Score a batch of rows (module-level so ``num_proc`` workers can pickle it)."""
+@dataclass(frozen=True)
+class FilterSpec:
+    """Everything that decides a row's verdict, resolved and validated once (picklable: it travels to workers).
+
+    Build it with :func:`make_spec`; score with :func:`score_row` / :func:`score_rows`.
+    """
+
+    layout: str
+    qa: tuple[str, str] | None
+    gold_column: str | None
+    config: RAFSConfig
+    statuses: tuple[str, ...]
+    drop_failure_types: tuple[str, ...]
+    min_rafs: float | None
+
+    def thresholds(self) -> dict[str, Any]:
+        """The ``thresholds`` block of a summary: everything used to decide."""
+        return {"min_rafs": self.min_rafs, "statuses": list(self.statuses),
+                "drop_failure_types": list(self.drop_failure_types), "layout": self.layout,
+                "gold_column": self.gold_column, "rafs_config": asdict(self.config)}
+
+    @property
+    def columns(self) -> tuple[str, str]:
+        """The (problem, completion) input columns of this layout."""
+        if self.layout == "prompt_completion":
+            return ("prompt", "completion")
+        if self.layout == "messages":
+            return ("messages", "messages")
+        return self.qa  # type: ignore[return-value]
+
+
+def validate_options(*, min_rafs: Any = None, statuses: Sequence[str] | str = DEFAULT_STATUSES,
+                     drop_failure_types: Sequence[str] | str | None = DEFAULT_DROP_FAILURE_TYPES,
+                     config: RAFSConfig | Mapping[str, Any] | None = None,
+                     ) -> tuple[float | None, tuple[str, ...], tuple[str, ...], RAFSConfig]:
+    """Normalise and check the filter options: ``(min_rafs, statuses, drop_failure_types, config)``.
+
+    Raises:
+        ValueError: naming the option, its value and the allowed values.
+    """
+    if isinstance(config, Mapping):
+        config = RAFSConfig.from_dict(config)
+    cfg = config or RAFSConfig()
+    keep_statuses = _as_tuple(statuses, "statuses", STATUSES)
+    if not keep_statuses:
+        raise ValueError(f"statuses={statuses!r} keeps nothing; use e.g. ('accept',) or ('accept', 'review').")
+    drop_types = _as_tuple(drop_failure_types, "drop_failure_types", FAILURE_TYPES)
+    if min_rafs is not None:
+        try:
+            min_rafs = float(min_rafs)
+        except (TypeError, ValueError):
+            raise ValueError(f"min_rafs={min_rafs!r} must be a number in [0, 100] or None.") from None
+        if not 0.0 <= min_rafs <= 100.0:
+            raise ValueError(f"min_rafs={min_rafs!r} must be in [0, 100] (RAFS is on 0-100) or None.")
+    return min_rafs, keep_statuses, drop_types, cfg
+
+
+def make_spec(columns: Sequence[str], *, min_rafs: Any = None, statuses: Sequence[str] | str = DEFAULT_STATUSES,
+              drop_failure_types: Sequence[str] | str | None = DEFAULT_DROP_FAILURE_TYPES, layout: str = "auto",
+              config: RAFSConfig | Mapping[str, Any] | None = None, gold_column: str | None = None) -> FilterSpec:
+    """Resolve the layout and gold column from the input's ``columns`` and validate every option.
+
+    Columns this filter writes (:data:`OUTPUT_COLUMNS`) are ignored here; call :func:`own_columns` first to refuse
+    an input whose own column has one of those names.
+
+    >>> make_spec(["question", "answer"]).layout
+    'question_answer'
+    """
+    min_rafs, keep_statuses, drop_types, cfg = validate_options(
+        min_rafs=min_rafs, statuses=statuses, drop_failure_types=drop_failure_types, config=config)
+    columns = [c for c in columns if c not in OUTPUT_COLUMNS]
+    resolved, qa = _check_layout(layout, columns)
+    gold = _gold_column(resolved, qa, columns, gold_column)
+    return FilterSpec(resolved, qa, gold, cfg, keep_statuses, drop_types, min_rafs)
+
+
+def own_columns(columns: Sequence[str]) -> list[str]:
+    """The columns an earlier run of this filter wrote (to replace when re-scoring its output).
+
+    Raises:
+        ValueError: the input has some of :data:`OUTPUT_COLUMNS` but not all of :data:`SCORE_COLUMNS`, i.e. a
+            column of its own with one of our names, which the filter would overwrite.
+    """
+    ours = [c for c in OUTPUT_COLUMNS if c in columns]
+    if ours and not set(SCORE_COLUMNS) <= set(columns):
+        raise ValueError(f"the input already has column(s) {ours} that the RAFS filter writes; rename them "
+                         "(e.g. dataset.rename_column) so no data is overwritten.")
+    if ours:
+        log.info("re-scoring rows that already have RAFS columns %s; replacing them", ours)
+    return ours
+
+
+def _blank(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and value != value:  # NaN: an empty CSV cell read by pandas
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, (list, tuple)):
+        return len(value) == 0
+    return False
+
+
+def _usable(value: Any) -> bool:
+    """Text, or a list of chat messages (mappings)."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, (list, tuple)) and all(isinstance(m, Mapping) for m in value)
+
+
+def _unscored(reason: str, detail: str) -> dict[str, Any]:
+    return {"rafs": None, "status": "abstain", "failure_type": None, "suspect_step": None, "reason": reason,
+            "reason_detail": detail}
+
+
+def score_row(row: Mapping[str, Any], spec: FilterSpec) -> dict[str, Any]:
+    """Score one row and decide it: ``{rafs, status, failure_type, suspect_step, reason, reason_detail}``.
+
+    ``reason`` is ``None`` for a kept row. Never raises: a row without a problem or a completion is dropped with
+    ``missing:problem`` / ``missing:completion`` (``invalid:...`` for a value that is neither text nor chat
+    messages), and any scorer error becomes ``status="abstain"`` (see :func:`rewards.scoring.score.score_trace`).
+
+    >>> spec = make_spec(["prompt", "completion"])
+    >>> score_row({"prompt": "2 bags of 5?", "completion": "2*5 = 10\\n#### 10"}, spec)["reason"] is None
+    True
+    >>> score_row({"prompt": "2 bags of 5?"}, spec)["reason"]
+    'missing:completion'
+    """
+    pcol, ccol = spec.columns
+    if spec.layout == "messages":
+        messages = row.get("messages")
+        if _blank(messages) or isinstance(messages, str) or not _usable(messages):
+            kind = "missing" if _blank(messages) else "invalid"
+            return _unscored(f"{kind}:completion", f"column 'messages' is {_describe(messages)}; a conversation "
+                             "needs a user turn (the problem) and an assistant turn (the completion)")
+        problem, completion = _messages_problem_completion(messages)
+        if completion is None:
+            return _unscored("missing:completion", "column 'messages' has no assistant turn (the completion)")
+        if problem is None:
+            return _unscored("missing:problem", "column 'messages' has no user turn before the last assistant turn "
+                             "(the problem)")
+    else:
+        problem, completion = row.get(pcol), row.get(ccol)
+        for role, col, value in (("problem", pcol, problem), ("completion", ccol, completion)):
+            if _blank(value):
+                return _unscored(f"missing:{role}", f"column {col!r} ({role}) is {_describe(value)}; every row "
+                                 f"needs the problem and the completion ({spec.layout} layout)")
+            if not _usable(value):
+                return _unscored(f"invalid:{role}", f"column {col!r} ({role}) is a {type(value).__name__}, not text "
+                                 "or a list of chat messages")
+    gold = row.get(spec.gold_column) if spec.gold_column is not None else None
+    if _blank(gold):
+        gold = None
+    result = score_trace(problem, completion, gold=None if gold is None else str(gold), config=spec.config)
+    reason, detail = None, None
+    if result.failure_type in spec.drop_failure_types:
+        reason = f"failure_type:{result.failure_type}"
+    elif result.status not in spec.statuses:
+        reason = f"status:{result.status}"
+    elif spec.min_rafs is not None and (result.score is None or result.score < spec.min_rafs):
+        reason = "rafs_below_min"
+    if reason is not None:
+        score_txt = "None" if result.score is None else f"{result.score:.1f}"
+        comps = ", ".join(f"{m}={v:.3f}" for m, v in result.components.items() if v is not None)
+        detail = "; ".join([f"rafs={score_txt}" + (f" ({comps})" if comps else ""), *result.reasons])
+    return {"rafs": None if result.score is None else float(result.score), "status": result.status,
+            "failure_type": result.failure_type, "suspect_step": result.suspect_step, "reason": reason,
+            "reason_detail": detail}
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "missing or null"
+    return f"empty ({value!r})" if _blank(value) else f"{type(value).__name__}"
+
+
+def score_rows(batch: Mapping[str, list], spec: FilterSpec) -> dict[str, list]:
+    """:func:`score_row` over a batch in columnar form (``{column: [values]}``), returning the six
+    :data:`OUTPUT_COLUMNS` as lists (module-level so ``num_proc`` / Ray workers can pickle it)."""
     n = len(next(iter(batch.values()))) if batch else 0
-    out: dict[str, list] = {c: [] for c in (*SCORE_COLUMNS, *_REASON_COLUMNS)}
-    golds = batch[gold_column] if gold_column is not None else [None] * n
+    out: dict[str, list] = {c: [] for c in OUTPUT_COLUMNS}
+    keys = list(batch)
     for i in range(n):
-        if layout == "prompt_completion":
-            problem, completion = batch["prompt"][i], batch["completion"][i]
-        elif layout == "messages":
-            problem, completion = _messages_problem_completion(batch["messages"][i])
-        else:
-            problem, completion = batch[qa[0]][i], batch[qa[1]][i]  # type: ignore[index]
-        gold = golds[i]
-        result = score_trace(problem, completion, gold=None if gold is None else str(gold), config=config)
-        reason, detail = None, None
-        if result.failure_type in drop_failure_types:
-            reason = f"failure_type:{result.failure_type}"
-        elif result.status not in statuses:
-            reason = f"status:{result.status}"
-        elif min_rafs is not None and (result.score is None or result.score < min_rafs):
-            reason = "rafs_below_min"
-        if reason is not None:
-            score_txt = "None" if result.score is None else f"{result.score:.1f}"
-            comps = ", ".join(f"{m}={v:.3f}" for m, v in result.components.items() if v is not None)
-            detail = "; ".join([f"rafs={score_txt}" + (f" ({comps})" if comps else ""), *result.reasons])
-        out["rafs"].append(None if result.score is None else float(result.score))
-        out["status"].append(result.status)
-        out["failure_type"].append(result.failure_type)
-        out["suspect_step"].append(result.suspect_step)
-        out["reason"].append(reason)
-        out["reason_detail"].append(detail)
+        verdict = score_row({k: batch[k][i] for k in keys}, spec)
+        for c in OUTPUT_COLUMNS:
+            out[c].append(verdict[c])
     return out
+
+
+def summarize_counts(reasons: Sequence[str | None], statuses: Sequence[str | None],
+                     failure_types: Sequence[str | None], rafs: Sequence[float | None]) -> dict[str, Any]:
+    """Additive counts over scored rows (mergeable across shards): ``n``, ``n_kept``, ``n_dropped``, ``reasons``,
+    ``statuses``, ``failure_types``, ``rafs_sum``, ``rafs_n``."""
+    vals = [v for v in rafs if v is not None]
+    n_dropped = sum(r is not None for r in reasons)
+    return {"n": len(reasons), "n_kept": len(reasons) - n_dropped, "n_dropped": n_dropped,
+            "reasons": dict(Counter(r for r in reasons if r is not None)),
+            "statuses": dict(Counter(str(s) for s in statuses)),
+            "failure_types": dict(Counter(str(f) for f in failure_types)),
+            "rafs_sum": math.fsum(vals), "rafs_n": len(vals)}
 
 
 def _as_tuple(value: Sequence[str] | str | None, name: str, allowed: Sequence[str]) -> tuple[str, ...]:
@@ -248,49 +430,31 @@ def filter_dataset(
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a datasets.Dataset, got {type(dataset).__name__}; an IterableDataset "
                         "cannot be split into kept/dropped — materialise it with Dataset.from_generator first.")
-    if isinstance(config, Mapping):
-        config = RAFSConfig.from_dict(config)
-    cfg = config or RAFSConfig()
-    keep_statuses = _as_tuple(statuses, "statuses", STATUSES)
-    if not keep_statuses:
-        raise ValueError(f"statuses={statuses!r} keeps nothing; use e.g. ('accept',) or ('accept', 'review').")
-    drop_types = _as_tuple(drop_failure_types, "drop_failure_types", FAILURE_TYPES)
-    if min_rafs is not None:
-        try:
-            min_rafs = float(min_rafs)
-        except (TypeError, ValueError):
-            raise ValueError(f"min_rafs={min_rafs!r} must be a number in [0, 100] or None.") from None
-        if not 0.0 <= min_rafs <= 100.0:
-            raise ValueError(f"min_rafs={min_rafs!r} must be in [0, 100] (RAFS is on 0-100) or None.")
+    min_rafs, keep_statuses, drop_types, cfg = validate_options(
+        min_rafs=min_rafs, statuses=statuses, drop_failure_types=drop_failure_types, config=config)
     if num_proc is not None and (not isinstance(num_proc, int) or num_proc < 1):
         raise ValueError(f"num_proc={num_proc!r} must be a positive integer or None.")
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r} must be >= 1.")
 
     columns = list(dataset.column_names)
-    ours = [c for c in (*SCORE_COLUMNS, *_REASON_COLUMNS) if c in columns]
+    ours = own_columns(columns)
     if ours:
-        if set(SCORE_COLUMNS) <= set(columns):  # our own earlier output: re-score, replacing our columns
-            log.info("re-scoring a dataset that already has RAFS columns %s; replacing them", ours)
-            dataset = dataset.remove_columns(ours)
-            columns = list(dataset.column_names)
-        else:
-            raise ValueError(f"the dataset already has column(s) {ours} that filter_dataset writes; rename them "
-                             "(dataset.rename_column) so no data is overwritten.")
-    resolved, qa = _check_layout(layout, columns)
-    gold = _gold_column(resolved, qa, columns, gold_column)
+        dataset = dataset.remove_columns(ours)
+        columns = list(dataset.column_names)
+    spec = make_spec(columns, min_rafs=min_rafs, statuses=keep_statuses, drop_failure_types=drop_types,
+                     layout=layout, config=cfg, gold_column=gold_column)
 
     features = dataset.features.copy()
     features.update({"rafs": Value("float64"), "status": Value("string"), "failure_type": Value("string"),
                      "suspect_step": Value("int64"), "reason": Value("string"), "reason_detail": Value("string")})
     n_in = len(dataset)
     scored = dataset.map(
-        _score_batch,
+        score_rows,
         batched=True,
         batch_size=batch_size,
         num_proc=num_proc if (num_proc or 1) > 1 and n_in > 1 else None,
-        fn_kwargs={"layout": resolved, "qa": qa, "gold_column": gold, "config": cfg, "statuses": keep_statuses,
-                   "drop_failure_types": drop_types, "min_rafs": min_rafs},
+        fn_kwargs={"spec": spec},
         features=features,
         load_from_cache_file=False,  # the scorer evolves; a stale cache would return stale scores
         desc=desc,
@@ -306,25 +470,42 @@ def filter_dataset(
     dropped = scored.select(dropped_idx)
     if len(kept) + len(dropped) != n_in:  # the conservation law; a violation is a bug, never silent data loss
         raise RuntimeError(f"filter lost rows: n_in={n_in}, kept={len(kept)}, dropped={len(dropped)}")
-    rafs_values = [v for v in scored["rafs"] if v is not None]
+    counts = summarize_counts(reasons, scored["status"], scored["failure_type"], scored["rafs"])
     seconds = time.perf_counter() - started
-    summary: dict[str, Any] = {
-        "n_in": n_in,
-        "n_kept": len(kept),
-        "n_dropped": len(dropped),
-        "reasons": dict(sorted(Counter(r for r in reasons if r is not None).items())),
-        "statuses": dict(sorted(Counter(scored["status"]).items())),
-        "failure_types": dict(sorted(Counter(str(f) for f in scored["failure_type"]).items())),
-        "rafs_mean": (sum(rafs_values) / len(rafs_values)) if rafs_values else None,
-        "thresholds": {
-            "min_rafs": min_rafs,
-            "statuses": list(keep_statuses),
-            "drop_failure_types": list(drop_types),
-            "layout": resolved,
-            "gold_column": gold,
-            "rafs_config": asdict(cfg),
-        },
-        "seconds": round(seconds, 3),
-        "rows_per_second": round(n_in / seconds, 1) if seconds > 0 else None,
-    }
+    summary = summary_from_counts(counts, spec, seconds=seconds)
     return FilterResult(kept, dropped, summary)
+
+
+def summary_from_counts(counts: Mapping[str, Any], spec: FilterSpec, *, seconds: float | None = None,
+                        rows_scored: int | None = None) -> dict[str, Any]:
+    """The summary dict from :func:`summarize_counts` (possibly merged over shards with :func:`merge_counts`):
+    ``n_in``, ``n_kept``, ``n_dropped``, ``reasons``, ``statuses``, ``failure_types``, ``rafs_mean``,
+    ``thresholds``, ``seconds``, ``rows_per_second`` (over ``rows_scored`` rows, default ``n_in``)."""
+    rows = counts["n"] if rows_scored is None else rows_scored
+    return {
+        "n_in": counts["n"],
+        "n_kept": counts["n_kept"],
+        "n_dropped": counts["n_dropped"],
+        "reasons": dict(sorted(counts["reasons"].items())),
+        "statuses": dict(sorted(counts["statuses"].items())),
+        "failure_types": dict(sorted(counts["failure_types"].items())),
+        "rafs_mean": (counts["rafs_sum"] / counts["rafs_n"]) if counts["rafs_n"] else None,
+        "thresholds": spec.thresholds(),
+        "seconds": None if seconds is None else round(seconds, 3),
+        "rows_per_second": round(rows / seconds, 1) if seconds else None,
+    }
+
+
+def merge_counts(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Add up :func:`summarize_counts` results (e.g. one per shard)."""
+    total: dict[str, Any] = {"n": 0, "n_kept": 0, "n_dropped": 0, "reasons": Counter(), "statuses": Counter(),
+                             "failure_types": Counter(), "rafs_sum": 0.0, "rafs_n": 0}
+    sums = []
+    for part in parts:
+        for key in ("n", "n_kept", "n_dropped", "rafs_n"):
+            total[key] += int(part[key])
+        sums.append(float(part["rafs_sum"]))
+        for key in ("reasons", "statuses", "failure_types"):
+            total[key].update(part[key])
+    total["rafs_sum"] = math.fsum(sums)  # exactly rounded: the same whatever the order of the parts
+    return {k: dict(v) if isinstance(v, Counter) else v for k, v in total.items()}

@@ -44,10 +44,12 @@ def small(tmp_path) -> Path:
     return path
 
 
+def _rows(folder: Path) -> list[dict]:
+    return [json.loads(line) for part in sorted(folder.glob("*.jsonl")) for line in part.read_text().splitlines()]
+
+
 def _read(out: Path) -> tuple[list[dict], list[dict], dict]:
-    kept = [json.loads(line) for line in (out / "kept.jsonl").read_text().splitlines()]
-    dropped = [json.loads(line) for line in (out / "dropped.jsonl").read_text().splitlines()]
-    return kept, dropped, json.loads((out / "summary.json").read_text())
+    return _rows(out / "kept"), _rows(out / "dropped"), json.loads((out / "summary.json").read_text())
 
 
 def test_gsm8k_files_and_conservation(gsm8k50, tmp_path):
@@ -75,7 +77,8 @@ def test_other_formats(fmt, tmp_path):
     assert main(["filter", str(path), "--out", str(out)]) == 0
     kept, dropped, summary = _read(out)
     assert summary["n_in"] == 3 and len(kept) == 1 and len(dropped) == 2
-    assert sorted(r["reason"] for r in dropped) == ["failure_type:silent_failure", "status:abstain"]
+    assert sorted(r["reason"] for r in dropped) == ["failure_type:silent_failure", "missing:completion"]
+    assert all(set(ROWS[0]) <= set(r) for r in kept + dropped)  # every row keeps its input columns
 
 
 def test_flags_statuses_failure_types_min_rafs_num_proc(small, tmp_path):
@@ -83,12 +86,14 @@ def test_flags_statuses_failure_types_min_rafs_num_proc(small, tmp_path):
     assert main(["filter", str(small), "--out", str(out), "--status", "accept,review,abstain",
                  "--drop-failure-types", "none", "--num-proc", "2"]) == 0
     kept, dropped, summary = _read(out)
-    assert (len(kept), len(dropped)) == (3, 0)
+    assert (len(kept), len(dropped)) == (2, 1)  # a row without a completion is dropped whatever the thresholds
+    assert dropped[0]["reason"] == "missing:completion" and "'completion'" in dropped[0]["reason_detail"]
     out = tmp_path / "o2"
     assert main(["filter", str(small), "--out", str(out), "--status", "accept,review,abstain",
                  "--drop-failure-types", "none", "--min-rafs", "100"]) == 0
     kept, dropped, summary = _read(out)
-    assert summary["reasons"] == {"rafs_below_min": 3} and summary["thresholds"]["min_rafs"] == 100.0
+    assert summary["reasons"] == {"rafs_below_min": 2, "missing:completion": 1}
+    assert summary["thresholds"]["min_rafs"] == 100.0
 
 
 def test_recipe_config_and_cli_override(gsm8k50, tmp_path):
@@ -149,11 +154,13 @@ def test_refuses_non_empty_out_unless_force(small, tmp_path, capsys):
     assert sorted(os.listdir(out)) == ["notes.txt"]
     assert main(["filter", str(small), "--out", str(out), "--force"]) == 0
     assert precious.read_text() == "keep me"
-    assert sorted(os.listdir(out)) == ["dropped.jsonl", "kept.jsonl", "notes.txt", "summary.json"]
-    before = (out / "kept.jsonl").read_text()
+    assert sorted(n for n in os.listdir(out) if not n.startswith(".")) == [
+        "dropped", "kept", "manifest.jsonl", "notes.txt", "summary.json"]
+    part = out / "kept" / "part-00000-000000.jsonl"
+    before = part.read_text()
     capsys.readouterr()
-    message = _error(["filter", str(out / "kept.jsonl"), "--out", str(out), "--force"], capsys)
-    assert "overwritten" in message and (out / "kept.jsonl").read_text() == before
+    message = _error(["filter", str(part), "--out", str(out), "--force"], capsys)
+    assert "overwritten" in message and part.read_text() == before
 
 
 def test_console_entry_point(small, tmp_path):
@@ -163,4 +170,45 @@ def test_console_entry_point(small, tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "kept 1 of 3 rows" in proc.stderr
-    assert (out / "summary.json").exists()
+    assert (out / "summary.json").exists() and len(list((out / "kept").glob("*.jsonl"))) == 1
+
+
+def test_num_proc_defaults_to_the_usable_cores_and_config_sets_shards(small, tmp_path, capsys):
+    from rewards.adapters.filter_shards import usable_cores
+
+    out = tmp_path / "o"
+    assert main(["filter", str(small), "--out", str(out), "--shard-size", "1"]) == 0
+    _, _, summary = _read(out)
+    assert summary["shards"] == 3 and summary["num_proc"] == min(usable_cores(), 3)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("engine: local\nshard_size: 2\nnum_proc: 1\n")
+    out2 = tmp_path / "o2"
+    assert main(["filter", str(small), "--out", str(out2), "--config", str(cfg)]) == 0
+    _, _, summary2 = _read(out2)
+    assert (summary2["shard_size"], summary2["shards"], summary2["num_proc"]) == (2, 2, 1)
+    capsys.readouterr()
+    assert main(["filter", str(small), "--out", str(out2), "--config", str(cfg)]) == 0  # complete: nothing to do
+    assert "already holds the complete run" in capsys.readouterr().err
+    assert "'spark'" in _error(["filter", str(small), "--out", str(tmp_path / "o3"), "--engine", "spark"], capsys)
+    assert "--shard-size 0" in _error(["filter", str(small), "--out", str(tmp_path / "o3"), "--shard-size", "0"],
+                                      capsys)
+    assert not (tmp_path / "o3").exists()
+
+
+def test_directory_and_glob_inputs(tmp_path):
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for k, row in enumerate(ROWS):
+        (shards / f"part-{k}.jsonl").write_text(json.dumps(row) + "\n")
+    for arg in (str(shards), str(shards / "part-*.jsonl")):
+        out = tmp_path / f"o{len(arg)}"
+        assert main(["filter", arg, "--out", str(out), "--num-proc", "1"]) == 0
+        kept, dropped, summary = _read(out)
+        assert summary["n_in"] == 3 and summary["shards"] == 3 and len(kept) == 1 and len(dropped) == 2
+
+
+def test_engine_ray_without_ray_installed_is_a_one_line_error(small, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray Data were not installed
+    message = _error(["filter", str(small), "--out", str(tmp_path / "o"), "--engine", "ray"], capsys)
+    assert "pip install 'rafs[ray]'" in message
+    assert not (tmp_path / "o").exists()

@@ -126,7 +126,7 @@ def test_messages_layout_uses_last_assistant_and_user_turns():
     assert res.summary["thresholds"]["gold_column"] is None
     assert len(res.kept) == 1 and res.kept[0]["messages"][-1]["content"] == GOOD
     reasons = sorted(res.dropped["reason"])
-    assert reasons == ["failure_type:invalid_reasoning", "status:abstain"]  # no gold: invalid, not silent
+    assert reasons == ["failure_type:invalid_reasoning", "missing:completion"]  # no gold: invalid, not silent
 
 
 def test_thresholds_statuses_min_rafs_and_failure_types():
@@ -134,12 +134,13 @@ def test_thresholds_statuses_min_rafs_and_failure_types():
     ds = Dataset.from_list(rows)
     everything = filter_dataset(ds, statuses=("accept", "review", "abstain"), drop_failure_types=())
     _conserved(everything, 4)
-    assert everything.summary["n_kept"] == 4
+    assert everything.summary["n_kept"] == 3  # a row without a completion is never kept
+    assert everything.summary["reasons"] == {"missing:completion": 1}
     strict = filter_dataset(ds, min_rafs=100.0, statuses="accept,review,abstain", drop_failure_types=None)
     _conserved(strict, 4)
-    assert strict.summary["reasons"] == {"rafs_below_min": 4}
+    assert strict.summary["reasons"] == {"rafs_below_min": 3, "missing:completion": 1}
     only_silent = filter_dataset(ds, statuses=("accept", "review", "abstain"), drop_failure_types=["silent_failure"])
-    assert only_silent.summary["reasons"] == {"failure_type:silent_failure": 1}
+    assert only_silent.summary["reasons"] == {"failure_type:silent_failure": 1, "missing:completion": 1}
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -192,3 +193,25 @@ def test_wrong_container_types_are_named():
         filter_dataset(DatasetDict({"train": ds}))
     with pytest.raises(TypeError, match="IterableDataset"):
         filter_dataset(ds.to_iterable_dataset())
+
+
+def test_rows_without_problem_or_completion_are_dropped_with_that_reason_not_a_crash():
+    rows = [{"prompt": PROBLEM, "completion": GOOD}, {"prompt": None, "completion": GOOD},
+            {"prompt": PROBLEM, "completion": None}, {"prompt": " \n", "completion": GOOD}]
+    res = filter_dataset(Dataset.from_list(rows), statuses=("accept", "review", "abstain"), drop_failure_types=())
+    _conserved(res, 4)
+    assert res.kept["prompt"] == [PROBLEM]
+    assert res.dropped["reason"] == ["missing:problem", "missing:completion", "missing:problem"]
+    assert all("'prompt'" in d or "'completion'" in d for d in res.dropped["reason_detail"])
+    assert set(res.dropped["status"]) == {"abstain"} and set(res.dropped["rafs"]) == {None}
+    conv = [{"messages": [{"role": "system", "content": "x"}, {"role": "assistant", "content": GOOD}]},
+            {"messages": None}, {"messages": "not a conversation"}]
+    res = filter_dataset(Dataset.from_list(conv[:2]))
+    assert res.dropped["reason"] == ["missing:problem", "missing:completion"]
+    from rewards.adapters.filtering import make_spec, score_row
+
+    assert score_row(conv[2], make_spec(["messages"]))["reason"] == "invalid:completion"
+    spec = make_spec(["prompt", "completion"])
+    assert score_row({"prompt": 7, "completion": GOOD}, spec)["reason"] == "invalid:problem"
+    assert score_row({"prompt": PROBLEM, "completion": []}, spec)["reason"] == "missing:completion"
+    assert score_row({"prompt": PROBLEM}, spec)["reason"] == "missing:completion"
