@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import random
 import re
 import resource
@@ -64,13 +65,12 @@ def main() -> None:
 
     from rewards.scoring.score import score_trace
     from rewards.scoring import dataflow
-    from rewards.checks import answers
-
     def rafs_all():
         # cold caches each repeat: the scorer must not win by memoising the benchmark
-        for cache in (dataflow.step_equations, dataflow.problem_numbers, dataflow._numbers, answers.numeric_value,
-                      answers.canonical_answer):
-            cache.cache_clear()
+        for module in [m for name, m in sys.modules.items() if name.startswith("rewards.")]:
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
         return [score_trace(p, c).reward for p, c in zip(prompts, comps)]
 
     def accuracy_all():

@@ -128,7 +128,7 @@ def _clean(text: str) -> str:
     """Control characters dropped; Unicode vulgar fractions spelled out for the exact evaluator
     (``¼ * 24`` -> ``(1/4) * 24``, ``2½`` -> ``(2+1/2)``)."""
     text = _CONTROL.sub("", text)
-    return _VULGAR_RE.sub(_vulgar, text) if any(ch in _VULGAR for ch in text) else text
+    return text if text.isascii() else _VULGAR_RE.sub(_vulgar, text)
 
 
 def _message_text(message: Mapping[str, Any]) -> tuple[str, str]:

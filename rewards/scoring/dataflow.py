@@ -229,6 +229,28 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     return frozenset(values)
 
 
+class _Converted:
+    """``value in converted``: whether a value is a problem quantity in another unit (``a * u`` or ``a / u``), worked
+    out only when asked (most operands are grounded without it) and at most once per trace."""
+
+    __slots__ = ("pnums", "units", "_values")
+
+    def __init__(self, pnums: frozenset[Fraction], units: frozenset[Fraction]) -> None:
+        self.pnums, self.units, self._values = pnums, units, None
+
+    def __contains__(self, value: Fraction) -> bool:
+        if not self.units:
+            return False
+        if self._values is None:
+            self._values = _conversions(self.pnums, self.units)
+        return value in self._values
+
+
+@lru_cache(maxsize=4096)
+def _conversions(pnums: frozenset[Fraction], units: frozenset[Fraction]) -> frozenset[Fraction]:
+    return frozenset({a * u for a in pnums for u in units} | {a / u for a in pnums for u in units})
+
+
 def _unit_constants(text: str) -> frozenset[Fraction]:
     """The conversion factors whose unit words occur in ``text`` (see :data:`_UNIT_TABLE`)."""
     found: set[Fraction] = set()
@@ -269,7 +291,12 @@ def _computes(operand_sides: list[str], used: int) -> bool:
 _NAME = re.compile(r"\s*\$?\s*[A-Za-z]\s*")
 
 
-def _derivation(eq, check) -> tuple[list[str], Fraction, str] | None:
+def _derivation(eq, check) -> tuple[tuple[str, ...], Fraction, str] | None:
+    return _derivation_of(tuple(eq.sides), tuple(eq.values), check.ok)
+
+
+@lru_cache(maxsize=65536)
+def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[str, ...], Fraction, str] | None:
     """What an equation derives, as ``(operand sides, value, kind)``, or ``None``:
 
     * ``computed`` — a verified equation (``check.ok is True``): its operand sides and result (whether it computes
@@ -277,21 +304,24 @@ def _derivation(eq, check) -> tuple[list[str], Fraction, str] | None:
     * ``evaluated`` — a name assigned a computation the evaluator works out exactly (``X = $60/1.5`` -> 40);
     * ``solved`` — a linear equation in one unknown (``5x = 20`` -> 4, :func:`rewards.checks.solving.solve_linear`).
 
-    A relation the checker declined to verify derives nothing; a refuted one neither.
+    A relation the checker declined to verify derives nothing; a refuted one neither. (Cached per equation.)
     """
-    if check.ok is True:
-        roles = _roles(eq)
-        return None if roles is None else (roles[0], roles[1], "computed")
-    if check.ok is False or len(eq.sides) != 2:
+    if ok is True:
+        values_ = [_value(v) for v in values]
+        result_idx = max((k for k, v in enumerate(values_) if v is not None), default=None)
+        if result_idx is None:
+            return None
+        return tuple(sides[:result_idx] if result_idx > 0 else sides[:1]), values_[result_idx], "computed"
+    if ok is False or len(sides) != 2:
         return None
-    left, right = eq.sides
+    left, right = sides
     for name, expr in ((left, right), (right, left)):
         if _NAME.fullmatch(name):
             value = _value(evaluate(expr)) if len(_numbers(expr)) >= 2 else None
             if value is not None:
-                return [expr], value, "evaluated"
+                return (expr,), value, "evaluated"
     root = solve_linear(left, right)
-    return None if root is None else ([left, right], root, "solved")
+    return None if root is None else ((left, right), root, "solved")
 
 
 def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fraction] = COMMON_CONSTANTS) -> bool:
@@ -314,7 +344,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     known: set[Fraction] = set(pnums) | units
     # "2 weeks" -> 14 days, "30 minutes" -> 1/2 hour: a problem quantity in another unit (matched as is, not through
     # the percent/reciprocal transforms of _derived, which would ground almost any small number)
-    converted = frozenset({a * u for a in pnums for u in units} | {a / u for a in pnums for u in units})
+    converted = _Converted(pnums, units)
     strict: set[Fraction] = set(pnums) | units | BASIC_CONSTANTS  # reached from the problem (see StepFlow.unsupported)
     reached_roots: dict[Fraction, int] = {}  # root of a reached one-unknown equation -> its step
     steps: list[StepFlow] = []
@@ -407,11 +437,16 @@ def _substitute(side: str, changed: dict[Fraction, Fraction]) -> str | None:
 
 
 def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction, *,
-               from_input: bool = False) -> dict[Fraction, Fraction]:
+               from_input: bool = False, only: frozenset[int] | None = None,
+               until: Fraction | None = None) -> dict[Fraction, Fraction]:
     """Push ``old -> new`` (a result of ``step``, or with ``from_input`` a problem quantity first used in ``step``)
-    through the verified equations from there on."""
+    through the verified equations from there on (only through the steps ``only`` when given: the answer's
+    derivation, whose last step is the last that can matter)."""
     changed = {old: new}
-    for k in range(step, len(flow.steps)):
+    steps = range(step, len(flow.steps)) if only is None else sorted(t for t in only if t >= step)
+    for k in steps:
+        if until is not None and until in changed:
+            break  # the value asked about has moved: later steps cannot move it again
         seen_source = from_input or k > step  # in the edited step itself, only equations after the edited one
         for eq, check in step_equations(trace.steps[k]):
             derivation = _derivation(eq, check)
@@ -533,6 +568,6 @@ def input_counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
         new = value + 1 if value.denominator == 1 else value * 2
         if new == answer:
             new = value + 2
-        expected = _propagate(trace, flow, step, value, new, from_input=True).get(answer)
+        expected = _propagate(trace, flow, step, value, new, from_input=True, only=path, until=answer).get(answer)
         out.append(Intervention(step, value, new, expected if expected != answer else None))
     return out

@@ -284,12 +284,15 @@ def _analyse(trace: "Trace", flow: "Dataflow", q: list[float]) -> Revisions:
     if n == 0:
         return Revisions()
     q = (q + [1.0] * n)[:n]
+    faults = [t for t in range(n) if q[t] < THETA or any(c.ok is False for c in flow.steps[t].checks)]
+    if not faults and trace.summary_start is None and flow.answer_value is not None \
+            and flow.answer_value == flow.last_derived:
+        return Revisions()  # nothing retracted, no summary, and the last derivation is the answer: no turn
     index = _Index(flow)
     superseded: dict[int, str] = {}
     fake: dict[int, str] = {}
     retracted_values: dict[Fraction, int] = {}
     answer = flow.answer_value
-    faults = [t for t in range(n) if q[t] < THETA or any(c.ok is False for c in flow.steps[t].checks)]
     for t in faults[:MAX_FAULTS]:
         if t in superseded:
             continue

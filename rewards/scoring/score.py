@@ -273,14 +273,16 @@ def _verify(parsed: list[_Parsed], verifier: StepVerifier) -> list[_Parsed]:
     return parsed
 
 
-def _ungrounded_on_answer_path(flow: Dataflow) -> list[str]:
+def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True) -> list[str]:
     """Ungrounded operands of the best derivation of the answer (``"5 (step 2)"``): a quantity from nowhere that
     feeds the answer (the paper's lucky "$5 fee") lowers S_RA and blocks ``accept``, though alone it is no suspect
     step. When the trace derives the answer more than once (algebra often does), the best-grounded derivation
-    counts."""
+    counts. ``strict`` reads :attr:`~rewards.scoring.dataflow.StepFlow.unsupported` (what a reward needs: reached
+    from the problem); otherwise ``ungrounded`` (a number the trace stated earlier counts as grounded)."""
     best: list[str] | None = None
     for path in answer_derivations(flow):
-        found = [f"{v} (step {t})" for t in sorted(path) for v in dict.fromkeys(flow.steps[t].unsupported)]
+        found = [f"{v} (step {t})" for t in sorted(path)
+                 for v in dict.fromkeys(flow.steps[t].unsupported if strict else flow.steps[t].ungrounded)]
         if best is None or len(found) < len(best):
             best = found
     return best or []
@@ -406,9 +408,12 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
         reasons.append(f"suspect step {suspect}: " + "; ".join(checks[suspect].reasons))
     if feeding:
         reasons.append("ungrounded quantity feeds the answer: " + ", ".join(feeding))
-    accept = score is not None and score >= cfg.tau_accept and suspect is None and not feeding
+    # the status is evidence for people (and the SFT filter): in evaluation it blocks only what the trace never
+    # stated anywhere (soft grounding); a reward needs the stricter "reached from the problem"
+    blocking = feeding if required else _ungrounded_on_answer_path(flow, strict=False)
+    accept = score is not None and score >= cfg.tau_accept and suspect is None and not blocking
     status = "accept" if accept else "review"
-    valid = suspect is None and not feeding and (supported or not required)
+    valid = suspect is None and not blocking and (supported or not required)
     return RAFSResult(score, status, _failure_type(valid, correct, C.implication(flow)), suspect, comps, checks,
                       coverage, trace.answer, correct, reasons, supported)
 
