@@ -3,7 +3,7 @@
 Layers, highest first; a module may import from its own layer or a lower one, never a higher one:
 
 - ``trainers`` > ``rewards`` (the scoring library never imports the trainers);
-- inside ``rewards``: ``adapters`` > ``scoring`` > ``verifiers`` > ``checks`` > ``parsing``.
+- inside ``rewards``: ``audit`` > ``adapters`` > ``scoring`` > ``verifiers`` > ``checks`` > ``parsing``.
 
 No module may import another module's private (``_underscore``) names: what one module needs from another is public
 there. The graph comes from grimp (the engine behind import-linter); cycles are found with :mod:`graphlib`.
@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("rewards", "trainers")
-REWARDS_LAYERS = ("adapters", "scoring", "verifiers", "checks", "parsing")
+REWARDS_LAYERS = ("audit", "adapters", "scoring", "verifiers", "checks", "parsing")
 ALLOWED = {
     # FallbackVerifier.verify_batch(traces) builds the dataflow graphs itself when a direct caller gives none
     # (the scorer always passes them); a function-level convenience import.

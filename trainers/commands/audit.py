@@ -1,0 +1,306 @@
+"""``rafs audit REWARD [REWARD ...]``: run the gaming battery against reward functions.
+
+Each REWARD is ``module:function`` (any TRL-style reward function, e.g. ``trl.rewards:accuracy_reward``; a factory
+named ``get_*`` is called with no arguments) or one of our registry names (``rafs``, ``faithful_accuracy``,
+``rafs_step_validity``, ``rafs_support``, ``rafs_consensus``, ``rafs_stability``). The battery builds gamed
+completions from real gold solutions (two thirds GSM8K train, one third MATH-500; ``--n`` in all, seeded) and
+calls each reward as TRL does, ``reward(prompts=..., completions=..., <gold column>=...)``, with ``None`` counted as
+0.0. For each family it prints the share of problems where the gamed completion breaks its property (scores at
+least the faithful trace; for padding, more than 0.005 above it; for a hidden or diluted slip, above the visible
+slip) and PASS/FAIL against the bar (a share of at most 2%). It is a measurement: the exit code is 0 even when
+families fail, unless ``--fail-under`` is given. See docs/audit.md.
+
+Example::
+
+    rafs audit rafs faithful_accuracy --mode both --json runs/audit.json
+    rafs audit trl.rewards:accuracy_reward --families bare_answer,restate_answer
+    rafs audit my_project.rewards:get_mix --n 60 --gold-column solution --conversational
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import importlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+__all__ = ["add_parser", "run", "resolve_reward"]
+
+_MODES = ("single", "group", "both")
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("audit", help="run the gaming battery against reward functions",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("rewards", nargs="*", metavar="REWARD",
+                   help="module:function or a registry name (rafs, faithful_accuracy, rafs_step_validity, ...)")
+    p.add_argument("--mode", default="both", choices=_MODES,
+                   help="single: each completion alone; group: a problem's completions as one GRPO group; both")
+    p.add_argument("--n", type=int, default=300, help="problems in all: 2/3 GSM8K train, 1/3 MATH-500 (default 300)")
+    p.add_argument("--seed", type=int, default=0, help="sample and generator seed (default 0)")
+    p.add_argument("--sources", default="gsm8k,math500", help="gsm8k and/or math500 (default both)")
+    p.add_argument("--families", default=None, help="comma-separated family names (default: all; see "
+                   "--list-families)")
+    p.add_argument("--gold-column", default=None,
+                   help="keyword the gold answer is passed under (default: 'solution' when the function names a "
+                        "solution parameter and no answer parameter, as TRL's accuracy_reward; else 'answer')")
+    p.add_argument("--gold-format", default=None, choices=("answer", "boxed", "solution"),
+                   help="gold column content: the bare answer, $\\boxed{answer}$, or the whole gold solution "
+                        "(default: boxed for trl.* functions, else answer)")
+    p.add_argument("--answer-style", default="auto", choices=("auto", "native", "boxed"),
+                   help="how GSM8K completions state the answer: '#### N' (native) or \\boxed{N}; auto: boxed for "
+                        "trl.* functions (they read only LaTeX answers), else native")
+    p.add_argument("--conversational", action="store_true",
+                   help="pass completions as [{'role': 'assistant', 'content': ...}] (default: plain text, falling "
+                        "back to messages when the function raises on text)")
+    p.add_argument("--mix", action="store_true",
+                   help="audit the weighted sum of the REWARDs (what GRPOTrainer optimises with reward_weights) "
+                        "instead of each one")
+    p.add_argument("--weights", default=None, help="comma-separated weights for --mix (default: all 1.0)")
+    p.add_argument("--batch-size", type=int, default=32, help="problems per call in single mode (default 32)")
+    p.add_argument("--examples", type=int, default=3, help="violations kept per family in --json (default 3)")
+    p.add_argument("--problems", default=None, metavar="FILE.jsonl",
+                   help="audit on your own problems instead of the GSM8K/MATH-500 sample: rows with 'problem' and a "
+                        "worked 'solution' (and optionally 'answer'); --n, --seed and --sources are then ignored")
+    p.add_argument("--data-dir", default=None, help="folder with gsm8k/train.jsonl and math500/test.jsonl "
+                   "(default: $RAFS_DATA_DIR or ../shared/data)")
+    p.add_argument("--json", dest="json_out", default=None, help="write the full results (with examples) here")
+    p.add_argument("--markdown", default=None, help="also write the violation shares as one Markdown table here")
+    p.add_argument("--force", action="store_true", help="overwrite --json / --markdown if they exist")
+    p.add_argument("--fail-under", type=float, default=None, metavar="SHARE",
+                   help="exit 1 when, for any family, the share of problems keeping its property is below SHARE "
+                        "(e.g. 0.98); without it the exit code is 0 whatever the result")
+    p.add_argument("--list-families", action="store_true", help="print the families and exit")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def resolve_reward(spec: str) -> tuple[str, Callable]:
+    """``module:function`` (dotted attributes allowed; ``get_*`` factories are called with no arguments) or one
+    of the registry names of :func:`rewards.get_reward_funcs`. Returns ``(display name, callable)``."""
+    from trainers.cli import CommandError
+
+    spec = spec.strip()
+    if ":" not in spec:
+        from rewards import get_reward_funcs
+
+        try:
+            return spec, get_reward_funcs([spec])[0]
+        except ValueError as exc:
+            raise CommandError(f"{exc} Or give module:function, e.g. trl.rewards:accuracy_reward.") from None
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise CommandError(f"reward {spec!r}: expected module:function, e.g. trl.rewards:accuracy_reward")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise CommandError(f"reward {spec!r}: cannot import module {module_name!r} ({exc})") from None
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise CommandError(f"reward {spec!r}: module {module_name!r} has no attribute {attr!r}") from None
+    if getattr(obj, "__name__", "").startswith("get_") and callable(obj) and not hasattr(obj, "__self__"):
+        try:
+            obj = obj()
+        except TypeError as exc:
+            raise CommandError(f"reward {spec!r}: the factory could not be called with no arguments ({exc})") \
+                from None
+    if not callable(obj):
+        raise CommandError(f"reward {spec!r} is a {type(obj).__name__}, not a callable reward function")
+    return spec, obj
+
+
+def _is_trl(fn: Callable) -> bool:
+    """A function from TRL: its rewards read only LaTeX (``\\boxed``) answers and the gold in ``solution``."""
+    return (getattr(fn, "__module__", "") or "").split(".")[0] == "trl"
+
+
+def _write(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def _commit() -> str | None:
+    root = Path(__file__).resolve().parents[2]
+    try:
+        sha = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (sha + ("+dirty" if dirty else "")) if sha else None
+
+
+def _cell(fr) -> str:
+    if not fr.n:
+        return "—"
+    verdict = "[green]PASS[/]" if fr.passed else "[red]FAIL[/]"
+    return f"{100 * fr.share:5.1f}% {verdict}"
+
+
+def _means(fr) -> str:
+    if not fr.n:
+        return ""
+    return f"{fr.mean_gamed:.2f}/{fr.mean_reference:.2f}"
+
+
+_PROP = {"below_faithful": "< faithful", "no_gain": "≤ faith+tol", "not_above_slip": "≤ slip+tol"}
+
+
+def _print_tables(console, name: str, reports: list) -> None:
+    from rich.table import Table
+
+    by_mode = {r.mode: r for r in reports}
+    modes = [m for m in ("single", "group") if m in by_mode]
+    first = by_mode[modes[0]]
+    table = Table(title=f"{name}: violation share per family (bar: ≤ 2%)", title_justify="left",
+                  show_edge=False, pad_edge=False)
+    table.add_column("family", no_wrap=True, max_width=22)
+    table.add_column("property", no_wrap=True)
+    table.add_column("n", justify="right")
+    for m in modes:
+        table.add_column(m, justify="right", no_wrap=True)
+        table.add_column("gamed/ref", justify="right", no_wrap=True)
+    for i, fr in enumerate(first.families):
+        row = [fr.family, _PROP[fr.property], str(fr.n)]
+        for m in modes:
+            f = by_mode[m].families[i]
+            row += [_cell(f), _means(f)]
+        table.add_row(*row)
+    console.print(table)
+    for m in modes:
+        r = by_mode[m]
+        console.print(f"  {m}: faithful mean {r.faithful_mean:.3f} (None on {100 * r.faithful_none_share:.0f}%), "
+                      f"{len(r.failed)}/{sum(f.n > 0 for f in r.families)} families FAIL, {r.runtime_s:.1f} s")
+        if r.faithful_first is not None:
+            console.print(f"  {m}: the faithful trace beats every '< faithful' family on "
+                          f"{100 * r.faithful_first:.1f}% of problems")
+        total = sum(f.violations for f in r.families)
+        zero = sum(f.ref_zero_violations for f in r.families)
+        if total:
+            console.print(f"  {m}: {zero} of {total} violations are on problems whose reference (faithful or slip) "
+                          "scored 0")
+        if r.faithful_mean is not None and r.faithful_mean < 0.5:
+            console.print(f"  [yellow]warning[/]: {name} pays the faithful gold completions only "
+                          f"{r.faithful_mean:.2f} on average; check --answer-style, --gold-column and --gold-format")
+    console.print()
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from rewards.audit.battery import (AuditError, audit, load_problems, markdown_table, read_problems,
+                                       select_families)
+    from rewards.audit.families import FAMILIES
+    from trainers.cli import CommandError
+
+    console = Console(width=100, highlight=False, soft_wrap=False)
+    if args.list_families:
+        from rich.table import Table
+
+        table = Table(show_edge=False, pad_edge=False)
+        for col in ("family", "property", "what it writes"):
+            table.add_column(col)
+        for f in FAMILIES.values():
+            table.add_row(f.name, _PROP[f.property], f.description)
+        console.print(table)
+        return 0
+    if not args.rewards:
+        raise CommandError("name at least one reward: module:function or a registry name such as rafs")
+    if args.n < 1:
+        raise CommandError(f"--n {args.n}: ask for at least 1 problem")
+    if args.batch_size < 1:
+        raise CommandError(f"--batch-size {args.batch_size}: must be >= 1")
+    if args.fail_under is not None and not 0.0 <= args.fail_under <= 1.0:
+        raise CommandError(f"--fail-under {args.fail_under}: a share in [0, 1], e.g. 0.98")
+    for flag, path in (("--json", args.json_out), ("--markdown", args.markdown)):
+        if path and os.path.isdir(path):
+            raise CommandError(f"{flag} {path!r} is a folder; give a file path such as runs/audit.json")
+        if path and os.path.exists(path) and not args.force:
+            raise CommandError(f"{flag} {path!r} exists; pass --force to overwrite it or choose another path")
+    try:
+        families = select_families(args.families)
+    except AuditError as exc:
+        raise CommandError(str(exc)) from None
+    resolved = [(*resolve_reward(spec), None) for spec in args.rewards]
+    if args.weights and not args.mix:
+        raise CommandError("--weights only applies with --mix")
+    if args.mix:
+        from rewards.audit.battery import WeightedSum
+
+        try:
+            weights = [float(w) for w in args.weights.split(",")] if args.weights else None
+            mix = WeightedSum([fn for _, fn, _ in resolved], weights)
+        except ValueError as exc:
+            raise CommandError(f"--weights {args.weights!r}: {exc}") from None
+        label = "mix(" + " + ".join((f"{w:g}*" if w != 1.0 else "") + spec
+                                    for (spec, _, _), w in zip(resolved, mix.weights)) + ")"
+        resolved = [(label, mix, any(_is_trl(fn) for _, fn, _ in resolved))]
+    sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())
+    modes = ["single", "group"] if args.mode == "both" else [args.mode]
+    progress = not args.no_progress and sys.stderr.isatty()
+    cache: dict[str, list] = {}
+    all_reports = []
+    t0 = time.perf_counter()
+    for spec, fn, trl_mix in resolved:
+        is_trl = _is_trl(fn) if trl_mix is None else trl_mix
+        style = args.answer_style if args.answer_style != "auto" else ("boxed" if is_trl else "native")
+        gold_format = args.gold_format or ("boxed" if is_trl else "answer")
+        try:
+            if style not in cache and args.problems:
+                cache[style] = read_problems(args.problems, answer_style=style)
+            elif style not in cache:
+                cache[style] = load_problems(args.n, seed=args.seed, sources=sources, data_dir=args.data_dir,
+                                             answer_style=style)
+            reports = [audit(fn, cache[style], families, mode=m, gold_column=args.gold_column,
+                             conversational=True if args.conversational else None, gold_format=gold_format,
+                             seed=args.seed, batch_size=args.batch_size, progress=progress,
+                             n_examples=args.examples, name=spec) for m in modes]
+        except AuditError as exc:
+            raise CommandError(str(exc)) from None
+        for r in reports:
+            r.settings["answer_style"] = style
+        _print_tables(console, spec, reports)
+        all_reports.extend(reports)
+    elapsed = time.perf_counter() - t0
+    console.print(f"{len(resolved)} reward(s), {len(modes)} mode(s), "
+                  f"{all_reports[0].n_problems} problems, {elapsed:.1f} s")
+    if args.json_out:
+        payload = {
+            "meta": {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "commit": _commit(),
+                     "n": all_reports[0].n_problems, "problems": args.problems, "seed": args.seed,
+                     "sources": list(sources), "modes": modes,
+                     "families": [f.name for f in families], "runtime_s": round(elapsed, 2),
+                     "rewards": list(args.rewards), "gold_column": args.gold_column,
+                     "gold_format": args.gold_format, "answer_style": args.answer_style},
+            "reports": [r.to_dict() for r in all_reports],
+        }
+        _write(args.json_out, json.dumps(payload, indent=1, ensure_ascii=False))
+        console.print(f"wrote {args.json_out}")
+    if args.markdown:
+        meta = f"{all_reports[0].n_problems} problems, seed {args.seed}, commit {_commit() or 'unknown'}, " \
+               f"{_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
+        _write(args.markdown, f"Violation share (%) per family; bold: fails the 2% bar. {meta}.\n\n"
+                              + markdown_table(all_reports) + "\n")
+        console.print(f"wrote {args.markdown}")
+    if args.fail_under is not None:
+        worst = [(1.0 - f.share, r.reward, r.mode, f.family) for r in all_reports for f in r.families if f.n]
+        below = [w for w in worst if w[0] < args.fail_under]
+        if below:
+            keep, name, mode, fam = min(below)
+            print(f"rafs audit: {len(below)} family result(s) below --fail-under {args.fail_under}; worst: "
+                  f"{fam} under {name} ({mode}) keeps its property on {100 * keep:.1f}%", file=sys.stderr)
+            return 1
+    return 0
