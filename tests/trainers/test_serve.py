@@ -249,7 +249,8 @@ def test_rafs_serve_cli_serves_and_shuts_down_gracefully_on_sigterm():
                 pass
             assert time.time() < deadline, "rafs serve did not become healthy"
             time.sleep(0.1)
-        r = httpx.post(base + "/get_reward", json={"query": ["Q\n3 * 4 = 12\n#### 12"], "prompts": ["Q\n"],
+        q = "Tom has 3 boxes of 4 pens.\n"  # the problem grounds the derivation (without it: 0.5, unsupported)
+        r = httpx.post(base + "/get_reward", json={"query": [q + "3 * 4 = 12\n#### 12"], "prompts": [q],
                                                    "labels": ["12"]})
         assert r.json()["rewards"] == [1.0]
     finally:
