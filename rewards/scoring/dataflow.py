@@ -289,6 +289,29 @@ def _computes(operand_sides: list[str], used: int) -> bool:
 
 
 _NAME = re.compile(r"\s*\$?\s*[A-Za-z]\s*")
+_TIMES_WORD = re.compile(r"(?<=\d)\s*(?:[x×]|times)\s*(?=\$?\s*\d)")
+_PER_UNIT = re.compile(r"\s*(?:/|\bper\b)\s*[A-Za-z][A-Za-z-]*")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def _unit_free(side: str) -> str:
+    """``8 mice * 6 pups/mouse`` -> ``8 * 6``: unit words and per-unit suffixes dropped, "x"/"times" as a product."""
+    side = _TIMES_WORD.sub(" * ", side)
+    return _WORDS.sub(" ", _PER_UNIT.sub(" ", side))
+
+
+def _unit_free_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str] | None:
+    """An equation the checker declined because of unit words, whose sides agree exactly once the words are dropped
+    (``8 mice * 6 pups/mouse = 48 pups``): a verified computation for the dataflow. It only ever *derives*; the
+    checker, which declined to judge it, never refutes on this reading."""
+    if len(sides) < 2 or not any(c.isalpha() for side in sides for c in side):
+        return None
+    values = [evaluate(_unit_free(side)) for side in sides]
+    if any(v is None or not v.is_exact or v.exact is None for v in values):
+        return None
+    if any(v.exact != values[-1].exact for v in values):
+        return None
+    return tuple(sides[:-1]), values[-1].exact, "computed"
 
 
 def _derivation(eq, check) -> tuple[tuple[str, ...], Fraction, str] | None:
@@ -312,7 +335,12 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
         if result_idx is None:
             return None
         return tuple(sides[:result_idx] if result_idx > 0 else sides[:1]), values_[result_idx], "computed"
-    if ok is False or len(sides) != 2:
+    if ok is False:
+        return None
+    stripped = _unit_free_derivation(sides)
+    if stripped is not None:
+        return stripped
+    if len(sides) != 2:
         return None
     left, right = sides
     for name, expr in ((left, right), (right, left)):
