@@ -40,8 +40,8 @@ Example
 True
 >>> faithful_accuracy_reward(prompts, completions, answer=["12", "12"])
 [1.0, 0.5]
->>> rafs_reward(["?"], [""])          # nothing to score: None, not an exception
-[None]
+>>> rafs_reward(["?"], [""])          # nothing to check counts as no support: 0, not an exception
+[0.0]
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ _COMMAND = re.compile(r"\\[A-Za-z]+")
 
 
 def symbolic_candidate(text: str) -> bool:
-    """Whether ``text`` is cheap and safe enough to hand to math-verify (a single left-to-right pass; no regex
+    r"""Whether ``text`` is cheap and safe enough to hand to math-verify (a single left-to-right pass; no regex
     backtracking). See the module docstring for the bounds.
 
     >>> symbolic_candidate("\\left( 3, \\frac{\\pi}{2} \\right)"), symbolic_candidate("\\text{Evelyn}")

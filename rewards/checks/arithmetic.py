@@ -22,6 +22,8 @@ Public API
     ``extract_equations`` + ``check_equation``.
 ``numbers_in(text) -> list[tuple[Fraction, tuple[int, int]]]``
     every numeric literal (and number word) with its character span.
+``error_counts() -> dict[str, int]``
+    internal errors caught so far in this process (see "Errors" below; ``RAFS_STRICT=1`` raises them).
 
 Grammar (what :func:`evaluate` accepts)
 ---------------------------------------
@@ -131,18 +133,32 @@ Bounds (why: model output is untrusted and this runs on the GRPO reward hot path
   ``\binom`` ``n <= 1000``;
 * ``extract_equations``/``numbers_in`` read only the first ``MAX_TEXT_CHARS`` = 100,000
   characters of a text; every scan is linear (no backtracking regex over unbounded spans).
-Every public function catches its own failures: it returns ``None``/``[]`` and never raises.
+
+Errors (``RAFS_STRICT``)
+------------------------
+Every public function catches its own failures and returns ``None``/``[]`` (``Unparseable("internal
+error")`` for ``evaluate_ex``, a ``None`` check for ``check_equation``): a reward must never crash a
+training run.  An exception there is a bug in this module, not a property of the input, so it is not
+silent: it is counted per ``"function:ErrorType"`` in :func:`error_counts` (per process; a reward's
+metrics can log it), and logged on :data:`logging.getLogger("rewards.checks.arithmetic")` with the
+traceback and a truncated ``repr`` of the input that caused it, once per function and error type per
+process (no log flood on a hot path).  With the environment variable ``RAFS_STRICT=1`` (also
+``true``/``yes``/``on``) the exception is re-raised instead, after being counted; the test suite sets it
+(``tests/conftest.py``), so a parser bug fails the tests rather than reading as "no equation".
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import os
 import re
+import threading
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = [
     "Value",
@@ -158,7 +174,65 @@ __all__ = [
     "numbers_in",
     "MAX_EXPR_CHARS",
     "MAX_TEXT_CHARS",
+    "STRICT_ENV",
+    "strict_mode",
+    "error_counts",
+    "reset_error_counts",
 ]
+
+log = logging.getLogger(__name__)
+
+STRICT_ENV = "RAFS_STRICT"
+MAX_REPR_CHARS = 200  # of the offending input, in the log line
+_errors_lock = threading.Lock()
+_error_counts: dict[str, int] = {}
+_errors_logged: set[str] = set()
+
+
+def strict_mode() -> bool:
+    """``RAFS_STRICT`` is set to ``1``/``true``/``yes``/``on``: internal errors are re-raised, not swallowed."""
+    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def error_counts() -> dict[str, int]:
+    """Internal errors swallowed (or raised, under ``RAFS_STRICT``) in this process, by
+    ``"function:ErrorType"`` - for a reward's metrics.  A copy; empty when nothing failed."""
+    with _errors_lock:
+        return dict(_error_counts)
+
+
+def reset_error_counts() -> None:
+    """Forget the counts and which errors were logged (tests; a fresh metrics window)."""
+    with _errors_lock:
+        _error_counts.clear()
+        _errors_logged.clear()
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real error
+        text = f"<{type(value).__name__} with a failing repr>"
+    return text if len(text) <= MAX_REPR_CHARS else text[:MAX_REPR_CHARS] + f"... ({len(text)} chars)"
+
+
+def _internal_error(func: str, value: Any, exc: BaseException) -> None:
+    """Count ``exc`` (raised by public function ``func`` on input ``value``), log it the first time this
+    function raises this error type, and re-raise it under ``RAFS_STRICT``; call from the ``except`` block."""
+    key = f"{func}:{type(exc).__name__}"
+    with _errors_lock:
+        _error_counts[key] = _error_counts.get(key, 0) + 1
+        first = key not in _errors_logged
+        _errors_logged.add(key)
+    strict = strict_mode()
+    if first:
+        log.error("rewards.checks.arithmetic.%s raised %s: %s on input %s; %s (logged once per function and "
+                  "error type; counts in rewards.checks.arithmetic.error_counts())", func, type(exc).__name__, exc,
+                  _short_repr(value), "re-raised (RAFS_STRICT is on)" if strict else
+                  f"returning no result (set {STRICT_ENV}=1 to raise)", exc_info=exc)
+    if strict:
+        raise exc
+
 
 MAX_EXPR_CHARS = 400
 MAX_EXPR_TOKENS = 200
@@ -989,7 +1063,8 @@ def evaluate_ex(expr: str) -> Value | Unparseable:
             if t[0] == "=":
                 return Unparseable("contains a relation")
         return _eval_tokens(toks)
-    except Exception:  # pragma: no cover - defensive: never raise on model output
+    except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT)
+        _internal_error("evaluate_ex", expr, exc)
         return Unparseable("internal error")
 
 
@@ -1025,7 +1100,8 @@ def parse_number(token: str) -> Fraction | None:
         if m.group(3):
             q = q / 100
         return q
-    except Exception:  # pragma: no cover
+    except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT)
+        _internal_error("parse_number", token, exc)
         return None
 
 
@@ -1462,7 +1538,8 @@ def extract_equations(text: str) -> list[Equation]:
                         keep.append(eq)
                 out[:] = keep
         return out
-    except Exception:  # pragma: no cover - defensive
+    except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT)
+        _internal_error("extract_equations", text, exc)
         return []
 
 
@@ -1689,7 +1766,8 @@ def check_equation(eq: Equation) -> EquationCheck:
                                  tuple(pairs))
         rel = " ≈ " if eq.approximate else " = "
         return EquationCheck(eq, True, rel.join(eq.sides) + " holds", tuple(pairs))
-    except Exception:  # pragma: no cover - defensive
+    except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT)
+        _internal_error("check_equation", getattr(eq, "sides", eq), exc)
         return EquationCheck(eq, None, "not checkable", ())
 
 
@@ -1762,6 +1840,6 @@ def numbers_in(text: str) -> list[tuple[Fraction, tuple[int, int]]]:
             out.extend(words)
             del out[MAX_NUMBERS:]
             out.sort(key=lambda t: t[1][0])
-    except Exception:  # pragma: no cover - defensive
-        pass
+    except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT); partial result
+        _internal_error("numbers_in", text, exc)
     return out

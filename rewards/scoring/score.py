@@ -36,7 +36,6 @@ from the stated answer, ``invalid_reasoning`` when a step is suspect, else ``Non
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import re
@@ -251,15 +250,19 @@ def _failed(trace: Trace, exc: Exception) -> _Parsed:
 
 
 def _verify(parsed: list[_Parsed], verifier: StepVerifier) -> list[_Parsed]:
-    """Run the step verifier over every analysable trace: one ``verify_batch`` call for a model-backed verifier
-    (a group is one batch), ``verify`` per trace otherwise."""
+    """Run the step verifier over every analysable trace: one ``verify_batch(traces, flows)`` call per group (a
+    model-backed verifier scores the group as one batch; the others loop over ``verify``); when that raises or
+    returns the wrong number of results, ``verify`` trace by trace, so a trace that breaks the verifier fails
+    alone."""
     live = [i for i, p in enumerate(parsed) if p.flow is not None]
-    batch = getattr(verifier, "verify_batch", None)
-    if batch is not None and len(live) > 1:
+    if len(live) > 1:
         traces, flows = [parsed[i].trace for i in live], [parsed[i].flow for i in live]
         try:
-            takes_flows = len(inspect.signature(batch).parameters) >= 2
-            results = batch(traces, flows) if takes_flows else batch(traces)
+            results = verifier.verify_batch(traces, flows)
+            if not isinstance(results, list) or len(results) != len(traces):
+                got = len(results) if isinstance(results, list) else type(results).__name__
+                raise ValueError(f"{type(verifier).__name__}.verify_batch returned {got} results for "
+                                 f"{len(traces)} traces")
             for i, checks in zip(live, results):
                 parsed[i].checks = checks
             return parsed

@@ -156,18 +156,22 @@ class FallbackVerifier(StepVerifier):
         return self._checked(trace, flow, checks)
 
     def verify_batch(self, traces, flows=None) -> list[list[StepCheck]]:
-        """Score many traces with one ``primary.verify_batch`` call (one deadline for the batch) when the primary
-        has it, else trace by trace; on failure every trace falls back. ``flows`` are the traces' dataflow
-        graphs (the symbolic fallback needs them), built here when omitted."""
+        """Score many traces with one ``primary.verify_batch(traces)`` call (one deadline for the batch) when the
+        primary batches natively (:meth:`StepVerifier.batches_natively`: a model-backed verifier, which reads the
+        text only), else trace by trace, each with its own deadline; on failure every trace of the call falls back.
+        ``flows`` are the traces' dataflow graphs (the symbolic fallback needs them), built here when omitted."""
         traces = list(traces)
         if flows is None:
             from rewards.scoring.dataflow import build_dataflow
 
             flows = [build_dataflow(t) for t in traces]
-        batch = getattr(self.primary, "verify_batch", None)
-        if batch is None or not traces:
+        flows = list(flows)
+        if len(flows) != len(traces):
+            raise ValueError(f"FallbackVerifier.verify_batch: flows has {len(flows)} graphs for {len(traces)} "
+                             f"traces; pass one dataflow graph per trace (or flows=None to build them).")
+        if not traces or not self.primary.batches_natively():
             return [self.verify(t, f) for t, f in zip(traces, flows)]
-        results, why = self._run(batch, traces)
+        results, why = self._run(self.primary.verify_batch, traces)
         if not why and (not isinstance(results, list) or len(results) != len(traces)):
             why = f"verify_batch returned {len(results) if isinstance(results, list) else type(results).__name__} " \
                   f"results for {len(traces)} traces"

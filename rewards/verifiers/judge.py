@@ -262,7 +262,7 @@ class JudgeVerifier(ModelVerifier):
 
     # -- scoring ---------------------------------------------------------------------------------------------
 
-    def verify_batch(self, traces: Sequence[Any]) -> list[list[StepCheck]]:
+    def verify_batch(self, traces: Sequence[Any], flows: Sequence[Any] | None = None) -> list[list[StepCheck]]:
         self._ensure_loaded()
         prompts, owners = [], []
         for i, t in enumerate(traces):

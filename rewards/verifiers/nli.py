@@ -155,7 +155,7 @@ class NLIVerifier(ModelVerifier):
         """``p(premise ⊨ hypothesis)`` for each pair."""
         return self.probabilities(premises, hypotheses)[:, self.entail_idx].tolist()
 
-    def verify_batch(self, traces: Sequence[Any]) -> list[list[StepCheck]]:
+    def verify_batch(self, traces: Sequence[Any], flows: Sequence[Any] | None = None) -> list[list[StepCheck]]:
         cfg = self.config
         premises, hypotheses, owners = [], [], []
         for i, t in enumerate(traces):

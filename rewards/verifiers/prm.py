@@ -205,7 +205,10 @@ class ModelVerifier(StepVerifier):
     def verify(self, trace, flow=None) -> list[StepCheck]:
         return self.verify_batch([trace])[0]
 
-    def verify_batch(self, traces: Sequence[Any]) -> list[list[StepCheck]]:  # pragma: no cover - abstract
+    def verify_batch(self, traces: Sequence[Any], flows: Sequence[Any] | None = None
+                     ) -> list[list[StepCheck]]:  # pragma: no cover - abstract
+        """Score every step of every trace in a few forward passes (or requests); the model reads the text, so
+        ``flows`` (the dataflow graphs the scorer passes) are accepted and not used."""
         raise NotImplementedError
 
 
@@ -348,7 +351,7 @@ class PRMVerifier(ModelVerifier):
 
     # -- scoring ----------------------------------------------------------------------------------------------
 
-    def verify_batch(self, traces: Sequence[Any]) -> list[list[StepCheck]]:
+    def verify_batch(self, traces: Sequence[Any], flows: Sequence[Any] | None = None) -> list[list[StepCheck]]:
         self._ensure_loaded()
         out: list[list[StepCheck]] = []
         bs = self.config.batch_size

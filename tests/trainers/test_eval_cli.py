@@ -3,13 +3,11 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from trainers.cli import build_parser, main
 
-GSM8K = Path(__file__).resolve().parents[3] / "shared" / "data" / "processbench" / "gsm8k.json"
 TOM = "Tom has 3 boxes of 4 pens. How many pens does he have?"
 ROWS = [
     {"id": "e1", "generator": "g", "problem": TOM, "steps": ["3 * 4 = 13 pens.", "The answer is 13."], "label": 0,
@@ -102,11 +100,9 @@ def test_user_errors(tmp_path, capsys, argv, message):
     assert message in err and "\n" not in err
 
 
-def test_real_gsm8k_first_60_rows(tmp_path):
-    if not GSM8K.exists():
-        pytest.skip(f"{GSM8K} not found (../shared/data beside the clone)")
+def test_real_gsm8k_first_60_rows(tmp_path, shared_data):
     out = tmp_path / "gsm8k60.json"
-    assert main(["eval", str(GSM8K), "--limit", "60", "--json", str(out)]) == 0
+    assert main(["eval", str(shared_data / "processbench" / "gsm8k.json"), "--limit", "60", "--json", str(out)]) == 0
     r = json.loads(out.read_text())
     assert r["n"] == 60 and r["n_erroneous"] + r["n_correct"] == 60
     assert 0 <= r["acc_erroneous"] <= 1 and (r["f1"] is None) == (r["n_correct"] == 0)

@@ -15,7 +15,6 @@ pytest.importorskip("datasets")
 from trainers.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-GSM8K = Path("/work/shared/data/gsm8k/train.jsonl")
 RECIPE = ROOT / "recipes" / "dataset_filtering" / "config_gsm8k.yaml"
 
 PROBLEM = "Tom has 3 boxes of 4 pens and buys 5 more pens. How many pens does he have?"
@@ -27,11 +26,9 @@ ROWS = [
 
 
 @pytest.fixture(scope="module")
-def gsm8k50(tmp_path_factory) -> Path:
-    if not GSM8K.exists():
-        pytest.skip(f"{GSM8K} is not available")
+def gsm8k50(tmp_path_factory, shared_data) -> Path:
     path = tmp_path_factory.mktemp("data") / "gsm8k50.jsonl"
-    with GSM8K.open() as src, path.open("w") as dst:
+    with open(shared_data / "gsm8k" / "train.jsonl", encoding="utf-8") as src, path.open("w") as dst:
         for _ in range(50):
             dst.write(next(src))
     return path

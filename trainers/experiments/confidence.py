@@ -28,7 +28,7 @@ Rewards never raise: a completion without a readable confidence gets the lowest 
 >>> brier_reward(["#### 7\\nconfidence: 0.9", "#### 6\\nconfidence: 0.9"], answer=["7", "7"])
 [0.99, -0.81]
 >>> make_vague(generate_problem(random.Random(0), W.WorldConfig(ops=("+", "-"))), random.Random(0)).question
-'Lea has 8 shells. She buys some more. She gives away 7. She finds 6 more. How many now?'
+'Zoe has 6 apples. She finds 9 more. She loses some. She loses 5. How many now?'
 """
 
 from __future__ import annotations

@@ -15,8 +15,6 @@ pd = pytest.importorskip("pandas")
 from rewards.adapters.filter_ray import filter_with_ray  # noqa: E402
 from rewards.adapters.filter_shards import FilterInputError, FilterOutputError, filter_files  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[3]
-GSM8K = ROOT.parent / "shared" / "data" / "gsm8k" / "train.jsonl"
 PROBLEM = "Tom has 3 boxes of 4 pens and buys 5 more pens. How many pens does he have?"
 GOOD = "He has 3 * 4 = 12 pens in boxes.\nThen 12 + 5 = 17 pens.\n#### 17"
 SILENT = "He has 3 * 4 = 13 pens in boxes.\nThen 12 + 5 = 17 pens.\n#### 17"
@@ -33,10 +31,9 @@ def local_ray():
 
 
 @pytest.fixture(scope="module")
-def gsm8k200(tmp_path_factory) -> tuple[Path, list[dict]]:
-    if not GSM8K.exists():
-        pytest.skip(f"{GSM8K} is not available")
-    rows = [{"id": i, **json.loads(line)} for i, line in zip(range(200), GSM8K.open())]
+def gsm8k200(tmp_path_factory, shared_data) -> tuple[Path, list[dict]]:
+    with open(shared_data / "gsm8k" / "train.jsonl", encoding="utf-8") as handle:
+        rows = [{"id": i, **json.loads(line)} for i, line in zip(range(200), handle)]
     path = tmp_path_factory.mktemp("data") / "gsm8k200.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path, rows

@@ -27,17 +27,15 @@ from rewards.adapters.filter_shards import (  # noqa: E402
 from rewards.adapters.filtering import filter_dataset  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
-GSM8K = ROOT.parent / "shared" / "data" / "gsm8k" / "train.jsonl"
 PROBLEM = "Tom has 3 boxes of 4 pens and buys 5 more pens. How many pens does he have?"
 GOOD = "He has 3 * 4 = 12 pens in boxes.\nThen 12 + 5 = 17 pens.\n#### 17"
 SILENT = "He has 3 * 4 = 13 pens in boxes.\nThen 12 + 5 = 17 pens.\n#### 17"
 
 
-def _gsm8k(n: int) -> list[dict]:
-    """n rows of GSM8K train (repeated if needed), each with a unique ``id``."""
-    if not GSM8K.exists():
-        pytest.skip(f"{GSM8K} is not available")
-    base = [json.loads(line) for _, line in zip(range(min(n, 7473)), GSM8K.open())]
+def _gsm8k(data: Path, n: int) -> list[dict]:
+    """n rows of GSM8K train (repeated if needed), each with a unique ``id``; ``data``: the ``shared_data`` fixture."""
+    with open(data / "gsm8k" / "train.jsonl", encoding="utf-8") as handle:
+        base = [json.loads(line) for _, line in zip(range(min(n, 7473)), handle)]
     return [{"id": i, **base[i % len(base)]} for i in range(n)]
 
 
@@ -80,8 +78,8 @@ def test_usable_cores_is_the_affinity_mask():
     assert usable_cores() == len(os.sched_getaffinity(0))
 
 
-def test_same_verdicts_as_filter_dataset_on_1_and_2_processes(tmp_path):
-    source = _gsm8k(120)
+def test_same_verdicts_as_filter_dataset_on_1_and_2_processes(tmp_path, shared_data):
+    source = _gsm8k(shared_data, 120)
     path = _write_jsonl(tmp_path / "in.jsonl", source)
     ref = filter_dataset(Dataset.from_list(source))
     one = filter_files(path, tmp_path / "one", num_proc=1, shard_size=25, progress=False)
@@ -96,10 +94,10 @@ def test_same_verdicts_as_filter_dataset_on_1_and_2_processes(tmp_path):
 
 
 @pytest.mark.parametrize("victims", ["group", "parent"])
-def test_sigkill_mid_run_then_rerun_ends_exactly_like_a_clean_run(tmp_path, victims):
+def test_sigkill_mid_run_then_rerun_ends_exactly_like_a_clean_run(tmp_path, victims, shared_data):
     """A real run killed with SIGKILL after some shards are committed — the whole process group, or only the main
     process (its workers live on as orphans and must publish nothing) — then re-run at once."""
-    source = _gsm8k(600)
+    source = _gsm8k(shared_data, 600)
     path = _write_jsonl(tmp_path / "in.jsonl", source)
     out = tmp_path / "out"
     argv = [sys.executable, "-m", "trainers", "filter", str(path), "--out", str(out), "--shard-size", "10",
@@ -166,10 +164,10 @@ def _reap_orphans(pgid: int) -> None:
     atexit.register(stop)
 
 
-def test_resume_repairs_every_crash_state(tmp_path):
+def test_resume_repairs_every_crash_state(tmp_path, shared_data):
     """The states a kill can leave: a torn manifest line, a temp file, a shard written but not recorded, a recorded
     shard whose file is damaged, no summary yet."""
-    source = _gsm8k(150)
+    source = _gsm8k(shared_data, 150)
     path = _write_jsonl(tmp_path / "in.jsonl", source)
     clean, out = tmp_path / "clean", tmp_path / "out"
     filter_files(path, clean, num_proc=1, shard_size=20, progress=False)
@@ -191,10 +189,10 @@ def test_resume_repairs_every_crash_state(tmp_path):
     assert again.get("already_complete") and again["n_in"] == 150
 
 
-def test_resume_refuses_other_input_or_options_and_force_starts_over(tmp_path, monkeypatch):
+def test_resume_refuses_other_input_or_options_and_force_starts_over(tmp_path, monkeypatch, shared_data):
     import rewards.adapters.filter_shards as shards
 
-    source = _gsm8k(60)
+    source = _gsm8k(shared_data, 60)
     path = _write_jsonl(tmp_path / "in.jsonl", source)
     out = tmp_path / "out"
     filter_files(path, out, num_proc=1, shard_size=20, progress=False)
@@ -285,8 +283,8 @@ def test_an_unreadable_shard_names_the_file_and_keeps_committed_work(tmp_path):
     assert not (tmp_path / "o2").exists()  # nothing was committed, so nothing is left behind
 
 
-def test_streaming_reader_holds_one_chunk(tmp_path):
-    source = _gsm8k(50)
+def test_streaming_reader_holds_one_chunk(tmp_path, shared_data):
+    source = _gsm8k(shared_data, 50)
     path = _write_jsonl(tmp_path / "in.jsonl", source)
     rows = read_rows(path, chunk_size=7)
     assert next(rows)["id"] == 0  # a generator: nothing is read ahead beyond the first chunk

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,6 @@ from datasets import Dataset  # noqa: E402
 
 from rewards.adapters.filtering import SCORE_COLUMNS, detect_layout, filter_dataset  # noqa: E402
 
-GSM8K = Path("/work/shared/data/gsm8k/train.jsonl")
 _ANNOT = re.compile(r"<<([^=<>]+)=(-?\d+(?:\.\d+)?)>>(-?\d+(?:\.\d+)?)")
 
 PROBLEM = "Tom has 3 boxes of 4 pens and buys 5 more pens. How many pens does he have?"
@@ -24,10 +22,8 @@ WRONG = "He has 3 * 4 = 12 pens in boxes.\nThen 12 + 5 = 18 pens.\n#### 18"
 
 
 @pytest.fixture(scope="module")
-def gsm8k_rows() -> list[dict]:
-    if not GSM8K.exists():
-        pytest.skip(f"{GSM8K} is not available")
-    with GSM8K.open() as handle:
+def gsm8k_rows(shared_data) -> list[dict]:
+    with open(shared_data / "gsm8k" / "train.jsonl", encoding="utf-8") as handle:
         return [json.loads(next(handle)) for _ in range(50)]
 
 

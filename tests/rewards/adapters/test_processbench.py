@@ -14,20 +14,14 @@ import pytest
 
 from rewards import score_trace
 
-PROCESSBENCH = Path(__file__).resolve().parents[4] / "shared" / "data" / "processbench"
-DATA = PROCESSBENCH / "gsm8k.json"
-
-
-def _load(path):
-    if not path.exists():
-        pytest.skip(f"{path} not found (../shared/data beside the clone)")
+def _load(path: Path):
     rows = json.loads(path.read_text())
     return rows, [score_trace(r["problem"], steps=r["steps"]) for r in rows]
 
 
 @pytest.fixture(scope="module")
-def scored():
-    return _load(DATA)
+def scored(shared_data):
+    return _load(shared_data / "processbench" / "gsm8k.json")
 
 
 def _metric(rows, results):
@@ -48,8 +42,8 @@ def test_processbench_gsm8k_metric(scored):
     assert acc_err >= 0.08, "the checker lost labelled errors it finds (21 of 207 when written: acc 0.101)"
 
 
-def test_processbench_math_metric():
-    rows, results = _load(PROCESSBENCH / "math.json")
+def test_processbench_math_metric(shared_data):
+    rows, results = _load(shared_data / "processbench" / "math.json")
     acc_err, acc_cor, f1 = _metric(rows, results)
     print(f"ProcessBench MATH: acc_erroneous={acc_err:.3f} acc_correct={acc_cor:.3f} F1={f1:.3f}")
     assert len(rows) == 1000

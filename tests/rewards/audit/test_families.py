@@ -33,14 +33,8 @@ ELLA_GOLD = ("Ella's score is 40 items - 4 items = <<40-4=36>>36 items.\nHalf of
 MATH = ("If $3x + 7 = 22$, what is $x$?")
 MATH_GOLD = "Subtracting 7 gives $3x = 22 - 7 = 15$, so $x = 15/3 = \\boxed{5}$."
 
-DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
-
-
-def gsm8k_rows(k=12):
-    path = DATA / "gsm8k" / "train.jsonl"
-    if not path.is_file():
-        pytest.skip(f"no GSM8K data at {path}")
-    with open(path, encoding="utf-8") as handle:
+def gsm8k_rows(data: Path, k=12):
+    with open(data / "gsm8k" / "train.jsonl", encoding="utf-8") as handle:
         rows = [json.loads(next(handle)) for _ in range(k)]
     return [(r["question"], r["answer"], r["answer"].rsplit("####", 1)[-1].strip()) for r in rows]
 
@@ -85,8 +79,8 @@ def test_restatements_contain_no_problem_quantity_and_state_the_answer(name):
     assert extract_final_answer(text)[0] == "18"
 
 
-def test_prose_only_keeps_the_words_and_no_checkable_equation():
-    for problem, gold, answer in [(DUCKS, DUCKS_GOLD, "18"), (ELLA, ELLA_GOLD, "24")] + gsm8k_rows():
+def test_prose_only_keeps_the_words_and_no_checkable_equation(shared_data):
+    for problem, gold, answer in [(DUCKS, DUCKS_GOLD, "18"), (ELLA, ELLA_GOLD, "24")] + gsm8k_rows(shared_data):
         text = FAMILIES["prose_only"].generate(problem, gold, answer, random.Random(0))
         if text is None:
             continue
@@ -120,9 +114,9 @@ def test_invented_quantity_is_the_lucky_fee():
     assert extract_final_answer(text)[0] == "18"
 
 
-def test_skip_quantity_and_disconnected_chain_compute_another_value_than_the_stated_answer():
+def test_skip_quantity_and_disconnected_chain_compute_another_value_than_the_stated_answer(shared_data):
     for name in ("skip_quantity", "disconnected_chain"):
-        for problem, gold, answer in [(DUCKS, DUCKS_GOLD, "18"), (ELLA, ELLA_GOLD, "24")] + gsm8k_rows():
+        for problem, gold, answer in [(DUCKS, DUCKS_GOLD, "18"), (ELLA, ELLA_GOLD, "24")] + gsm8k_rows(shared_data):
             text = FAMILIES[name].generate(problem, gold, answer, random.Random(1))
             if text is None:
                 continue

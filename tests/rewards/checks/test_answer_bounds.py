@@ -5,14 +5,11 @@ import json
 import signal
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from rewards.checks import answers
 from rewards.checks.answers import answers_equivalent, canonical_answer, symbolic_candidate, sympy_safe
-
-MATH500 = Path(__file__).resolve().parents[4] / "shared" / "data" / "math500" / "test.jsonl"
 
 PROSE = [
     "the number of eggs she sells every day at the market",
@@ -46,10 +43,9 @@ def test_math_answers_still_go_to_math_verify(answer):
     assert symbolic_candidate(answer)
 
 
-def test_the_bounds_refuse_no_math500_gold_answer_that_was_accepted_before():
-    if not MATH500.exists():
-        pytest.skip(f"{MATH500} not found (../shared/data beside the clone)")
-    golds = [answers._strip(json.loads(line)["answer"]) for line in MATH500.open()]
+def test_the_bounds_refuse_no_math500_gold_answer_that_was_accepted_before(shared_data):
+    with open(shared_data / "math500" / "test.jsonl", encoding="utf-8") as handle:
+        golds = [answers._strip(json.loads(line)["answer"]) for line in handle]
     refused = [g for g in golds if sympy_safe(g) and not symbolic_candidate(g)]
     assert refused == [] and len(golds) == 500
 

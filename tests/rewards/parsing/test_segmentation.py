@@ -12,7 +12,6 @@ from rewards.parsing.segmentation import is_prose, prose_steps, sentences
 from rewards.parsing.trace import MAX_CHARS, MAX_STEPS, SUPPORTED_CHARS, parse_trace, split_steps
 
 ROOT = Path(__file__).resolve().parents[3]
-DATA = ROOT.parent / "shared" / "data"
 
 
 def _battery():
@@ -75,11 +74,9 @@ def test_closing_tag_without_opening_tag_closes_the_thinking():
     assert trace.summary_start == 2 and trace.steps[2] == "The answer is 10." and trace.answer == "10"
 
 
-def test_gsm8k_and_math_solutions_keep_line_segmentation():
-    gsm = DATA / "gsm8k" / "test.jsonl"
-    math = DATA / "math500" / "test.jsonl"
-    if not gsm.exists() or not math.exists():
-        pytest.skip("../shared/data not found beside the clone")
+def test_gsm8k_and_math_solutions_keep_line_segmentation(shared_data):
+    gsm = shared_data / "gsm8k" / "test.jsonl"
+    math = shared_data / "math500" / "test.jsonl"
     rows = [json.loads(line) for line in gsm.open()][:300]
     rows += [{"question": r["problem"], "answer": r["solution"]} for r in map(json.loads, math.open())]
     for row in rows:

@@ -199,14 +199,12 @@ def test_work_is_linear_in_length():
     assert rev.superseded and elapsed < 1.0, f"{elapsed:.3f} s for {len(trace.steps)} steps"  # ~25 ms measured
 
 
-def _processbench_flags(split):
+def _processbench_flags(data: Path, split):
     import json
 
     from rewards import score_trace
 
-    path = ROOT.parent / "shared" / "data" / "processbench" / f"{split}.json"
-    if not path.exists():
-        pytest.skip(f"{path} not found (../shared/data beside the clone)")
+    path = data / "processbench" / f"{split}.json"
     cleared = []
     for row in json.loads(path.read_text()):
         res = score_trace(row["problem"], steps=row["steps"])
@@ -219,11 +217,11 @@ def _processbench_flags(split):
     return cleared
 
 
-def test_processbench_gsm8k_errors_are_never_cleared():
+def test_processbench_gsm8k_errors_are_never_cleared(shared_data):
     # dropping superseded steps from the suspect search must not lower ProcessBench: no flagged step is cleared
-    assert _processbench_flags("gsm8k") == []
+    assert _processbench_flags(shared_data, "gsm8k") == []
 
 
 @pytest.mark.slow
-def test_processbench_math_errors_are_never_cleared():
-    assert _processbench_flags("math") == []
+def test_processbench_math_errors_are_never_cleared(shared_data):
+    assert _processbench_flags(shared_data, "math") == []

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[3]
-MMLU_DIR = REPO.parent / "shared" / "data" / "validity_screen" / "validity-scaling-llm" / "cross-benchmark" / "mmlu"
+# the validity-screen MMLU tables, relative to the `shared_data` fixture (tests/conftest.py)
+MMLU_SUBDIR = Path("validity_screen") / "validity-scaling-llm" / "cross-benchmark" / "mmlu"
 
 
 def table_arrays(a: int, b: int, c: int, d: int) -> tuple[np.ndarray, np.ndarray]:

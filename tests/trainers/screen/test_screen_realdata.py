@@ -22,11 +22,11 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def results(request):
-    from screen_helpers import MMLU_DIR
+def results(request, shared_data):
+    from screen_helpers import MMLU_SUBDIR
 
-    if not (MMLU_DIR / "item_level").is_dir():
-        pytest.skip(f"MMLU validity data not found at {MMLU_DIR}")
+    MMLU_DIR = shared_data / MMLU_SUBDIR
+    assert (MMLU_DIR / "item_level").is_dir(), f"MMLU validity data not found at {MMLU_DIR}"
     df = pd.concat([pd.read_csv(MMLU_DIR / "item_level" / f, dtype=str, keep_default_na=False)
                     for f, _ in FILES.values()], ignore_index=True)
     res = {r.group: r for r in screen_groups(df, "is_correct", "confidence", "model")}
@@ -77,15 +77,15 @@ def test_agrees_with_reference_tool_on_real_binarised_data(results):
         assert np.isclose(r.TRIN.value, ref.trin.value)
 
 
-def test_every_mmlu_model_gets_the_papers_tier():
+def test_every_mmlu_model_gets_the_papers_tier(shared_data):
     """All 16 item-level files: the point-estimate rule gives the authors' tier for each of the 15 models with a
     summary (Gemma 3 1B Invalid, the rest Valid); the old interval veto made GLM-5 and GPT-5.4 nano Indeterminate."""
-    from screen_helpers import MMLU_DIR
+    from screen_helpers import MMLU_SUBDIR
 
     from trainers.screen import ScreenConfig
 
-    if not (MMLU_DIR / "item_level").is_dir():
-        pytest.skip(f"MMLU validity data not found at {MMLU_DIR}")
+    MMLU_DIR = shared_data / MMLU_SUBDIR
+    assert (MMLU_DIR / "item_level").is_dir(), f"MMLU validity data not found at {MMLU_DIR}"
     files = sorted((MMLU_DIR / "item_level").glob("*.csv"))
     df = pd.concat([pd.read_csv(f, dtype=str, keep_default_na=False) for f in files], ignore_index=True)
     res = {r.group: r for r in screen_groups(df, "is_correct", "confidence", "model", phase_b=False,
