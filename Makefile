@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 install: $(STAMP)
 
 demo: $(STAMP)
-	WANDB_MODE=offline $(VENV)/bin/rafs demo
+	WANDB_MODE=offline $(VENV)/bin/rafs demo --force
 
 test: $(STAMP)
 	WANDB_MODE=offline $(PY) -m pytest -q -m "not slow" tests

@@ -2,7 +2,17 @@
 
 Each subcommand lives in :mod:`trainers.commands` as a module with ``add_parser(subparsers)`` (registers its
 arguments, imports nothing heavy) and ``run(args) -> int`` (the exit code). Errors on bad input are one line on
-stderr, ``rafs <command>: error: <reason>``, with a non-zero exit.
+stderr, ``rafs <command>: error: <reason>``, with a non-zero exit. ``rafs --version`` prints the installed version.
+
+Shared promises, kept here so every command keeps them the same way:
+
+* help text is plain text: descriptions taken from reStructuredText docstrings go through :func:`plain_text`
+  (applied by :func:`build_parser` to every subcommand, nested ones included);
+* no file is overwritten without ``--force`` (:func:`refuse_overwrite`), and files are written atomically
+  (:func:`atomic_write`: a temporary file in the same folder, then ``os.replace``).
+
+>>> plain_text("``rafs score`` calls :func:`~rewards.scoring.score.score_trace`. Example::")
+'rafs score calls score_trace. Example:'
 """
 
 from __future__ import annotations
@@ -11,9 +21,14 @@ import argparse
 import importlib
 import logging
 import os
+import re
 import sys
+import tempfile
+from pathlib import Path
+from typing import Callable
 
-__all__ = ["main", "build_parser", "COMMANDS", "CommandError"]
+__all__ = ["main", "build_parser", "COMMANDS", "CommandError", "version", "plain_text", "plain_help",
+           "refuse_overwrite", "atomic_write"]
 
 COMMANDS = ("score", "screen", "filter", "eval", "audit", "train", "experiment", "demo", "serve")
 
@@ -22,14 +37,141 @@ class CommandError(Exception):
     """A user-facing error: printed as one line, exit code 2."""
 
 
+def version() -> str:
+    """The installed version of the ``rafs`` distribution (``importlib.metadata``), or ``unknown`` when the package
+    runs from a source tree that was never installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("rafs")
+    except PackageNotFoundError:
+        return "unknown (not installed: pip install -e .)"
+
+
+# -- help text ---------------------------------------------------------------------------------------------------
+
+# :role:`target`, :role:`~a.b.c` (shown as c) and :role:`Title <target>` (shown as Title); py: domain optional
+_ROLE = re.compile(r":(?:py:)?[a-z]+:`([^`]+)`")
+_LITERAL = re.compile(r"``(.+?)``", re.S)
+_LITERAL_BLOCK = re.compile(r"(\S)::[ \t]*$", re.M)   # "Example::" introduces a literal block
+_BARE_BLOCK = re.compile(r"^[ \t]*::[ \t]*\n", re.M)    # a "::" line of its own
+
+
+def _role_text(match: re.Match[str]) -> str:
+    target = match.group(1).strip()
+    titled = re.fullmatch(r"(.+?)\s*<[^<>]+>", target, re.S)
+    if titled:
+        return titled.group(1)
+    if target.startswith("~"):
+        return target[1:].rsplit(".", 1)[-1]
+    return target
+
+
+def plain_text(text: str | None) -> str | None:
+    r"""``text`` without reStructuredText markup, for a terminal: a double-backquoted literal loses its quotes,
+    a role such as ``:func:`~pkg.mod.name``` becomes ``name`` (``:role:`Title <target>``` becomes ``Title``) and
+    ``Example::`` becomes ``Example:``. Everything else (line breaks, indentation, ``%(default)s``) is kept.
+
+    >>> plain_text(":mod:`trainers.train` reads ``recipes/*.yaml``; see :class:`the parser <trl.TrlParser>`.")
+    'trainers.train reads recipes/*.yaml; see the parser.'
+    >>> plain_text("Usage::\n\n    rafs demo")
+    'Usage:\n\n    rafs demo'
+    """
+    if not text:
+        return text
+    text = _ROLE.sub(_role_text, text)
+    text = _LITERAL.sub(lambda m: m.group(1), text)
+    text = _BARE_BLOCK.sub("", text)
+    return _LITERAL_BLOCK.sub(r"\1:", text)
+
+
+def plain_help(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Strip reStructuredText markup (:func:`plain_text`) from ``parser``'s description, epilog and every
+    argument's help, recursing into sub-commands; returns ``parser``."""
+    parser.description = plain_text(parser.description)
+    parser.epilog = plain_text(parser.epilog)
+    for action in parser._actions:
+        if action.help and action.help is not argparse.SUPPRESS:
+            action.help = plain_text(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:  # the one-line help of each sub-command in the listing
+                choice.help = plain_text(choice.help)
+            for sub in set(action.choices.values()):
+                plain_help(sub)
+    return parser
+
+
+# -- writing files -----------------------------------------------------------------------------------------------
+
+def refuse_overwrite(path: str | os.PathLike, *, force: bool, flag: str | None = None) -> None:
+    """Raise :class:`CommandError` when ``path`` exists (a non-empty folder, for a folder) and ``force`` is false.
+
+    ``flag`` names the option that gave the path (``--json``), so the message says which one to change.
+
+    >>> refuse_overwrite("/no/such/file.json", force=False)      # nothing there: fine
+    """
+    p = Path(path)
+    if force or not p.exists() or (p.is_dir() and not any(p.iterdir())):
+        return
+    what = "folder" if p.is_dir() else "file"
+    given = f"{flag} {path}" if flag else str(path)
+    detail = ""
+    if p.is_dir():
+        entries = sorted(e.name for e in p.iterdir())
+        detail = f" ({', '.join(entries[:3])}{', ...' if len(entries) > 3 else ''})"
+    raise CommandError(f"{given}: the {what} already exists{detail}; choose another path or pass --force to "
+                       "overwrite it")
+
+
+def atomic_write(path: str | os.PathLike, data: str | bytes | Callable[[str], None]) -> Path:
+    r"""Write ``path`` atomically: into a temporary file in the same folder, then ``os.replace``, so that a reader
+    (or a crash) never sees half a file. ``data`` is text (UTF-8), bytes, or a function that writes the file
+    whose name it is given (e.g. ``lambda tmp: fig.savefig(tmp, format="png")``). Returns the path.
+
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "r.json"
+    >>> atomic_write(out, "[]\n").read_text()
+    '[]\n'
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=folder)
+    try:
+        if callable(data):
+            os.close(fd)
+            data(tmp)
+        else:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        if target.exists():  # keep the permissions a user gave the file
+            os.chmod(tmp, target.stat().st_mode & 0o777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return target
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rafs",
         description="Reference-free reasoning-answer faithfulness scores (RAFS) and the confidence validity screen.",
     )
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {version()}",
+                        help="print the installed version and exit")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    parser.set_defaults(_pass_through=set())
     for name in COMMANDS:
         try:
             module = importlib.import_module(f"trainers.commands.{name}")
@@ -39,12 +181,29 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         command = module.add_parser(sub)
         command.set_defaults(_run=module.run, _name=name)
-    return parser
+        if getattr(module, "PASS_THROUGH", False):
+            parser.get_default("_pass_through").add(name)
+    return plain_help(parser)
+
+
+def _pass_through(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """For a command that reads its own arguments (``PASS_THROUGH = True``, e.g. ``rafs train`` with recipe
+    fields as ``--key value``), put ``--`` after the command name so argparse hands every token to it unparsed
+    (``-h``/``--help`` still reach argparse)."""
+    names = parser.get_default("_pass_through") or set()
+    for i, token in enumerate(argv):
+        if token.startswith("-"):
+            continue  # a global option (-v)
+        if token in names and not {"-h", "--help"} & set(argv[i + 1:]):
+            return argv[:i + 1] + ["--"] + argv[i + 1:]
+        break
+    return argv
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(_pass_through(parser, argv))
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:

@@ -293,6 +293,8 @@ def run_demo(output_dir: str | os.PathLike = "runs/demo", *, recipe: str | os.Pa
     except Exception:  # noqa: BLE001 - wandb is optional
         pass
     summary = summarise(trainer, recorders, out, time.perf_counter() - t0)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    from trainers.cli import atomic_write
+
+    atomic_write(out / "summary.json", json.dumps(summary, indent=2, default=str))  # never half a summary
     print_summary(summary, console)
     return summary

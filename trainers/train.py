@@ -19,9 +19,14 @@ Without a GPU the recipe is adapted (``use_cpu=True``, ``bf16``/``fp16``/``use_v
 logged. From Python:
 
 >>> from trainers.train import load_recipe, build_trainer          # doctest: +SKIP
->>> recipe = load_recipe("recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml", ["--max_steps", "2"])
+>>> recipe = load_recipe("recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml", ["--max_steps", "2"])  # doctest: +SKIP
 >>> trainer = build_trainer(recipe)                                  # doctest: +SKIP
 >>> trainer.train()                                                  # doctest: +SKIP
+
+Reward functions are our registry names (``faithful_accuracy``, ``rafs``, ...) or dotted import paths of any
+TRL-style reward function, e.g. ``trl.rewards.accuracy_reward``: the recipe's gold column (``answer_column``) is
+passed under the name such a function asks for (``solution`` for TRL's and open-r1's accuracy rewards) by
+:class:`GoldColumnReward`.
 """
 
 from __future__ import annotations
@@ -33,11 +38,14 @@ import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
+
+from trl import ScriptArguments
 
 __all__ = ["RAFSScriptArguments", "Recipe", "TRAINERS", "DATASETS", "load_recipe", "adapt_for_device",
            "detect_trainer", "load_train_dataset", "easy_arithmetic", "load_probe_set", "build_trainer",
-           "build_reward_funcs", "build_verifier",
+           "build_reward_funcs", "build_verifier", "GoldColumnReward", "GOLD_PARAMETERS", "resolve_reward_func",
+           "describe_recipe", "check_output_dir", "split_cli_args",
            "build_screen_callback", "configure_wandb", "train", "main"]
 
 log = logging.getLogger(__name__)
@@ -49,16 +57,19 @@ DEFAULT_INSTRUCTION = "Solve the problem step by step. Put the final answer afte
 
 
 @dataclass
-class RAFSScriptArguments:
-    """Our recipe keys (everything that is not a TRL/transformers config field or a ``ModelConfig`` field)."""
+class RAFSScriptArguments(ScriptArguments):
+    """Our recipe keys: ``trl.ScriptArguments`` (``dataset_name``, ``dataset_config``, ``dataset_train_split``,
+    ``dataset_test_split``, ``dataset_streaming``, ``ignore_bias_buffers``) plus everything else that is not a
+    TRL/transformers config field or a ``ModelConfig`` field.
+
+    ``dataset_name`` is ``easy_arithmetic`` (built in), ``gsm8k`` (``../shared/data/gsm8k`` when present, else the
+    hub's ``openai/gsm8k``) or any hub dataset; ``dataset_streaming`` is not supported (the data is shuffled and
+    cut to ``max_train_samples`` in memory).
+    """
 
     trainer: str | None = field(default=None, metadata={"help": "grpo, rloo or sft (default: from the recipe path)"})
-    # -- data
-    dataset_name: str | None = field(default=None, metadata={
-        "help": "'easy_arithmetic' (built in), 'gsm8k' (../shared/data/gsm8k when present), or a hub dataset"})
-    dataset_config: str | None = field(default=None, metadata={"help": "hub dataset config, e.g. 'main'"})
+    # -- data (dataset_name, dataset_config, dataset_train_split: trl.ScriptArguments)
     dataset_path: str | None = field(default=None, metadata={"help": "a local .jsonl/.json/.csv/.parquet file"})
-    dataset_train_split: str = field(default="train", metadata={"help": "split to train on"})
     max_train_samples: int | None = field(default=None, metadata={"help": "keep the first N rows (after shuffle)"})
     prompt_column: str | None = field(default=None, metadata={
         "help": "problem column (default: the first of question, problem, prompt)"})
@@ -69,7 +80,9 @@ class RAFSScriptArguments:
     # -- rewards (GRPO/RLOO)
     reward_funcs: list[str] = field(default_factory=lambda: ["faithful_accuracy", "rafs"], metadata={
         "help": "registry names of rewards.adapters.trl_rewards (rafs, faithful_accuracy, rafs_step_validity, "
-                "rafs_support, rafs_consensus, rafs_stability) or dotted import paths"})
+                "rafs_support, rafs_consensus, rafs_stability), names of trl.rewards (accuracy_reward, "
+                "think_format_reward, ...) or dotted import paths such as trl.rewards.accuracy_reward; the gold "
+                "column (answer_column) reaches each under the name it asks for (e.g. solution)"})
     rafs_config: str | None = field(default=None, metadata={
         "help": "RAFSConfig fields as a JSON object (or a YAML mapping in a recipe), e.g. '{\"tau_accept\": 70}'"})
     unfaithful_credit: float = field(default=0.5, metadata={
@@ -419,34 +432,245 @@ def build_verifier(script: RAFSScriptArguments) -> Any:
     return verifier_from_config(values)
 
 
-def build_reward_funcs(script: RAFSScriptArguments) -> list[Any]:
-    """The recipe's reward functions: registry names of :mod:`rewards.adapters.trl_rewards` or dotted import paths."""
+#: Parameter names under which reward functions of other libraries take the gold answer (TRL's and open-r1's
+#: ``accuracy_reward`` take ``solution``); the recipe's ``answer_column`` is passed under each one they declare.
+GOLD_PARAMETERS = ("solution", "answer", "ground_truth", "gold", "reference", "target")
+#: Keyword arguments TRL itself gives every reward function (besides the dataset columns).
+_TRL_KWARGS = ("prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric",
+               "environments")
+
+
+class GoldColumnReward:
+    """A reward function of another library (TRL, open-r1, your own module) adapted to a recipe's data.
+
+    TRL calls ``reward(prompts=..., completions=..., <dataset columns>=...)``; a recipe's dataset holds the prompt
+    and the gold column ``answer_column`` (``answer`` by default), while TRL's ``accuracy_reward`` wants
+    ``solution``. This wrapper passes ``kwargs[gold_column]`` under each name of ``gold_params``, turns plain-text
+    completions into one assistant message when ``chat`` (TRL's rewards read ``completion[0]["content"]``), and
+    never crashes training: an exception inside the wrapped function is logged with the first completion and
+    gives ``None`` (unscorable) for the batch. It is a plain module-level class, so it pickles (the wrapped
+    function pickles by reference). ``__name__`` is the wrapped function's, so metrics stay
+    ``rewards/<name>/mean``.
+
+    >>> def accuracy(completions, solution, **kwargs):
+    ...     return [float(c[0]["content"].endswith(s)) for c, s in zip(completions, solution)]
+    >>> reward = GoldColumnReward(accuracy, "answer", ("solution",), chat=True)
+    >>> reward(prompts=["1+1?", "2+2?"], completions=["#### 2", "#### 5"], answer=["2", "4"])
+    [1.0, 0.0]
+    >>> reward.__name__
+    'accuracy'
+    """
+
+    def __init__(self, func: Callable[..., Any], gold_column: str, gold_params: Sequence[str] = (), *,
+                 chat: bool = False, qualname: str | None = None):
+        self.func = func
+        self.gold_column = gold_column
+        self.gold_params = tuple(gold_params)
+        self.chat = chat
+        self.qualname = qualname or f"{getattr(func, '__module__', '?')}.{getattr(func, '__name__', '?')}"
+        self.__name__ = getattr(func, "__name__", type(func).__name__)
+        self.errors = 0
+
+    def __repr__(self) -> str:
+        mapped = ", ".join(f"{p}=<{self.gold_column}>" for p in self.gold_params)
+        return f"GoldColumnReward({self.qualname}{'; ' + mapped if mapped else ''}{'; chat' if self.chat else ''})"
+
+    def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
+        completions = list(completions or [])
+        if self.gold_params:
+            if self.gold_column not in kwargs:
+                raise ValueError(f"reward {self.qualname} needs the gold column {self.gold_column!r} (answer_column),"
+                                 f" but the batch has only {sorted(k for k in kwargs if k not in _TRL_KWARGS)}; set "
+                                 "answer_column to the dataset's gold column.")
+            for name in self.gold_params:
+                kwargs.setdefault(name, kwargs[self.gold_column])
+        if self.chat:
+            completions = [[{"role": "assistant", "content": c}] if isinstance(c, str) else c for c in completions]
+        try:
+            out = self.func(prompts=prompts, completions=completions, **kwargs)
+            return [None if v is None else float(v) for v in out]
+        except Exception as exc:  # noqa: BLE001 - a reward never crashes training: unscorable instead
+            self.errors += 1
+            first = str(completions[0])[:200] if completions else ""
+            log.warning("reward %s raised %s: %s (call %d with an error; first completion %r): scored None",
+                        self.qualname, type(exc).__name__, exc, self.errors, first,
+                        exc_info=self.errors == 1)
+            log_metric = kwargs.get("log_metric")
+            if callable(log_metric):
+                log_metric(f"{self.__name__}/errors", 1.0)
+            return [None] * len(completions)
+
+
+def _import_reward(name: str) -> Callable[..., Any]:
+    """``pkg.module.func`` or ``pkg.module:func`` -> the function; a one-line ``ValueError`` when it is missing."""
+    import difflib
     import importlib
 
-    from rewards.adapters.trl_rewards import get_reward_funcs
+    module_name, _, attr = name.replace(":", ".").rpartition(".")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # a reward module next to the recipe's working directory
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"reward_funcs: cannot import {module_name!r} for {name!r} ({exc}); check the spelling or "
+                         "install the package.") from None
+    try:
+        func = getattr(module, attr)
+    except AttributeError:
+        public = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
+        close = difflib.get_close_matches(attr, list(public), n=3)
+        hint = f"; did you mean {', '.join(f'{module_name}.{c}' for c in close)}?" if close else ""
+        raise ValueError(f"reward_funcs: {module_name!r} has no reward function {attr!r}{hint}") from None
+    if not callable(func):
+        raise ValueError(f"reward_funcs: {name!r} is not callable.")
+    if attr.startswith("get_"):  # a factory (TRL's get_* rewards): build it with its defaults
+        try:
+            func = func()
+        except TypeError as exc:
+            raise ValueError(f"reward_funcs: {name!r} is a factory that needs arguments ({exc}); write a "
+                             "module-level function that calls it and name that function instead.") from None
+    return func
 
-    funcs: list[Any] = []
-    cfg = _rafs_config(script)
-    verifier = build_verifier(script)
-    for name in script.reward_funcs:
-        if "." in name and not name.startswith("rewards.adapters.trl_rewards."):
-            module, attr = name.rsplit(".", 1)
-            sys.path.insert(0, os.getcwd())
-            funcs.append(getattr(importlib.import_module(module), attr))
-            continue
-        name = name.rsplit(".", 1)[-1]
+
+def _needs(func: Callable[..., Any]) -> tuple[list[str], list[str], bool]:
+    """(gold parameters it declares, other required parameters TRL does not supply, whether it reads chat)."""
+    import inspect
+
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: nothing to learn
+        return [], [], False
+    gold = [n for n in params if n in GOLD_PARAMETERS]
+    missing = [n for n, prm in params.items()
+               if prm.default is inspect.Parameter.empty
+               and prm.kind in (prm.POSITIONAL_OR_KEYWORD, prm.KEYWORD_ONLY)
+               and n not in _TRL_KWARGS and n not in GOLD_PARAMETERS]
+    return gold, missing, getattr(func, "__module__", "").startswith("trl.")
+
+
+def resolve_reward_func(name: str, script: RAFSScriptArguments, *, config: dict[str, Any] | None = None,
+                        verifier: Any = None) -> Any:
+    """One entry of ``reward_funcs`` -> a TRL reward function.
+
+    Our registry names (``faithful_accuracy``, ``rafs`` ... or their function names, optionally prefixed with
+    ``rewards.adapters.trl_rewards.``) give our rewards, configured by the recipe (``rafs_config``,
+    ``unfaithful_credit``, ``answer_column``, the verifier). A bare name of ``trl.rewards`` (``accuracy_reward``)
+    or a dotted path (``trl.rewards.accuracy_reward``, ``my_module.my_reward``, ``pkg.mod:func``) gives that
+    function wrapped in :class:`GoldColumnReward`. Raises a one-line ``ValueError`` for an unknown name or a
+    function that needs an argument no dataset column provides.
+    """
+    from rewards.adapters.trl_rewards import REWARD_FUNCS, get_reward_funcs
+
+    name = str(name).strip()
+    ours = {**{k: k for k in REWARD_FUNCS}, **{f.__name__: k for k, f in REWARD_FUNCS.items()}}
+    short = name.removeprefix("rewards.adapters.trl_rewards.")
+    if short in ours:
         kwargs: dict[str, Any] = {"gold_column": script.answer_column} if script.answer_column != "answer" else {}
-        if "faithful_accuracy" in name:
+        if ours[short] == "faithful_accuracy" and script.unfaithful_credit != 0.5:
             kwargs["unfaithful_credit"] = script.unfaithful_credit
         if verifier is not None:
             kwargs["verifier"] = verifier
-        if cfg is None and (not kwargs or kwargs == {"unfaithful_credit": 0.5}):
-            funcs.extend(get_reward_funcs([name]))
+        if config is None and not kwargs:
+            return get_reward_funcs([short])[0]
+        return get_reward_funcs([short], config, **kwargs)[0]
+    if "." in name or ":" in name:
+        func = _import_reward(name)
+    else:
+        import trl.rewards as trl_rewards
+
+        if name in getattr(trl_rewards, "_import_structure", {}).get("accuracy_rewards", []) + \
+                getattr(trl_rewards, "_import_structure", {}).get("format_rewards", []):
+            func = _import_reward(f"trl.rewards.{name}")
         else:
-            funcs.extend(get_reward_funcs([name], cfg, **kwargs))
+            import difflib
+
+            known = sorted(ours)
+            close = difflib.get_close_matches(name, known + ["accuracy_reward", "think_format_reward"], n=2)
+            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            raise ValueError(f"reward_funcs: unknown reward {name!r}{hint}; use one of {sorted(REWARD_FUNCS)}, a "
+                             "name of trl.rewards (accuracy_reward, think_format_reward) or a dotted import path "
+                             "such as trl.rewards.accuracy_reward.")
+    gold, missing, chat = _needs(func)
+    if missing:
+        raise ValueError(f"reward_funcs: {name} needs the argument(s) {missing}, which no dataset column provides "
+                         f"(the training set has 'prompt' and answer_column={script.answer_column!r}); wrap it in a "
+                         "function that supplies them.")
+    gold = [g for g in gold if g != script.answer_column]
+    return GoldColumnReward(func, script.answer_column, gold, chat=chat and script.conversational is False,
+                            qualname=f"{getattr(func, '__module__', '?')}.{getattr(func, '__name__', name)}")
+
+
+def build_reward_funcs(script: RAFSScriptArguments, *, with_verifier: bool = True) -> list[Any]:
+    """The recipe's reward functions, in order (see :func:`resolve_reward_func`); ``with_verifier=False`` skips
+    building the step verifier (``--dry-run``: resolve the names without loading a model)."""
+    cfg = _rafs_config(script)
+    verifier = build_verifier(script) if with_verifier else None
+    funcs = [resolve_reward_func(name, script, config=cfg, verifier=verifier) for name in script.reward_funcs]
     if not funcs:
         raise ValueError("reward_funcs is empty: name at least one reward, e.g. [faithful_accuracy, rafs].")
     return funcs
+
+
+def describe_reward(func: Any) -> str:
+    """One line: where a resolved reward function comes from and how it is configured."""
+    if isinstance(func, GoldColumnReward):
+        return repr(func)
+    module = getattr(func, "__module__", None) or type(func).__module__
+    name = getattr(func, "__name__", type(func).__name__)
+    settings = []
+    for attr in ("gold_column", "unfaithful_credit", "verifier"):
+        value = getattr(func, attr, None)
+        if value is not None:
+            settings.append(f"{attr}={value!r}" if attr != "verifier" else f"verifier={type(value).__name__}")
+    return f"{module}.{name}" + (f" ({', '.join(settings)})" if settings else "")
+
+
+def describe_recipe(recipe: "Recipe", reward_funcs: Sequence[Any] | None = None) -> str:
+    """The resolved configuration as YAML (every field of the script, model and training arguments, after the
+    recipe, the overrides and the device adaptation), followed by the resolved reward functions."""
+    import dataclasses
+
+    import yaml
+
+    def plain(obj: Any) -> dict[str, Any]:
+        names = [f.name for f in dataclasses.fields(obj) if f.init]
+        raw = obj.to_dict() if hasattr(obj, "to_dict") else dataclasses.asdict(obj)
+        out = {}
+        for n in names:
+            v = raw.get(n, getattr(obj, n, None))
+            out[n] = v if isinstance(v, (str, int, float, bool, type(None), list, dict)) else str(v)
+        return out
+
+    parts = [f"# resolved recipe {recipe.path}", f"trainer: {recipe.trainer}"]
+    for title, obj in ((f"script arguments ({type(recipe.script).__name__})", recipe.script),
+                       (f"model arguments ({type(recipe.model).__name__})", recipe.model),
+                       (f"training arguments ({type(recipe.training).__name__})", recipe.training)):
+        values = plain(obj)
+        values.pop("trainer", None)
+        parts.append(f"# -- {title}")
+        # one line per field ("key: value", lists and mappings in flow style), so the block reads back as YAML
+        parts += [yaml.safe_dump({k: v}, default_flow_style=True, width=10_000).strip()[1:-1]
+                  for k, v in values.items()]
+    if recipe.adaptations:
+        parts.append("# -- adapted for this machine: " + "; ".join(recipe.adaptations))
+    if reward_funcs is not None:
+        parts.append("# -- reward functions (resolved)")
+        parts += [f"#   {name} -> {describe_reward(f)}" for name, f in zip(recipe.script.reward_funcs, reward_funcs)]
+    return "\n".join(parts)
+
+
+def check_output_dir(recipe: "Recipe", *, force: bool = False) -> None:
+    """Refuse (``FileExistsError``) to train into a non-empty ``output_dir`` unless ``force`` or the run resumes
+    from a checkpoint (``resume_from_checkpoint``): a new run would mix its checkpoints with an old run's."""
+    out = Path(recipe.training.output_dir)
+    resume = recipe.training.resume_from_checkpoint
+    if force or resume not in (None, False, "", "false", "False") or not out.is_dir():
+        return
+    entries = sorted(p.name for p in out.iterdir())
+    if entries:
+        shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+        raise FileExistsError(f"output_dir {out} is not empty ({shown}); pass --output_dir NEW, --force to write "
+                              "into it anyway, or --resume_from_checkpoint to continue that run.")
 
 
 def build_screen_callback(script: RAFSScriptArguments, tokenizer: Any = None, *, model_name: str | None = None,
@@ -531,15 +755,62 @@ def train(recipe: Recipe, **kwargs: Any) -> Any:
     return trainer
 
 
+def split_cli_args(argv: Sequence[str]) -> tuple[str | None, list[str], dict[str, bool]]:
+    """``RECIPE.yaml [--key value ...]`` or ``--config RECIPE.yaml [--key value ...]`` (TRL's form; ``--config``
+    may come anywhere) -> (recipe, overrides, flags) where flags are ``--dry-run`` and ``--force``.
+
+    >>> split_cli_args(["--config", "r.yaml", "--max_steps", "2", "--force"])
+    ('r.yaml', ['--max_steps', '2'], {'dry_run': False, 'force': True})
+    >>> split_cli_args(["r.yaml", "--dry-run"])
+    ('r.yaml', [], {'dry_run': True, 'force': False})
+    """
+    rest = [a for a in argv if a != "--"]
+    flags = {"dry_run": False, "force": False}
+    for flag, key in (("--dry-run", "dry_run"), ("--dry_run", "dry_run"), ("--force", "force")):
+        while flag in rest:
+            rest.remove(flag)
+            flags[key] = True
+    recipe = None
+    for i, token in enumerate(rest):
+        if token == "--config":
+            if i + 1 >= len(rest):
+                raise ValueError("--config needs a recipe file, e.g. --config recipes/SmolLM2-135M-Instruct/grpo/"
+                                 "config_demo.yaml")
+            recipe = rest[i + 1]
+            rest = rest[:i] + rest[i + 2:]
+            break
+        if token.startswith("--config="):
+            recipe = token.split("=", 1)[1]
+            rest = rest[:i] + rest[i + 1:]
+            break
+    if rest and not rest[0].startswith("-"):
+        if recipe is not None:
+            raise ValueError(f"two recipes given ({rest[0]}, --config {recipe}); give one, positionally or with "
+                             "--config")
+        recipe, rest = rest[0], rest[1:]
+    return recipe, rest, flags
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m trainers.train RECIPE.yaml [--key value ...]`` (the entry point for ``accelerate launch``)."""
+    """``python -m trainers.train RECIPE.yaml [--key value ...]`` or ``--config RECIPE.yaml`` (the entry point for
+    ``accelerate launch``); ``--dry-run`` prints the resolved config, ``--force`` trains into a non-empty
+    ``output_dir``."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0].startswith("-"):
-        print("usage: python -m trainers.train RECIPE.yaml [--key value ...]", file=sys.stderr)
+    usage = "usage: python -m trainers.train RECIPE.yaml|--config RECIPE.yaml [--key value ...] [--dry-run] [--force]"
+    try:
+        path, overrides, flags = split_cli_args(argv)
+        if path is None:
+            print(usage, file=sys.stderr)
+            return 2
+        recipe = load_recipe(path, overrides)
+        funcs = build_reward_funcs(recipe.script, with_verifier=False) if recipe.trainer != "sft" else None
+        if flags["dry_run"]:
+            print(describe_recipe(recipe, funcs))
+            return 0
+        check_output_dir(recipe, force=flags["force"])
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        print(f"python -m trainers.train: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
-    if argv[0] == "--config":
-        argv = argv[1:]
-    recipe = load_recipe(argv[0], argv[1:])
     configure_wandb(recipe)
     train(recipe)
     return 0

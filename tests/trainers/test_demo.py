@@ -62,15 +62,35 @@ def test_demo_recipe_on_smollm2_for_two_steps(tmp_path):
     check_outputs(out, summary, 2)
 
 
-def test_a_new_demo_sets_the_previous_run_aside(tmp_path, capsys):
+def test_a_new_demo_never_deletes_an_earlier_run(tmp_path, capsys):
+    from trainers.cli import CommandError
     from trainers.commands.demo import _set_aside_previous_run
 
     out = tmp_path / "demo"
+    assert _set_aside_previous_run(str(out)) is None  # nothing there: nothing happens
     (out / "checkpoint-3").mkdir(parents=True)
-    (out / "checkpoint-3" / "validity_history.json").write_text("[]")
-    _set_aside_previous_run(str(out))
+    (out / "checkpoint-3" / "validity_history.json").write_text("[1]")
+    with pytest.raises(CommandError, match=r"holds an earlier run \(checkpoint-3\).*--force"):
+        _set_aside_previous_run(str(out))
+    assert (out / "checkpoint-3" / "validity_history.json").read_text() == "[1]"  # refused: untouched
+    assert _set_aside_previous_run(str(out), force=True) == str(tmp_path / "demo.previous-1")
     assert not out.exists()
-    assert (tmp_path / "demo.previous" / "checkpoint-3" / "validity_history.json").read_text() == "[]"
     assert "moved to" in capsys.readouterr().err
-    _set_aside_previous_run(str(out))  # nothing there: nothing happens
-    assert (tmp_path / "demo.previous").exists()
+    # a second forced run keeps the first earlier run too: nothing is ever deleted
+    (out / "checkpoint-6").mkdir(parents=True)
+    (out / "checkpoint-6" / "validity_history.json").write_text("[2]")
+    assert _set_aside_previous_run(str(out), force=True) == str(tmp_path / "demo.previous-2")
+    assert (tmp_path / "demo.previous-1" / "checkpoint-3" / "validity_history.json").read_text() == "[1]"
+    assert (tmp_path / "demo.previous-2" / "checkpoint-6" / "validity_history.json").read_text() == "[2]"
+
+
+def test_rafs_demo_refuses_an_earlier_run_in_one_line(tmp_path, capsys):
+    from trainers.cli import main
+
+    out = tmp_path / "demo"
+    out.mkdir()
+    (out / "summary.json").write_text("{}")
+    assert main(["demo", "--output-dir", str(out), "--max-steps", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "earlier run (summary.json)" in err and "--force" in err
+    assert (out / "summary.json").read_text() == "{}"

@@ -100,3 +100,21 @@ def test_verifier_keys_reach_the_rewards(monkeypatch):
     assert [f.__name__ for f in funcs] == ["faithful_accuracy_reward", "rafs_reward"]
     assert all(getattr(f, "verifier", None) is sentinel for f in funcs)
     assert train_mod.build_verifier(RAFSScriptArguments()) is None
+
+
+def test_script_arguments_extend_trl_script_arguments_without_redeclaring_them():
+    import dataclasses
+
+    from trl import ScriptArguments, TrlParser
+
+    assert issubclass(RAFSScriptArguments, ScriptArguments)
+    ours = set(RAFSScriptArguments.__dataclass_fields__) - set(ScriptArguments.__dataclass_fields__)
+    redeclared = [f.name for f in dataclasses.fields(RAFSScriptArguments)
+                  if f.name in ScriptArguments.__dataclass_fields__
+                  and f.metadata is not ScriptArguments.__dataclass_fields__[f.name].metadata]
+    assert redeclared == []
+    assert {"reward_funcs", "answer_column", "screen_probe_size", "dataset_path"} <= ours
+    (script,) = TrlParser((RAFSScriptArguments,)).parse_args_into_dataclasses(
+        ["--dataset_name", "gsm8k", "--dataset_train_split", "test", "--reward_funcs", "rafs", "trl.rewards.x"])
+    assert (script.dataset_name, script.dataset_train_split, script.reward_funcs) == ("gsm8k", "test",
+                                                                                      ["rafs", "trl.rewards.x"])

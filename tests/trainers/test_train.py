@@ -163,3 +163,131 @@ def test_easy_arithmetic_probe_set_is_held_out():
     assert len(probe) == 24 and len({p["problem"] for p in probe}) == 24
     assert not any(p["problem"] in train_questions for p in probe)
     assert all(p["answer"].splitlines()[-1].startswith("#### ") for p in probe)
+
+
+# ---------------------------------------------------------------------- TRL rewards, --dry-run, --config, --force
+
+def test_trl_accuracy_reward_mixes_with_ours_on_the_recipe_data():
+    """``trl.rewards.accuracy_reward`` needs ``solution``; the recipe's gold column is ``answer``: the resolved
+    function gets it under that name, called exactly as GRPOTrainer calls reward functions."""
+    import pickle
+
+    from trainers.train import GoldColumnReward, build_reward_funcs, load_train_dataset
+
+    for conversational in ("true", "false"):
+        recipe = load_recipe(GRPO_RECIPE, ["--reward_funcs", "faithful_accuracy", "trl.rewards.accuracy_reward",
+                                           "--conversational", conversational, "--max_train_samples", "4"])
+        funcs = build_reward_funcs(recipe.script)
+        assert [f.__name__ for f in funcs] == ["faithful_accuracy_reward", "accuracy_reward"]
+        trl_reward = funcs[1]
+        assert isinstance(trl_reward, GoldColumnReward) and trl_reward.gold_params == ("solution",)
+        rows = list(load_train_dataset(recipe.script, seed=0))
+        assert set(rows[0]) == {"prompt", "answer"}
+        gold = [r["answer"].split("####")[-1].strip() for r in rows]
+        texts = [f"So the answer is $\\boxed{{{g}}}$." for g in gold[:2]] + \
+                [f"So the answer is $\\boxed{{{int(g) + 1}}}$." for g in gold[2:]]
+        completions = [[{"role": "assistant", "content": t}] for t in texts] if conversational == "true" else texts
+        kwargs = {"answer": [r["answer"] for r in rows], "trainer_state": None, "log_extra": None,
+                  "log_metric": None}
+        assert trl_reward(prompts=[r["prompt"] for r in rows], completions=completions, **kwargs) == \
+            [1.0, 1.0, 0.0, 0.0]
+        assert pickle.loads(pickle.dumps(trl_reward))(
+            prompts=[r["prompt"] for r in rows], completions=completions, **kwargs) == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_a_crashing_foreign_reward_scores_none_instead_of_stopping_training(caplog):
+    from trainers.train import GoldColumnReward
+
+    def broken(completions, solution, **kwargs):
+        raise ZeroDivisionError("boom")
+
+    reward = GoldColumnReward(broken, "answer", ("solution",))
+    assert reward(prompts=["p", "p"], completions=["a", "b"], answer=["1", "1"]) == [None, None]
+    assert reward.errors == 1 and "ZeroDivisionError" in caplog.text
+    with pytest.raises(ValueError, match="needs the gold column 'answer'"):
+        reward(prompts=["p"], completions=["a"], solution_text=["1"])
+
+
+@pytest.mark.parametrize("name,message", [
+    ("faithful_acuracy", "unknown reward 'faithful_acuracy' (did you mean 'faithful_accuracy'"),
+    ("trl.rewards.acuracy_reward", "has no reward function 'acuracy_reward'; did you mean trl.rewards.accuracy_reward"),
+    ("no_such_pkg.reward", "cannot import 'no_such_pkg'"),
+    ("trl.rewards.get_soft_overlong_punishment", "is a factory that needs arguments"),
+])
+def test_dry_run_fails_in_one_line_on_an_unknown_reward(capsys, name, message):
+    from trainers.cli import main
+
+    assert main(["train", str(GRPO_RECIPE), "--dry-run", "--reward_funcs", "rafs", name]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+
+
+def test_dry_run_prints_the_resolved_config(capsys):
+    import yaml
+    from trl import GRPOConfig, ModelConfig
+
+    from trainers.cli import main
+    from trainers.train import RAFSScriptArguments
+
+    assert main(["train", str(GRPO_RECIPE), "--dry-run", "--max_steps", "3", "--reward_funcs", "faithful_accuracy",
+                 "trl.rewards.accuracy_reward", "think_format_reward"]) == 0
+    out = capsys.readouterr().out
+    body = "\n".join(line for line in out.splitlines() if not line.startswith(("#", "rafs train:")))
+    resolved = yaml.safe_load(body)
+    import dataclasses
+
+    for cls in (RAFSScriptArguments, GRPOConfig, ModelConfig):  # every argument, by name
+        missing = {f.name for f in dataclasses.fields(cls) if f.init} - set(resolved) - {"trainer"}
+        assert not missing, (cls.__name__, sorted(missing)[:5])
+    assert resolved["trainer"] == "grpo" and resolved["max_steps"] == 3
+    assert resolved["dataset_name"] == "easy_arithmetic" and resolved["output_dir"] == "runs/grpo-demo"
+    assert resolved["reward_funcs"] == ["faithful_accuracy", "trl.rewards.accuracy_reward", "think_format_reward"]
+    assert "faithful_accuracy -> rewards.adapters.trl_rewards.faithful_accuracy_reward" in out
+    assert "trl.rewards.accuracy_reward -> GoldColumnReward(trl.rewards.accuracy_rewards.accuracy_reward; " \
+           "solution=<answer>" in out
+    assert "think_format_reward -> GoldColumnReward(trl.rewards.format_rewards.think_format_reward" in out
+
+
+def test_config_flag_works_for_rafs_train_and_python_m(capsys):
+    from trainers.cli import main as rafs
+    from trainers.train import main as python_m
+
+    assert rafs(["train", "--config", str(GRPO_RECIPE), "--dry-run", "--max_steps", "4"]) == 0
+    assert "max_steps: 4" in capsys.readouterr().out
+    assert python_m(["--config", str(RLOO_RECIPE), "--max_steps", "5", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "trainer: rloo" in out and "max_steps: 5" in out
+    assert rafs(["train", str(GRPO_RECIPE), "--config", str(RLOO_RECIPE), "--dry-run"]) == 2
+    assert "two recipes given" in capsys.readouterr().err
+    assert rafs(["train", "--dry-run"]) == 2
+    assert "no recipe" in capsys.readouterr().err
+    assert python_m(["--max_steps", "2"]) == 2
+
+
+def test_train_refuses_a_non_empty_output_dir_without_force(tmp_path, capsys, monkeypatch):
+    import types
+
+    import trainers.train as train_mod
+    from trainers.cli import main
+
+    calls = []
+
+    def fake_train(recipe, **kwargs):  # no real training: the policy is what is tested
+        calls.append(recipe.training.output_dir)
+        return types.SimpleNamespace(state=types.SimpleNamespace(global_step=0), rafs_screen_callback=None)
+
+    monkeypatch.setattr(train_mod, "train", fake_train)
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "model.safetensors").write_text("weights of an earlier run")
+    argv = ["train", str(GRPO_RECIPE), "--output_dir", str(out), "--report_to", "none"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "is not empty (model.safetensors)" in err and "--force" in err
+    assert calls == []
+    assert main(argv + ["--dry-run"]) == 0  # a dry run says so and trains nothing
+    assert "a real run would stop here" in capsys.readouterr().out and calls == []
+    assert main(argv + ["--force"]) == 0 and calls == [str(out)]
+    assert main(argv + ["--resume_from_checkpoint", str(out / "checkpoint-1")]) == 0 and len(calls) == 2
+    assert main(["train", str(GRPO_RECIPE), "--output_dir", str(tmp_path / "fresh"), "--report_to", "none"]) == 0
+    assert calls[-1] == str(tmp_path / "fresh")

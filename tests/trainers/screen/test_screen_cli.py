@@ -161,3 +161,113 @@ def test_output_path_equal_to_input_is_refused(tmp_path, capsys):
                         capsys)
     assert code == 2 and "is the input file" in err
     assert data.read_bytes() == before
+
+
+# ---------------------------------------------------------------------- 100 columns, fragility, --force
+
+LONG = ("SmolLM2-135M-Instruct/checkpoint-300", "Qwen2.5-Math-1.5B-Instruct/step-0", "tiny")
+
+
+def _three_groups(tmp_path: Path) -> Path:
+    """A Valid, an Invalid (blanket confidence) and an Indeterminate (12 items, 1 error, fragile) group."""
+    rng = np.random.default_rng(0)
+    frames = []
+    for name, n, blanket in ((LONG[0], 300, False), (LONG[1], 300, True), (LONG[2], 12, False)):
+        ok = rng.random(n) < 0.7
+        conf = np.clip(np.round(np.where(ok, rng.normal(85, 8, n), rng.normal(55, 12, n))), 0, 100)
+        if blanket:
+            conf[:] = 100
+        frames.append(pd.DataFrame({"ok": ok, "conf": conf, "model": name}))
+    path = tmp_path / "three.csv"
+    pd.concat(frames).to_csv(path, index=False)
+    return path
+
+
+def _render(results, width: int) -> str:
+    import io
+
+    from rich.console import Console
+
+    buf = io.StringIO()
+    cmd._print_table(results, console=Console(width=width, file=buf, color_system=None))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("width", [100, 80])
+def test_table_fits_the_terminal_without_cutting_names_or_tiers(tmp_path, width):
+    from trainers.screen import screen_groups
+
+    results = screen_groups(_three_groups(tmp_path), "ok", "conf", "model", seed=0)
+    assert [r.tier for r in results] == ["Valid", "Invalid", "Indeterminate"]
+    text = _render(results, width)
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert "…" not in text
+    table_lines = [line for line in text.splitlines() if line.startswith("│")]
+    for r in results:  # the full group name and the full tier on the group's row
+        assert any(r.group in line and r.tier in line for line in table_lines), (r.group, r.tier)
+    for header in ("L", "Fp", "RBS", "r", "TRIN", "a/b/c/d", "AUROC", "style", "fragile"):
+        assert f" {header} " in text  # nothing dropped: split over tables
+    assert "blanket confidence" in text
+    assert "tiny: fragile: " in text  # the fragility notes, under the table
+
+
+def test_wide_terminal_gets_one_table(tmp_path):
+    from trainers.screen import screen_groups
+
+    results = screen_groups(_three_groups(tmp_path), "ok", "conf", "model", seed=0)
+    text = _render(results, 220)
+    assert "Validity screen" in text and "(1/" not in text
+    assert "Validity screen (1/" in _render(results, 100)
+
+
+def test_fragile_column_follows_the_result(tmp_path):
+    from trainers.screen import screen_groups
+
+    results = screen_groups(_three_groups(tmp_path), "ok", "conf", "model", seed=0)
+    fragile = {r.group: r.fragile for r in results}
+    assert fragile[LONG[2]] is True
+    text = _render(results, 220)
+    rows = {g: next(line for line in text.splitlines() if g in line and line.startswith("│")) for g in LONG}
+    for g, is_fragile in fragile.items():
+        assert (" yes " in rows[g]) == is_fragile and (" no " in rows[g]) != is_fragile
+
+
+def test_columns_env_sets_the_width_when_piped(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, err = _run([_three_groups(tmp_path), "--correct-col", "ok", "--confidence-col", "conf",
+                           "--group-col", "model"], capsys)
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert all(g in out for g in LONG) and "Indeterminate" in out and "…" not in out
+
+
+@pytest.mark.parametrize("flag,name", [("--json", "r.json"), ("--markdown", "r.md"), ("--plot", "r.png")])
+def test_existing_output_is_never_replaced_without_force(tmp_path, capsys, flag, name):
+    data = _csv(tmp_path)
+    out = tmp_path / name
+    out.write_text("keep me")
+    argv = [data, "--correct-col", "is_correct", "--confidence-col", "confidence", flag, out]
+    code, stdout, err = _run(argv, capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"{flag} {out}: the file already exists" in err and "--force" in err
+    assert "Validity screen" not in stdout  # refused before any work
+    assert out.read_text() == "keep me"
+    code, _, err = _run(argv + ["--force"], capsys)
+    assert code == 0, err
+    assert out.read_bytes() != b"keep me"
+    if name.endswith(".png"):
+        assert out.read_bytes()[:4] == b"\x89PNG"
+    elif name.endswith(".json"):
+        assert json.loads(out.read_text())[0]["n"] == 300
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["data.csv", name])  # no temporaries left
+
+
+def test_bad_output_paths_are_one_line_errors(tmp_path, capsys):
+    data = _csv(tmp_path)
+    base = [data, "--correct-col", "is_correct", "--confidence-col", "confidence"]
+    code, _, err = _run(base + ["--plot", tmp_path / "r.txt"], capsys)
+    assert code == 2 and "cannot write '.txt'" in err and len(err.strip().splitlines()) == 1
+    code, _, err = _run(base + ["--json", tmp_path], capsys)
+    assert code == 2 and "is a folder" in err
+    code, _, err = _run(base + ["--json", tmp_path / "x.out", "--markdown", tmp_path / "x.out"], capsys)
+    assert code == 2 and "its own file" in err
