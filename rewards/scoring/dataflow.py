@@ -289,7 +289,7 @@ def _computes(operand_sides: list[str], used: int) -> bool:
 
 
 _NAME = re.compile(r"\s*\$?\s*[A-Za-z]\s*")
-_TIMES_WORD = re.compile(r"(?<=\d)\s*(?:[x×]|times)\s*(?=\$?\s*\d)")
+_TIMES_WORD = re.compile(r"(?:(?<=\d)\s*(?:[x×]|times)|\s(?:[x×]|times))\s*(?=\$?\s*\d)")
 _PER_UNIT = re.compile(r"\s*(?:/|\bper\b)\s*[A-Za-z][A-Za-z-]*")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
@@ -298,6 +298,59 @@ def _unit_free(side: str) -> str:
     """``8 mice * 6 pups/mouse`` -> ``8 * 6``: unit words and per-unit suffixes dropped, "x"/"times" as a product."""
     side = _TIMES_WORD.sub(" * ", side)
     return _WORDS.sub(" ", _PER_UNIT.sub(" ", side))
+
+
+_WORDY_TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?|[-+*/×÷=]|[A-Za-z][A-Za-z'-]*|[^\sA-Za-z\d]")
+MAX_WORDY_CHARS = 2000
+"""Only the first this many characters of a step are read for equations with unit words (bounded work)."""
+MAX_UNIT_WORDS = 6
+"""At most this many words may follow a number inside one operand (``12 bags of hammers``)."""
+_OPERATOR = frozenset("+-*/×÷") | {"x", "times"}
+
+
+def wordy_derivations(step: str) -> list[tuple[tuple[str, ...], Fraction]]:
+    """Computations written with unit words that the equation extractor does not read as one equation
+    (``5 sites x 7 birds/site = 35 different birds``, ``12 bags * 5kg per bag = 60kg``): ``(operand sides,
+    result)`` for each whose unit-free left side evaluates exactly to the stated number. Derivation only: a
+    mismatch is not a refutation (the checker, which reads the step, decides that). One linear scan over tokens.
+
+    >>> wordy_derivations("On Monday Kendra saw 5 sites x 7 birds/site = 35 different birds")
+    [(('5 sites x 7 birds/site',), Fraction(35, 1))]
+    """
+    text = step[:MAX_WORDY_CHARS]
+    tokens = [(m.group(), m.start(), m.end()) for m in _WORDY_TOKEN.finditer(text)]
+    out = []
+    for i, (tok, _start, _end) in enumerate(tokens):
+        if tok != "=" or i + 1 >= len(tokens) or not tokens[i + 1][0][-1:].isdigit() and "%" not in tokens[i + 1][0]:
+            continue
+        # walk back: operand (number, up to MAX_UNIT_WORDS words or "/ word"), then operator, then operand ...
+        j, numbers, begin = i - 1, 0, None
+        while j >= 0:
+            words = 0
+            while j >= 0 and (tokens[j][0][0].isalpha() and tokens[j][0] not in ("x", "times") or tokens[j][0] == "/"
+                              and j > 0 and tokens[j - 1][0][0].isdigit() is False):
+                words += tokens[j][0][0].isalpha()
+                j -= 1
+                if words > MAX_UNIT_WORDS:
+                    break
+            if words > MAX_UNIT_WORDS or j < 0 or not tokens[j][0].lstrip("$")[:1].isdigit():
+                break
+            numbers += 1
+            begin = tokens[j][1]
+            j -= 1
+            if j >= 0 and tokens[j][0] in _OPERATOR:
+                j -= 1
+                continue
+            break
+        if numbers < 2 or begin is None:
+            continue
+        left = text[begin:tokens[i][1]].strip()
+        value = evaluate(_unit_free(left))
+        stated = evaluate(tokens[i + 1][0].replace(",", "").lstrip("$"))
+        if value is not None and stated is not None and value.is_exact and stated.is_exact \
+                and value.exact == stated.exact:
+            out.append(((left,), stated.exact))
+    return out
 
 
 def _unit_free_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str] | None:
@@ -431,6 +484,27 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     strict.add(derivation[1])
                     if kind == "solved":
                         reached_roots.setdefault(derivation[1], index)
+        if "=" in text and not any(c.ok is False for c in flow.checks) and any(c.isalpha() for c in text):
+            for operand_sides, result in wordy_derivations(text):
+                if result in flow.produced:
+                    continue
+                numbers = [v for side in operand_sides for v, _ in _numbers(side)]
+                if len(numbers) < 2:
+                    continue
+                unreached = [v for v in numbers if not _derived(strict, v, BASIC_CONSTANTS) and v not in converted]
+                for v in numbers:
+                    flow.used.append(v)
+                    if not _derived(known, v) and v not in converted:
+                        flow.ungrounded.append(v)
+                    producer = producers.get(v)
+                    if producer is not None and v not in pnums:
+                        flow.depends_on.add(producer)
+                flow.unsupported.extend(unreached)
+                flow.produced.append(result)
+                known.add(result)
+                last_derived = result
+                if not unreached:
+                    strict.add(result)
         for number, _span in _numbers(text):
             flow.mentioned.append(number)
             known.add(number)
