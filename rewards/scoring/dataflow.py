@@ -265,15 +265,14 @@ def _value(v) -> Fraction | None:
     return v.exact if v is not None and v.is_exact else None
 
 
-def _roles(eq) -> tuple[list[str], Fraction] | None:
+def _roles(sides, values) -> tuple[tuple[str, ...], Fraction] | None:
     """(operand sides, result) of an equation: the result is the last side with an exact value; the operand
     sides are the sides before it (or the result side itself when only the first side evaluates: ``3 * 4 = …``)."""
-    values = [_value(v) for v in eq.values]
-    result_idx = max((k for k, v in enumerate(values) if v is not None), default=None)
+    exact = [_value(v) for v in values]
+    result_idx = max((k for k, v in enumerate(exact) if v is not None), default=None)
     if result_idx is None:
         return None
-    operand_sides = eq.sides[:result_idx] if result_idx > 0 else eq.sides[:1]
-    return list(operand_sides), values[result_idx]
+    return tuple(sides[:result_idx] if result_idx > 0 else sides[:1]), exact[result_idx]
 
 
 _OPERATION = re.compile(r"[+*/×÷·^!√=<>-]|\\(?:frac|d?frac|sqrt|cdot|times|div|binom|log|ln|sin|cos|tan|sum|prod)"
@@ -353,20 +352,6 @@ def wordy_derivations(step: str) -> list[tuple[tuple[str, ...], Fraction]]:
     return out
 
 
-def _unit_free_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str] | None:
-    """An equation the checker declined because of unit words, whose sides agree exactly once the words are dropped
-    (``8 mice * 6 pups/mouse = 48 pups``): a verified computation for the dataflow. It only ever *derives*; the
-    checker, which declined to judge it, never refutes on this reading."""
-    if len(sides) < 2 or not any(c.isalpha() for side in sides for c in side):
-        return None
-    values = [evaluate(_unit_free(side)) for side in sides]
-    if any(v is None or not v.is_exact or v.exact is None for v in values):
-        return None
-    if any(v.exact != values[-1].exact for v in values):
-        return None
-    return tuple(sides[:-1]), values[-1].exact, "computed"
-
-
 def _derivation(eq, check) -> tuple[tuple[str, ...], Fraction, str] | None:
     return _derivation_of(tuple(eq.sides), tuple(eq.values), check.ok)
 
@@ -383,16 +368,10 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
     A relation the checker declined to verify derives nothing; a refuted one neither. (Cached per equation.)
     """
     if ok is True:
-        values_ = [_value(v) for v in values]
-        result_idx = max((k for k, v in enumerate(values_) if v is not None), default=None)
-        if result_idx is None:
-            return None
-        return tuple(sides[:result_idx] if result_idx > 0 else sides[:1]), values_[result_idx], "computed"
+        roles = _roles(sides, values)
+        return None if roles is None else (*roles, "computed")
     if ok is False:
         return None
-    stripped = _unit_free_derivation(sides)
-    if stripped is not None:
-        return stripped
     if len(sides) != 2:
         return None
     left, right = sides
@@ -438,7 +417,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
                                       f"{check.variable}, and a link may substitute that condition)", check.pairs)
             flow.checks.append(check)
-            roles = _roles(eq)
+            roles = _roles(eq.sides, eq.values)
             derivation = _derivation(eq, check)
             if derivation is None and check.ok is None and len(eq.sides) == 2 and is_identity(*eq.sides):
                 # "x + 0.25x = 1.25x": a rewrite; the new side's numbers are reached when the old side's are
@@ -484,7 +463,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     strict.add(derivation[1])
                     if kind == "solved":
                         reached_roots.setdefault(derivation[1], index)
-        if "=" in text and not any(c.ok is False for c in flow.checks) and any(c.isalpha() for c in text):
+        # only where the extractor derived nothing: a step whose equations it read needs no second reading
+        if not flow.produced and "=" in text and not any(c.ok is False for c in flow.checks) \
+                and any(c.isalpha() for c in text):
             for operand_sides, result in wordy_derivations(text):
                 if result in flow.produced:
                     continue

@@ -102,30 +102,6 @@ RETRACT = re.compile(
 """A retraction cue: the trace says an earlier statement may be or is wrong, or sets out to check it."""
 
 ABANDON = re.compile(
-    r"\b(?:this|that|it|my) (?:approach |method |idea |way |attempt )?(?:does ?n[o']t|did ?n[o']t|wo ?n't|will not"
-    r"|can ?n[o']t|cannot) (?:work|be right|make sense|be correct|lead anywhere)"
-    r"|\b(?:let me|let's|i'll|i will|i should|i need to) (?:start over|start again|restart|begin again"
-    r"|go back to the (?:start|beginning)|try (?:a |an )?(?:different|another|new|other) (?:approach|way|method|idea)"
-    r"|try something else|approach (?:this|it) differently|do (?:this|it) (?:differently|another way))"
-    r"|\bstart over\b|\bscratch that\b|\bnever ?mind\b|\bforget (?:that|this)\b|\bwrong (?:approach|method)\b"
-    r"|\bdead end\b|\b(?:this|that) (?:approach|method|idea|attempt) (?:is|was) (?:wrong|flawed|not (?:right|working))",
-    re.I)
-"""An abandonment cue must come within this many steps after the false step."""
-CUE_WINDOW = 3
-"""A retraction cue within this many steps after a false step, with no recomputation, makes a fake retraction."""
-MAX_FAULTS = 512
-"""At most this many false steps are analysed per trace (bounded work on adversarial input)."""
-
-RETRACT = re.compile(
-    r"\b(?:wait|actually|hmm+|oops|whoops|hold on|on second thought|not quite|scratch that|correction"
-    r"|that(?:'s| is| was| isn't| is not) (?:wrong|not right|incorrect|a mistake|an error|not correct)"
-    r"|(?:i|we) made (?:a|an) (?:mistake|error|slip)|mistake|miscalculat\w*|mis-?computed|typo"
-    r"|let(?: me|'s) (?:re-?check|double[- ]?check|check(?: again)?|verify|redo|re-do|re-?compute|recalculate"
-    r"|re-?calculate|recount|re-?examine|reconsider|correct))\b|(?:^|[.!?]\s+)no[,.!:]",
-    re.I)
-"""A retraction cue: the trace says an earlier statement may be or is wrong, or sets out to check it."""
-
-ABANDON = re.compile(
     r"(?:does ?n[o']t|did ?n[o']t|wo ?n't|will not|can ?n[o']t|cannot) (?:work|be right|make sense|be correct)"
     r"|(?:not|isn't|is not) (?:the right|a good|the correct) (?:approach|way|method|idea)|wrong (?:approach|method)"
     r"|dead end|(?:let me|let's|i'll|i will|i should) (?:start over|start again|restart|begin again|go back"

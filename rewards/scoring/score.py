@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping, Sequence
 
 from rewards.checks.answers import answers_equivalent, canonical_answer, gold_answer
@@ -48,7 +48,7 @@ from rewards.scoring import components as C
 from rewards.scoring.dataflow import Dataflow, answer_derivations, answer_path, build_dataflow, input_counterfactuals
 from rewards.scoring.revisions import analyse_revisions
 from rewards.verifiers.base import StepCheck, StepVerifier
-from rewards.verifiers.symbolic import SymbolicVerifier
+from rewards.verifiers.symbolic import SymbolicConfig, SymbolicVerifier
 
 __all__ = ["RAFSConfig", "RAFSResult", "score_trace", "score_group", "score_traces", "COMPONENTS", "FAILURE_TYPES"]
 
@@ -333,8 +333,8 @@ def _apply_revisions(trace: Trace, flow: Dataflow, checks: list[StepCheck], corr
     return out, {t: w for t, w in rev.superseded.items() if 0 <= t < len(out)}, reasons
 
 
-_REFUTED_Q = 0.05
-"""q of a step refuted by the revision analysis (the symbolic verifier's ``q_false``)."""
+_REFUTED_Q = SymbolicConfig.q_false
+"""q of a step refuted by the revision analysis: the symbolic verifier's ``q_false``."""
 
 
 def _failure_type(valid: bool, correct: bool | None, p_imp: float | None) -> str | None:
@@ -353,10 +353,14 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     if trace.issues:
         return _abstain(list(trace.issues), trace, cfg=cfg)
     flow = p.flow
-    q = [c.q for c in p.checks]
     coverage = flow.coverage
     if trace.answer is None:
         return _abstain(["no final answer found (no \\boxed{}, '####', 'the answer is', or trailing number)"],
+                        trace, p.checks, coverage, cfg)
+    implied = C.implication(flow)
+    raw_sens = C.sensitivity(input_counterfactuals(trace, flow), cfg.m_min)
+    if coverage == 0.0 and C.support(implied, raw_sens) is None and group_components.get("C_A") is None:
+        return _abstain(["nothing checkable: no equation in any step and no samples to compare"],
                         trace, p.checks, coverage, cfg)
     required = cfg.missing_evidence == "no_support"
     correct = answers_equivalent(trace.answer, ref) if ref is not None else None
@@ -364,19 +368,18 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     q = [c.q for c in checks]
     path = answer_path(flow)
     refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}
-    p_imp = C.implication(flow)
-    edits = input_counterfactuals(trace, flow)
-    raw_sens = C.sensitivity(edits, cfg.m_min)
     feeding = _ungrounded_on_answer_path(flow)
+    # with no_support, an answer no verified derivation from the problem reaches earns nothing at all
+    unsupported = required and (not path or bool(feeding))
+    p_imp = 0.0 if required and implied is None else implied  # missing evidence is no support
     sens = None if raw_sens is None else cfg.sens_floor + (1.0 - cfg.sens_floor) * raw_sens
-    if required:  # missing evidence is no support
-        p_imp = 0.0 if p_imp is None else p_imp
-        sens = 0.0 if raw_sens is None else sens
+    if required and raw_sens is None:
+        sens = 0.0
     s_ra = C.support(p_imp, sens)
-    if s_ra is not None and feeding:  # a quantity from nowhere on the way: with no_support, no support at all
+    if s_ra is not None and feeding:  # a quantity from nowhere on the way
         s_ra = 0.0 if required else s_ra * cfg.ungrounded_penalty ** len(feeding)
     live = [x for t, x in enumerate(q) if t not in superseded]  # a retracted, replaced step is exploration
-    if required and (not path or feeding):
+    if unsupported:
         p_r = 0.0 if q else None  # no derivation of the answer from the problem: no step supports it
     elif path:  # P_R over the derivation and every refuted step: what is off the path neither helps nor dilutes
         p_r = C.step_validity([q[t] for t in sorted((path - set(superseded)) | refuted)] or live, cfg.lam,
@@ -386,10 +389,6 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     comps: dict[str, float | None] = {"P_R": p_r, "S_RA": s_ra, **group_components}
     reasons: list[str] = list(revision_reasons)
     suspect = min(refuted) if refuted else None
-    if coverage == 0.0 and C.support(C.implication(flow), None if raw_sens is None else raw_sens) is None \
-            and comps.get("C_A") is None:
-        return _abstain(["nothing checkable: no equation in any step and no samples to compare"],
-                        trace, checks, coverage, cfg)
     # supported: a verified derivation of the answer that uses the problem's quantities, with nothing from nowhere on
     # the way. Sensitivity itself only weighs S_RA: value-keyed propagation cannot tell two equal quantities apart
     # ("$3 / 3 people" stays 1 under any edit), so an answer that does not move is weaker evidence, not none.
@@ -401,11 +400,9 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
         reasons.append("no problem quantity reaches the answer through verified operations")
     elif raw_sens == 0:
         reasons.append("the answer does not move when the problem's quantities are edited")
-    score = C.aggregate(comps, cfg.weights, cfg.eps)
-    if required and (not path or feeding):
-        score = 0.0  # no checked derivation reaches the answer: nothing to pay (not ε^Σw, which a restatement
-        #              would earn above an honest abstention)
-    if C.implication(flow) is not None and C.implication(flow) < 0.5:
+    # not ε^Σw for an unsupported answer: a restatement would earn that above an honest abstention
+    score = 0.0 if unsupported else C.aggregate(comps, cfg.weights, cfg.eps)
+    if implied is not None and implied < 0.5:
         reasons.append(f"the chain's result {flow.last_derived} differs from the stated answer {trace.answer}")
     if suspect is not None:
         reasons.append(f"suspect step {suspect}: " + "; ".join(checks[suspect].reasons))
@@ -417,7 +414,7 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     accept = score is not None and score >= cfg.tau_accept and suspect is None and not blocking
     status = "accept" if accept else "review"
     valid = suspect is None and not blocking and (supported or not required)
-    return RAFSResult(score, status, _failure_type(valid, correct, C.implication(flow)), suspect, comps, checks,
+    return RAFSResult(score, status, _failure_type(valid, correct, implied), suspect, comps, checks,
                       coverage, trace.answer, correct, reasons, supported)
 
 

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from trainers.experiments import confidence as C
+from trainers.experiments import runs as R
 from trainers.experiments import world as W
 
 __all__ = ["CollapseConfig", "QUICK", "FULL", "ARMS", "WorldProbeGenerator", "probe_auroc", "run_experiment",
@@ -211,7 +212,7 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: CollapseConfig, train_row
     import torch
     from datasets import Dataset
     from transformers import AutoTokenizer, LlamaForCausalLM, TrainerCallback
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     from trainers.callbacks import ValidityScreenCallback
 
@@ -258,14 +259,7 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: CollapseConfig, train_row
     rng.shuffle(data)
     ds = Dataset.from_list(data[: cfg.steps * cfg.prompts_per_step + cfg.prompts_per_step])
     out_dir = work / f"{arm}-seed{seed}"
-    args = GRPOConfig(
-        output_dir=str(out_dir), max_steps=cfg.steps, learning_rate=cfg.learning_rate,
-        lr_scheduler_type="constant", per_device_train_batch_size=cfg.prompts_per_step * cfg.num_generations,
-        num_generations=cfg.num_generations, max_completion_length=cfg.max_completion_length,
-        temperature=cfg.temperature, beta=0.0, seed=seed, data_seed=seed, logging_steps=1, save_strategy="no",
-        report_to=[], use_cpu=True, bf16=False, disable_tqdm=True, dataloader_num_workers=0,
-        remove_unused_columns=False,
-    )
+    args = R.grpo_args(out_dir, cfg, seed)
     reward = C.confidence_reward if arm == "collapse" else C.brier_reward
     # The screen callback comes first: on_train_begin screens the SFT policy (the baseline, step 0).
     gen.model = model
@@ -380,34 +374,12 @@ def run_experiment(cfg: CollapseConfig, out: Path, *, quiet: bool = False, reuse
         "collapse": [], "control": [],
     }
 
-    def write() -> None:
-        report["wall_time_s"] = round(time.perf_counter() - t_start, 1)
-        tmp = out / "report.json.tmp"
-        tmp.write_text(json.dumps(report, indent=1, default=str))
-        os.replace(tmp, out / "report.json")
+    write = R.ReportWriter(out, report, start=t_start)
 
-    from transformers import AutoTokenizer, LlamaForCausalLM
-
-    sft_dir = out / "sft"
-    if reuse_sft is not None:
-        sft_dir = reuse_sft
-        tok = AutoTokenizer.from_pretrained(sft_dir)
-        model = LlamaForCausalLM.from_pretrained(sft_dir)
-        report["sft"] = {"reused": str(reuse_sft)}
-        say(f"SFT: reusing {reuse_sft}")
-    else:
-        tok = W.train_tokenizer(C.confidence_corpus(world), vocab_size=cfg.vocab_size)
-        model = W.build_model(tok, hidden_size=cfg.hidden_size, num_layers=cfg.num_layers, num_heads=cfg.num_heads,
-                              seed=cfg.data_seed)
-        rows = W.make_sft_examples(sft_problems, cfg.data_seed + 11, C.CONFIDENT_MIXTURE, p_hint=0.0, config=world)
-        say(f"SFT: {model.num_parameters():,} parameters, {len(rows)} rows, {cfg.sft_seconds:.0f} s budget")
-        stats = W.sft_train(model, tok, rows, max_seconds=cfg.sft_seconds, max_steps=cfg.sft_max_steps,
-                            batch_size=cfg.sft_batch, lr=cfg.sft_lr, seed=cfg.data_seed, log_every=200,
-                            callback=None if quiet else (lambda s, l: print(f"  sft step {s}: loss {l:.3f}",
-                                                                            flush=True)))
-        model.save_pretrained(sft_dir)
-        tok.save_pretrained(sft_dir)
-        report["sft"] = {**stats, "parameters": model.num_parameters(), "vocab": len(tok)}
+    tok, model, sft_dir, report["sft"] = R.sft_policy(
+        cfg, out / "sft", reuse_sft, lambda: C.confidence_corpus(world),
+        lambda: W.make_sft_examples(sft_problems, cfg.data_seed + 11, C.CONFIDENT_MIXTURE, p_hint=0.0, config=world),
+        say=say, quiet=quiet)
     report["sft"]["calibration"] = _sft_calibration(model, tok, calib_problems, cfg)
     cal = report["sft"]["calibration"]
     say(f"SFT policy: accuracy {cal['accuracy']}, AUROC {cal['auroc']}, ECE {cal['ece']}, "
@@ -465,12 +437,7 @@ def _config_from_args(args: argparse.Namespace) -> CollapseConfig:
     overrides = {"seeds": args.seeds, "steps": args.steps, "screen_every": args.screen_every,
                  "probe_items": args.probe_items, "sft_seconds": args.sft_seconds,
                  "sft_problems": args.sft_problems, "learning_rate": args.learning_rate}
-    for name, value in overrides.items():
-        if value is None:
-            continue
-        if value <= 0:
-            raise CommandError(f"--{name.replace('_', '-')} {value}: give a positive number")
-        cfg = replace(cfg, **{name: type(getattr(cfg, name))(value)})
+    cfg = R.with_overrides(cfg, overrides)
     if cfg.probe_items < 10:
         raise CommandError(f"--probe-items {cfg.probe_items}: the screen needs at least 10 items (24-64 is typical)")
     if args.policy is not None:
@@ -492,35 +459,14 @@ def _config_from_args(args: argparse.Namespace) -> CollapseConfig:
             raise CommandError(f"--collapse-delta {args.collapse_delta}: give a rise of L in (0, 1], e.g. 0.2")
         cfg = replace(cfg, collapse_delta=float(args.collapse_delta))
     if args.arms:
-        arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
-        bad = [a for a in arms if a not in ARMS]
-        if bad or not arms:
-            raise CommandError(f"--arms {args.arms!r}: use a comma-separated subset of {','.join(ARMS)}")
-        cfg = replace(cfg, arms=arms)
+        cfg = replace(cfg, arms=R.parse_arms(args.arms, ARMS))
     return cfg
 
 
 def run(args: argparse.Namespace) -> int:
     """``rafs experiment collapse``: run the experiment, write ``--out/report.json``, print the per-seed result."""
-    from trainers.cli import CommandError
-
     cfg = _config_from_args(args)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise CommandError(f"--out {args.out!r} is a file; give a folder")
-    if out.is_dir() and any(out.iterdir()) and not args.force:
-        raise CommandError(f"--out {args.out!r} is not empty; pass --force to overwrite it or choose another folder")
-    reuse = None
-    if args.reuse_sft:
-        reuse = Path(args.reuse_sft)
-        if not (reuse / "config.json").is_file():
-            raise CommandError(f"--reuse-sft {args.reuse_sft!r} holds no config.json; give the sft/ folder of an "
-                               "earlier run")
-    if out.is_dir() and args.force:
-        for child in out.iterdir():
-            if reuse is not None and child.resolve() == reuse.resolve():
-                continue
-            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    out, reuse = R.prepare_out(args.out, args.reuse_sft, args.force)
     os.environ.setdefault("WANDB_MODE", "offline")
     report = run_experiment(cfg, out, quiet=args.quiet, reuse_sft=reuse)
     if not args.quiet:

@@ -53,6 +53,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from trainers.experiments import runs as R
 from trainers.experiments import world as W
 
 __all__ = ["add_arguments", "run", "ExperimentConfig", "QUICK", "FULL", "ARMS", "EXTRA_ARMS", "AccuracyReward",
@@ -354,7 +355,7 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: ExperimentConfig, train_r
     import torch
     from datasets import Dataset
     from transformers import AutoTokenizer, LlamaForCausalLM, PrinterCallback, TrainerCallback
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     tok = AutoTokenizer.from_pretrained(sft_dir)
     model = LlamaForCausalLM.from_pretrained(sft_dir, dtype=torch.float32)
@@ -380,14 +381,7 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: ExperimentConfig, train_r
     rows = list(train_rows)
     rng.shuffle(rows)
     ds = Dataset.from_list(rows[: cfg.steps * cfg.prompts_per_step + cfg.prompts_per_step])
-    args = GRPOConfig(
-        output_dir=str(work / f"{arm}-seed{seed}"), max_steps=cfg.steps, learning_rate=cfg.learning_rate,
-        lr_scheduler_type="constant", per_device_train_batch_size=cfg.prompts_per_step * cfg.num_generations,
-        num_generations=cfg.num_generations, max_completion_length=cfg.max_completion_length,
-        temperature=cfg.temperature, beta=0.0, seed=seed, data_seed=seed, logging_steps=1, save_strategy="no",
-        report_to=[], use_cpu=True, bf16=False, disable_tqdm=True, dataloader_num_workers=0,
-        remove_unused_columns=False,
-    )
+    args = R.grpo_args(work / f"{arm}-seed{seed}", cfg, seed)
     trainer = GRPOTrainer(model=model, processing_class=tok, reward_funcs=arm_rewards(arm), args=args,
                           train_dataset=ds, callbacks=[Eval()])
     trainer.remove_callback(PrinterCallback)  # our Eval callback prints the metrics that matter
@@ -448,36 +442,13 @@ def run_experiment(cfg: ExperimentConfig, out: Path, *, quiet: bool = False, reu
                  "eval": len(eval_problems), "causal_probes": len(es.probes)},
     }
 
-    def write() -> None:
-        report["wall_time_s"] = round(time.perf_counter() - t_start, 1)
-        tmp = out / "report.json.tmp"
-        tmp.write_text(json.dumps(report, indent=1, default=str))
-        os.replace(tmp, out / "report.json")
+    write = R.ReportWriter(out, report, start=t_start)
 
     # SFT (one checkpoint shared by every arm and seed).
-    sft_dir = out / "sft"
-    from transformers import AutoTokenizer, LlamaForCausalLM
-
-    if reuse_sft is not None:
-        sft_dir = reuse_sft
-        tok = AutoTokenizer.from_pretrained(sft_dir)
-        model = LlamaForCausalLM.from_pretrained(sft_dir)
-        report["sft"] = {"reused": str(reuse_sft)}
-        say(f"SFT: reusing {reuse_sft}")
-    else:
-        tok = W.train_tokenizer(W.world_corpus(world), vocab_size=cfg.vocab_size)
-        model = W.build_model(tok, hidden_size=cfg.hidden_size, num_layers=cfg.num_layers, num_heads=cfg.num_heads,
-                              seed=cfg.data_seed)
-        rows = W.make_sft_examples(sft_problems, cfg.data_seed + 11, W.DEFAULT_MIXTURE, config=world)
-        say(f"SFT: {model.num_parameters():,} parameters, {len(rows)} rows, {cfg.sft_seconds:.0f} s budget")
-        stats = W.sft_train(model, tok, rows, max_seconds=cfg.sft_seconds, max_steps=cfg.sft_max_steps,
-                            batch_size=cfg.sft_batch, lr=cfg.sft_lr, seed=cfg.data_seed,
-                            callback=None if quiet else (lambda s, l: print(f"  sft step {s}: loss {l:.3f}",
-                                                                            flush=True)),
-                            log_every=200)
-        model.save_pretrained(sft_dir)
-        tok.save_pretrained(sft_dir)
-        report["sft"] = {**stats, "parameters": model.num_parameters(), "vocab": len(tok)}
+    tok, model, sft_dir, report["sft"] = R.sft_policy(
+        cfg, out / "sft", reuse_sft, lambda: W.world_corpus(world),
+        lambda: W.make_sft_examples(sft_problems, cfg.data_seed + 11, W.DEFAULT_MIXTURE, config=world),
+        say=say, quiet=quiet)
     baseline = {k: round(v, 4) for k, v in evaluate_policy(model, tok, es, seed=999,
                                                            max_new_tokens=cfg.max_completion_length).items()}
     report["sft"]["metrics"] = baseline
@@ -559,50 +530,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _config_from_args(args: argparse.Namespace) -> ExperimentConfig:
-    from trainers.cli import CommandError
-
     cfg = replace(QUICK if args.quick else FULL)
     overrides = {"seeds": args.seeds, "steps": args.steps, "sft_seconds": args.sft_seconds,
                  "sft_max_steps": args.sft_steps, "learning_rate": args.learning_rate,
                  "sft_problems": args.sft_problems, "eval_prompts": args.eval_prompts,
                  "eval_every": args.eval_every, "separation_prompts": args.separation_prompts}
-    for name, value in overrides.items():
-        if value is None:
-            continue
-        if value <= 0:
-            raise CommandError(f"--{name.replace('_', '-')} {value}: give a positive number")
-        cfg = replace(cfg, **{name: type(getattr(cfg, name))(value)})
+    cfg = R.with_overrides(cfg, overrides)
     if args.arms:
-        arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
-        bad = [a for a in arms if a not in ARMS + EXTRA_ARMS]
-        if bad or not arms:
-            raise CommandError(f"--arms {args.arms!r}: use a comma-separated subset of "
-                               f"{','.join(ARMS + EXTRA_ARMS)}")
-        cfg = replace(cfg, arms=arms)
+        cfg = replace(cfg, arms=R.parse_arms(args.arms, ARMS + EXTRA_ARMS))
     return cfg
 
 
 def run(args: argparse.Namespace) -> int:
     """``rafs experiment faithfulness``: run the experiment, write ``--out/report.json``, print the summary."""
-    from trainers.cli import CommandError
-
     cfg = _config_from_args(args)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise CommandError(f"--out {args.out!r} is a file; give a folder")
-    if out.is_dir() and any(out.iterdir()) and not args.force:
-        raise CommandError(f"--out {args.out!r} is not empty; pass --force to overwrite it or choose another folder")
-    reuse = None
-    if args.reuse_sft:
-        reuse = Path(args.reuse_sft)
-        if not (reuse / "config.json").is_file():
-            raise CommandError(f"--reuse-sft {args.reuse_sft!r} holds no config.json; give the sft/ folder of an "
-                               "earlier run")
-    if out.is_dir() and args.force:
-        for child in out.iterdir():
-            if reuse is not None and child.resolve() == reuse.resolve():
-                continue
-            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    out, reuse = R.prepare_out(args.out, args.reuse_sft, args.force)
     os.environ.setdefault("WANDB_MODE", "offline")
     report = run_experiment(cfg, out, quiet=args.quiet, reuse_sft=reuse)
     if not args.quiet:
