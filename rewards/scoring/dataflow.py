@@ -352,6 +352,20 @@ def wordy_derivations(step: str) -> list[tuple[tuple[str, ...], Fraction]]:
     return out
 
 
+def _unit_free_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str] | None:
+    """An equation the checker declined because of unit words, whose sides agree exactly once the words are dropped
+    (``8 mice * 6 pups/mouse = 48 pups``): a verified computation for the dataflow. It only ever *derives*; the
+    checker, which declined to judge it, never refutes on this reading."""
+    if len(sides) < 2 or not any(c.isalpha() for side in sides for c in side):
+        return None
+    values = [evaluate(_unit_free(side)) for side in sides]
+    if any(v is None or not v.is_exact or v.exact is None for v in values):
+        return None
+    if any(v.exact != values[-1].exact for v in values):
+        return None
+    return tuple(sides[:-1]), values[-1].exact, "computed"
+
+
 def _derivation(eq, check) -> tuple[tuple[str, ...], Fraction, str] | None:
     return _derivation_of(tuple(eq.sides), tuple(eq.values), check.ok)
 
@@ -372,6 +386,9 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
         return None if roles is None else (*roles, "computed")
     if ok is False:
         return None
+    stripped = _unit_free_derivation(sides)
+    if stripped is not None:
+        return stripped
     if len(sides) != 2:
         return None
     left, right = sides
@@ -463,9 +480,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     strict.add(derivation[1])
                     if kind == "solved":
                         reached_roots.setdefault(derivation[1], index)
-        # only where the extractor derived nothing: a step whose equations it read needs no second reading
-        if not flow.produced and "=" in text and not any(c.ok is False for c in flow.checks) \
-                and any(c.isalpha() for c in text):
+        if "=" in text and not any(c.ok is False for c in flow.checks) and any(c.isalpha() for c in text):
             for operand_sides, result in wordy_derivations(text):
                 if result in flow.produced:
                     continue
