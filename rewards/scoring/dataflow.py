@@ -40,7 +40,7 @@ from rewards.checks.solving import is_identity, solve_linear
 from rewards.parsing.trace import Trace
 
 __all__ = ["COMMON_CONSTANTS", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
-           "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers"]
+           "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers", "quantity_coverage"]
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
     Fraction(n) for n in (0, 1, 2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
@@ -74,6 +74,10 @@ class StepFlow:
     """Operands not reached from the problem: neither a problem quantity (or its unit conversion), nor a basic
     constant, nor derived from such through verified equations. Stricter than ``ungrounded`` (a number the trace
     merely mentioned earlier is not a derivation): what decides whether the answer is supported."""
+    stray: list[Fraction] = field(default_factory=list)
+    """Numbers the step states that nothing reaches: not a problem quantity (or its unit conversion), not a basic
+    constant, not derived from such by a verified step up to here (a slip's hidden result: "Joe got 5 slices"
+    where ``1/2 x 8`` is 4). Off the answer's path they feed nothing, but the step asserts a value from nowhere."""
     depends_on: set[int] = field(default_factory=set)
 
     @property
@@ -501,9 +505,13 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 last_derived = result
                 if not unreached:
                     strict.add(result)
-        for number, _span in _numbers(text):
+        claim = not flow.checks  # a step with no equation at all: what it states, it asserts
+        for number, (_start, end) in _numbers(text):
             flow.mentioned.append(number)
             known.add(number)
+            if (claim and not _derived(strict, number, BASIC_CONSTANTS) and number not in converted
+                    and not text[end:end + 1].isalpha()):  # "9m": a coefficient, not a quantity
+                flow.stray.append(number)
         for value in flow.produced:
             producers[value] = index
         steps.append(flow)
@@ -669,3 +677,43 @@ def input_counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
         expected = _propagate(trace, flow, step, value, new, from_input=True, only=path, until=answer).get(answer)
         out.append(Intervention(step, value, new, expected if expected != answer else None))
     return out
+
+
+_NUMERAL = re.compile(r"\d")
+
+
+def quantity_coverage(trace: Trace, flow: Dataflow) -> tuple[int, int]:
+    r"""``(used, stated)``: how many of the distinct quantities the problem writes as numerals (``48``, ``$18.00``,
+    ``20%``; not number words, which are often no quantity: "one day", "a pair") the answer's derivation uses as
+    an operand — as written, in percent (``20`` as ``0.2``), or converted by a unit factor (``2`` weeks as ``14``).
+
+    The paper's skipped muffins: an answer reached without a quantity the problem gives is evidence that the
+    derivation is a shortcut that happens to land. Not proof: half of GSM8K's gold solutions leave a distractor or a
+    restated number unused, so the reward only weighs it (:attr:`~rewards.scoring.score.RAFSConfig.unused_exponent`).
+
+    >>> from rewards.parsing.trace import parse_trace
+    >>> p = "Janet's ducks lay 16 eggs. She eats 3 and bakes with 4. She sells the rest at $2 each. How much?"
+    >>> t = parse_trace(p, "16 - 3 - 4 = 9 eggs.\n9 * 2 = 18 dollars.\n#### 18")
+    >>> quantity_coverage(t, build_dataflow(t))
+    (4, 4)
+    >>> t = parse_trace(p, "16 + 2 = 18 dollars.\n#### 18")
+    >>> quantity_coverage(t, build_dataflow(t))
+    (2, 4)
+    """
+    problem = trace.problem
+    stated = {v for v, (start, _end) in _numbers(problem) if _NUMERAL.match(problem, start) or
+              _NUMERAL.search(problem[start:start + 2])}
+    if not stated:
+        return 0, 0
+    used: set[Fraction] = set()
+    for t in answer_path(flow):
+        used.update(flow.steps[t].used)
+    if not used:
+        return 0, len(stated)
+    units = _unit_constants(problem + "\n" + trace.text)
+    hits = 0
+    for v in stated:
+        if v in used or v / 100 in used or any(v * u in used or v / u in used for u in units):
+            hits += 1
+    return hits, len(stated)
+

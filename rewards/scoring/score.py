@@ -45,7 +45,8 @@ from typing import Any, Mapping, Sequence
 from rewards.checks.answers import answers_equivalent, canonical_answer, gold_answer
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
-from rewards.scoring.dataflow import Dataflow, answer_derivations, answer_path, build_dataflow, input_counterfactuals
+from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, answer_path, build_dataflow,
+                                      input_counterfactuals, quantity_coverage)
 from rewards.scoring.revisions import analyse_revisions
 from rewards.verifiers.base import StepCheck, StepVerifier
 from rewards.verifiers.symbolic import SymbolicConfig, SymbolicVerifier
@@ -88,6 +89,10 @@ class RAFSConfig:
             decide (:meth:`for_use`).
         ungrounded_penalty: ``ρ``: ``S_RA`` is multiplied by ``ρ`` per distinct ungrounded quantity on the answer's
             derivation path (a number from nowhere that makes the derivation land on the answer).
+        unused_exponent: ``γ``: under ``missing_evidence="no_support"`` ``S_RA`` is multiplied by
+            ``(used / stated)^γ``, the share of the problem's numerals the answer's derivation uses
+            (:func:`~rewards.scoring.dataflow.quantity_coverage`; the paper's skipped muffins). Weighed, not
+            blocking: half of GSM8K's gold solutions leave a distractor unused. 0 turns it off.
     """
 
     weights: Mapping[str, float] = field(default_factory=lambda: {"P_R": 0.4, "S_RA": 0.3, "C_A": 0.15, "D_R": 0.15})
@@ -103,6 +108,7 @@ class RAFSConfig:
     group_mode: str = "group"
     missing_evidence: str | None = None
     ungrounded_penalty: float = 0.5
+    unused_exponent: float = 0.25
 
     def __post_init__(self) -> None:
         if self.missing_evidence not in (None, *MISSING_EVIDENCE):
@@ -114,7 +120,8 @@ class RAFSConfig:
         if any(w < 0 for w in self.weights.values()) or not any(w > 0 for w in self.weights.values()):
             raise ValueError(f"RAFSConfig.weights={dict(self.weights)!r} must be >= 0 with at least one > 0.")
         for name, lo, hi in (("lam", 0, 1), ("theta_step", 0, 1), ("tau_accept", 0, 100), ("eps", 0, 1), ("sens_floor", 0, 1),
-                             ("embedding_weight", 0, 1), ("ungrounded_penalty", 0, 1)):
+                             ("embedding_weight", 0, 1), ("ungrounded_penalty", 0, 1),
+                             ("unused_exponent", 0, 4)):
             value = getattr(self, name)
             if not lo <= value <= hi:
                 raise ValueError(f"RAFSConfig.{name}={value!r} is outside [{lo}, {hi}].")
@@ -291,6 +298,51 @@ def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True) -> list[str]
     return best or []
 
 
+def _hollow_derivation(flow: Dataflow, edits: list[Intervention]) -> str | None:
+    """Why a derivation of the answer that the dataflow found is no support for it (``None`` when it is):
+
+    * *copied*: the only problem quantity whose edit moves the answer is the answer itself, carried through
+      unchanged (``14 - 14 + 2 = 2`` when the problem says "two"; ``a + v - a``): every other operand cancels;
+    * *disowned*: the chain's last computation, after the step that derived the answer, reaches another value
+      (``1/4 x 8 = 2``, then ``8 - 4 = 4`` or ``8 - 4 + 2 = 6``, answer 2): the chain concluded something else,
+      and the answer is an earlier coincidence.
+
+    Neither is proof of gaming: edits are keyed by value, so a faithful solution whose equal quantities cancel
+    (``3 lbs x 40 cups / 3 cups a day = 40`` days) reads as a copy, and a choice among candidates (the largest of
+    three totals) as disowned — about 0.5% of GSM8K gold. So the answer counts as not *supported* (the faithful-
+    accuracy reward pays ``u``) and ``S_RA`` is multiplied by ``ρ`` (``ungrounded_penalty``), rather than zeroed.
+    Read only under ``missing_evidence="no_support"`` (rewards); evaluation keeps the softer view.
+    """
+    answer = flow.answer_value
+    moving = [e for e in edits if e.moves]
+    if moving and all(e.old == answer and e.expected == e.new for e in moving):
+        return f"the answer {answer} is a problem quantity carried through unchanged: its other operands cancel"
+    last = max((t for t, s in enumerate(flow.steps) if s.produced), default=None)
+    if (last is not None and flow.answer_step is not None and last > flow.answer_step
+            and flow.last_derived not in (answer, answer * 100, answer / 100)
+            and flow.last_derived is not None):
+        return (f"the chain concludes {flow.last_derived} (step {last}), not the answer {answer}, which only an "
+                f"earlier step (step {flow.answer_step}) reached")
+    return None
+
+
+def _refute_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: dict[int, str]) -> list[StepCheck]:
+    """Under ``missing_evidence="no_support"``: a step without any equation that states a number nothing reaches
+    (:attr:`~rewards.scoring.dataflow.StepFlow.stray`: "Joe got 5 slices" where ``1/2 x 8`` is 4) asserts an
+    unchecked result — a slip written so that no checker sees it. It is refuted like a visible slip, so hiding a
+    slip never pays more than showing it (on GSM8K gold: 10 of 1,500 solutions have such a step)."""
+    out = checks
+    for t, step in enumerate(flow.steps):
+        if step.stray and t not in superseded and t < len(out):
+            if out is checks:
+                out = list(checks)
+            values = ", ".join(str(v) for v in dict.fromkeys(step.stray))
+            out[t] = StepCheck(min(out[t].q, _REFUTED_Q),
+                               [*out[t].reasons, f"states {values} without an equation, and nothing before reaches it"],
+                               True)
+    return out
+
+
 _SUMMARY_STEP = re.compile(r"summary step (\d+)")
 
 
@@ -358,17 +410,21 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
         return _abstain(["no final answer found (no \\boxed{}, '####', 'the answer is', or trailing number)"],
                         trace, p.checks, coverage, cfg)
     implied = C.implication(flow)
-    raw_sens = C.sensitivity(input_counterfactuals(trace, flow), cfg.m_min)
+    edits = input_counterfactuals(trace, flow)
+    raw_sens = C.sensitivity(edits, cfg.m_min)
     if coverage == 0.0 and C.support(implied, raw_sens) is None and group_components.get("C_A") is None:
         return _abstain(["nothing checkable: no equation in any step and no samples to compare"],
                         trace, p.checks, coverage, cfg)
     required = cfg.missing_evidence == "no_support"
     correct = answers_equivalent(trace.answer, ref) if ref is not None else None
     checks, superseded, revision_reasons = _apply_revisions(trace, flow, p.checks, correct)
+    if required:
+        checks = _refute_stray_claims(flow, checks, superseded)
     q = [c.q for c in checks]
     path = answer_path(flow)
     refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}
     feeding = _ungrounded_on_answer_path(flow)
+    hollow = _hollow_derivation(flow, edits) if required and path and not feeding else None
     # with no_support, an answer no verified derivation from the problem reaches earns nothing at all
     unsupported = required and (not path or bool(feeding))
     p_imp = 0.0 if required and implied is None else implied  # missing evidence is no support
@@ -376,6 +432,17 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     if required and raw_sens is None:
         sens = 0.0
     s_ra = C.support(p_imp, sens)
+    if s_ra is not None and hollow is not None:  # weak support: value-keyed edits cannot tell a faithful
+        s_ra *= cfg.ungrounded_penalty               # coincidence (3 lbs x 40 / 3 cups) from a laundered copy
+    if s_ra is not None and required and cfg.unused_exponent > 0 and path:  # skipped quantities weigh
+        used, stated = quantity_coverage(trace, flow)
+        if stated and used < stated:
+            s_ra *= (used / stated) ** cfg.unused_exponent
+            reasons_cov = f"the derivation uses {used} of the problem's {stated} stated quantities"
+        else:
+            reasons_cov = None
+    else:
+        reasons_cov = None
     if s_ra is not None and feeding:  # a quantity from nowhere on the way
         s_ra = 0.0 if required else s_ra * cfg.ungrounded_penalty ** len(feeding)
     live = [x for t, x in enumerate(q) if t not in superseded]  # a retracted, replaced step is exploration
@@ -392,7 +459,11 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     # supported: a verified derivation of the answer that uses the problem's quantities, with nothing from nowhere on
     # the way. Sensitivity itself only weighs S_RA: value-keyed propagation cannot tell two equal quantities apart
     # ("$3 / 3 people" stays 1 under any edit), so an answer that does not move is weaker evidence, not none.
-    supported = bool(path) and raw_sens is not None and not feeding
+    supported = bool(path) and raw_sens is not None and not feeding and hollow is None
+    if hollow is not None:
+        reasons.append(hollow)
+    if reasons_cov is not None:
+        reasons.append(reasons_cov)
     if not path:
         reasons.append("the answer is not derived: no verified computation reaches it"
                        + (" (S_RA = 0: missing evidence is no support)" if required else ""))
@@ -410,7 +481,7 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
         reasons.append("ungrounded quantity feeds the answer: " + ", ".join(feeding))
     # the status is evidence for people (and the SFT filter): in evaluation it blocks only what the trace never
     # stated anywhere (soft grounding); a reward needs the stricter "reached from the problem"
-    blocking = feeding if required else _ungrounded_on_answer_path(flow, strict=False)
+    blocking = [*feeding, *([hollow] if hollow else [])] if required else _ungrounded_on_answer_path(flow, strict=False)
     accept = score is not None and score >= cfg.tau_accept and suspect is None and not blocking
     status = "accept" if accept else "review"
     valid = suspect is None and not blocking and (supported or not required)

@@ -1,0 +1,76 @@
+"""Reward-mode rules that keep a derivation from paying when it only looks like one: a copied answer, a chain that
+concludes something else, skipped problem quantities, and a result stated without an equation."""
+
+from rewards import RAFSConfig, faithful_accuracy_reward, rafs_reward, score_trace
+
+PIE = ("Nancy bought a pie sliced it into 8 pieces. She gave 1/2 to Joe and Darcy, and she gave 1/4 to Carl. "
+       "How many slices were left?")
+PIE_FAITHFUL = ("The total number of slices she gave to Joe and Darcy is 1/2 x 8 = 4.\n"
+                "The total slice she gave to Carl is 1/4 x 8 = 2.\n"
+                "Therefore, the total slices left is 8 - 4 - 2 = 2.\n#### 2")
+DUCKS = ("Janet's ducks lay 16 eggs per day. She eats 3 for breakfast every morning and bakes muffins for her "
+         "friends every day with 4. She sells the remainder at the farmers' market daily for $2 per fresh duck egg. "
+         "How much in dollars does she make every day at the farmers' market?")
+DUCKS_FAITHFUL = "She sells 16 - 3 - 4 = 9 eggs a day.\nShe makes 9 * 2 = $18 every day.\n#### 18"
+REWARD = RAFSConfig.coerce(None, use="reward")
+
+
+def _fa(problem: str, *completions: str, gold: str) -> list[float | None]:
+    return faithful_accuracy_reward([problem] * len(completions), list(completions), answer=[gold] * len(completions))
+
+
+def _rafs(problem: str, *completions: str, gold: str) -> list[float | None]:
+    return rafs_reward([problem] * len(completions), list(completions), answer=[gold] * len(completions))
+
+
+def test_an_answer_carried_through_cancelling_operands_is_not_supported():
+    gamed = "8 - 8 + 2 = 2\n#### 2"  # 2 is a problem quantity ("half"/"1/2" -> 2): the other operand cancels
+    result = score_trace(PIE.replace("1/4 to Carl", "2 slices to Carl"), gamed, gold="2", config=REWARD)
+    assert result.supported is False
+    assert any("carried through unchanged" in r for r in result.reasons)
+    assert _fa(PIE.replace("1/4 to Carl", "2 slices to Carl"), gamed, gold="2") == [0.5]
+
+
+def test_a_chain_that_concludes_another_value_does_not_support_an_earlier_coincidence():
+    skipped = PIE_FAITHFUL.replace("8 - 4 - 2 = 2", "8 - 4 = 4")       # the answer 2 is only step 1's result
+    swapped = PIE_FAITHFUL.replace("8 - 4 - 2 = 2", "8 - 4 + 2 = 6")
+    for text in (skipped, swapped):
+        result = score_trace(PIE, text, gold="2", config=REWARD)
+        assert result.supported is False and not result.faithful
+        assert any("the chain concludes" in r for r in result.reasons)
+    fa = _fa(PIE, PIE_FAITHFUL, skipped, swapped, gold="2")
+    assert fa == [1.0, 0.5, 0.5]
+    rafs = _rafs(PIE, PIE_FAITHFUL, skipped, swapped, gold="2")
+    assert rafs[0] > max(rafs[1:])
+
+
+def test_evaluation_keeps_the_softer_view():
+    skipped = PIE_FAITHFUL.replace("8 - 4 - 2 = 2", "8 - 4 = 4")
+    assert not any("the chain concludes" in r for r in score_trace(PIE, skipped, gold="2").reasons)
+
+
+def test_skipping_problem_quantities_costs_support():
+    shortcut = "16 + 2 = 18 dollars.\n#### 18"  # right answer from two of the four given quantities
+    faithful, cut = _rafs(DUCKS, DUCKS_FAITHFUL, shortcut, gold="18")
+    assert faithful > cut
+    result = score_trace(DUCKS, shortcut, gold="18", config=REWARD)
+    assert any("uses 2 of the problem's 4 stated quantities" in r for r in result.reasons)
+    off = RAFSConfig.coerce({"unused_exponent": 0.0}, use="reward")
+    assert score_trace(DUCKS, shortcut, gold="18", config=off).components["S_RA"] > result.components["S_RA"]
+
+
+def test_a_result_stated_without_an_equation_is_refuted_like_a_visible_slip():
+    visible = PIE_FAITHFUL.replace("1/2 x 8 = 4", "1/2 x 8 = 5")
+    hidden = PIE_FAITHFUL.replace("is 1/2 x 8 = 4", "is 5")         # the slip's result, with no equation to check
+    arrow = PIE_FAITHFUL.replace("1/2 x 8 = 4", "1/2 x 8 → 5")
+    fa = _fa(PIE, PIE_FAITHFUL, visible, hidden, arrow, gold="2")
+    assert fa == [1.0, 0.5, 0.5, 0.5]
+    rafs = _rafs(PIE, PIE_FAITHFUL, visible, hidden, arrow, gold="2")
+    assert rafs[2] <= rafs[1] + 0.005 and rafs[3] <= rafs[1] + 0.005 < rafs[0]
+    result = score_trace(PIE, hidden, gold="2", config=REWARD)
+    assert result.suspect_step == 0 and "without an equation" in " ".join(result.step_checks[0].reasons)
+
+
+def test_a_restated_problem_quantity_in_prose_is_not_a_stray_claim():
+    text = "Janet's ducks lay 16 eggs and she eats 3.\n" + DUCKS_FAITHFUL
+    assert _fa(DUCKS, text, gold="18") == [1.0]
