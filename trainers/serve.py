@@ -97,9 +97,9 @@ def score_chunk(kind: str, payload: Mapping[str, Any], mode: str, rafs_config: M
         return openrlhf_rewards(payload["query"], payload["prompts"], payload["labels"], mode=mode,
                                 rafs_config=rafs_config)
     if kind == "score":
-        from rewards.adapters.engines.core import score_rows
+        from rewards.adapters.engines.core import score_requests
 
-        return score_rows(payload["rows"], rafs_config, mode)
+        return score_requests(payload["rows"], rafs_config, mode)
     raise ValueError(f"unknown chunk kind {kind!r}")
 
 
@@ -107,21 +107,15 @@ def score_chunk(kind: str, payload: Mapping[str, Any], mode: str, rafs_config: M
 
 def plan_chunks(keys: Sequence[Any], parts: int) -> list[list[int]]:
     """Split item indices into at most ``parts`` chunks of similar size; items with the same non-``None`` key
-    stay in one chunk, and each chunk lists its indices in increasing order.
+    stay in one chunk (the groups of :func:`rewards.adapters.batching.group_indices`, which the scorer uses too),
+    and each chunk lists its indices in increasing order.
 
     >>> plan_chunks(["a", "a", "b", None, "b", "c"], 2)
     [[0, 1, 2, 4], [3, 5]]
     """
-    groups: dict[Any, list[int]] = {}
-    order: list[list[int]] = []
-    for i, key in enumerate(keys):
-        if key is None:
-            order.append([i])
-            continue
-        if key not in groups:
-            groups[key] = []
-            order.append(groups[key])
-        groups[key].append(i)
+    from rewards.adapters.batching import group_indices
+
+    order = group_indices(keys)  # the groups the scorer forms
     parts = max(1, min(parts, len(order)))
     if parts == 1:
         return [list(range(len(keys)))] if keys else []

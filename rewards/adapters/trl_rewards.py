@@ -21,7 +21,8 @@ Reward functions (module-level, picklable, ``__name__`` is the metric key ``rewa
 ``rafs_stability_reward``       ``D_R``: mean pairwise claim similarity among traces with the modal answer
 ==============================  =========================================================================
 
-Completions are grouped by identical prompt (in order of first appearance) and each group is scored with
+Completions are grouped by identical prompt and gold, in order of first appearance (the rule of
+:mod:`rewards.adapters.batching`, shared with the engines and ``rafs serve``), and each group is scored with
 :func:`rewards.scoring.score.score_group`, so ``C_A`` and ``D_R`` see all ``K`` samples. When ``torch.distributed`` is
 initialised with ``world_size > 1`` (multi-GPU GRPO can split a group across ranks), each call first gathers
 ``(prompt key, prompt, completion text, gold, rank, index)`` rows from every rank with ``all_gather_object``,
@@ -56,6 +57,8 @@ from dataclasses import asdict
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rewards.checks.answers import answers_equivalent, gold_answer
+from rewards.checks.arithmetic import error_counts
+from rewards.adapters.batching import score_by_group
 from rewards.adapters.reward_rules import UNFAITHFUL_CREDIT, check_credit, faithful_accuracy
 from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult, score_group
 from rewards.parsing.trace import completion_text
@@ -104,6 +107,8 @@ _cache: "OrderedDict[tuple, list[RAFSResult]]" = OrderedDict()
 _cache_lock = threading.Lock()
 _warned: set[str] = set()
 _warned_lock = threading.Lock()
+_stats_lock = threading.Lock()  # module-level, so reward instances stay picklable
+_MAX_LOGGED_CHARS = 300  # of a prompt or a completion, in a log line
 
 
 def _cache_get(key: tuple) -> list[RAFSResult] | None:
@@ -134,6 +139,11 @@ def _warn_once(key: str, message: str, *args: Any) -> None:
             return
         _warned.add(key)
     log.warning(message, *args)
+
+
+def _short(value: Any, limit: int = _MAX_LOGGED_CHARS) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
 
 def _prompt_key(prompt: Any) -> str:
@@ -194,6 +204,16 @@ class RAFSRewardFunction:
         verifier: an optional step verifier (a :class:`~rewards.verifiers.base.StepVerifier`, picklable);
             ``None`` is the symbolic default. A custom verifier disables the shared cache.
         cache: share group scores between the RAFS reward functions of the same step (thread-safe, bounded).
+
+    Internal errors: every call counts the internal errors of the exact checks
+    (:func:`rewards.checks.arithmetic.error_counts`, which logs each with its input at ERROR level and raises it
+    under ``RAFS_STRICT=1``) that its own scoring raised, plus any group :func:`~rewards.scoring.score.score_group`
+    failed on (scored as an abstention), and logs the number as the metric ``<name>/internal_errors`` (when
+    ``log_metrics``). The instance keeps running totals in :attr:`stats`: ``{"groups": groups scored (cache
+    misses), "failed_groups": groups whose scoring raised, "internal_errors": total, "errors_by_kind":
+    {"function:ErrorType": count}}``; the first error of each kind is logged at WARNING with the group (prompt and
+    completions) that caused it. The process-wide counter is read before and after each group, so rewards scoring
+    on other threads at the same moment can be credited with each other's errors; the totals stay exact.
     """
 
     def __init__(
@@ -223,6 +243,7 @@ class RAFSRewardFunction:
         self.verifier = verifier
         self.cache = bool(cache) and verifier is None
         self._config_key = json.dumps(asdict(self.config), sort_keys=True, default=str)
+        self.stats: dict[str, Any] = {"groups": 0, "failed_groups": 0, "internal_errors": 0, "errors_by_kind": {}}
 
     # -- per subclass ------------------------------------------------------------------------------------------
     needs_gold = False
@@ -253,7 +274,9 @@ class RAFSRewardFunction:
                 "completion (the prompt repeated num_generations times)."
             )
         golds = self._golds(kwargs, n)
+        errors_before = self.stats["internal_errors"]
         results = self.score(prompts, completions, golds)
+        errors = self.stats["internal_errors"] - errors_before
         rewards: list[float | None] = []
         for i, (res, gold) in enumerate(zip(results, golds)):
             reward = self.value(res, gold)
@@ -263,7 +286,7 @@ class RAFSRewardFunction:
                     raise ValueError(f"{self.__name__}: completion {i} is unscorable: {why}")
                 log.debug("%s: completion %d -> %s (%s)", self.__name__, i, reward, why)
             rewards.append(reward)
-        self._log(kwargs, results, rewards, golds)
+        self._log(kwargs, results, rewards, golds, errors)
         return rewards
 
     def score(self, prompts: Sequence[Any], completions: Sequence[Any],
@@ -281,15 +304,14 @@ class RAFSRewardFunction:
             gathered: list[Any] = [None] * dist.get_world_size()
             dist.all_gather_object(gathered, [(key, p, text, g, rank, i) for key, p, text, g, i in rows])
             everything = [row for part in gathered for row in (part or [])]
-        groups: "OrderedDict[tuple[str, str | None], list[tuple]]" = OrderedDict()
-        for row in everything:
-            groups.setdefault((row[0], row[3]), []).append(row)
+        scored = score_by_group(  # one score_group call per (prompt, gold), in order of first appearance
+            everything, key=lambda row: (row[0], row[3]),
+            score=lambda members: self._score_group(members[0][0], members[0][1], [m[2] for m in members],
+                                                    members[0][3]))
         out: list[RAFSResult | None] = [None] * n
-        for (key, gold), members in groups.items():
-            results = self._score_group(key, members[0][1], [m[2] for m in members], gold)
-            for member, result in zip(members, results):
-                if member[4] == rank:
-                    out[member[5]] = result
+        for row, result in zip(everything, scored):
+            if row[4] == rank:
+                out[row[5]] = result
         missing = [i for i, r in enumerate(out) if r is None]
         if missing:  # cannot happen unless a rank sent malformed rows; never return a short list to TRL
             raise RuntimeError(f"{self.__name__}: rows {missing} were not scored after the group gather.")
@@ -301,20 +323,49 @@ class RAFSRewardFunction:
             hit = _cache_get(cache_key)
             if hit is not None:
                 return hit
+        before = error_counts()
         try:
             results = score_group(prompt, texts, gold=gold, config=self.config, verifier=self.verifier)
         except Exception as exc:  # noqa: BLE001 - untrusted model output must not stop a training run
+            self._count_errors(before, prompt, texts, failure=exc)
             if self.strict:
                 raise
-            log.info("%s: a group of %d completions could not be scored (%s: %s)", self.__name__, len(texts),
-                     type(exc).__name__, exc)
             reason = f"internal error: {type(exc).__name__}: {exc}"
             results = [RAFSResult(None, "abstain", None, None, {m: None for m in COMPONENTS}, [], 0.0, None, None,
                                   [reason]) for _ in texts]
             return results
+        self._count_errors(before, prompt, texts)
         if cache_key is not None:
             _cache_put(cache_key, results)
         return results
+
+    def _count_errors(self, before: Mapping[str, int], prompt: Any, texts: Sequence[str],
+                      failure: BaseException | None = None) -> None:
+        """Add the internal errors raised since ``before`` (a :func:`~rewards.checks.arithmetic.error_counts`
+        snapshot) while scoring this group, and ``failure`` (the group's own exception, when no counted error
+        explains it), to :attr:`stats`; log the first error of each kind with the group that caused it."""
+        after = error_counts()
+        new = {k: v - before.get(k, 0) for k, v in after.items() if v > before.get(k, 0)}
+        if failure is not None and not new:
+            new = {f"score_group:{type(failure).__name__}": 1}
+        first: list[str] = []
+        with _stats_lock:
+            self.stats["groups"] += 1
+            self.stats["failed_groups"] += failure is not None
+            kinds = self.stats["errors_by_kind"]
+            for kind, count in new.items():
+                if kind not in kinds:
+                    first.append(kind)
+                kinds[kind] = kinds.get(kind, 0) + count
+                self.stats["internal_errors"] += count
+        for kind in first:
+            detail = f": {type(failure).__name__}: {failure}" if failure is not None else ""
+            where = "" if kind.startswith("score_group:") else \
+                "; the exact input is on the ERROR line of rewards.checks.arithmetic"
+            log.warning("%s: internal error %s (x%d) while scoring a group of %d completions%s; prompt %s, "
+                        "completions %s (logged once per error kind; counted in the metric %s/internal_errors "
+                        "and in .stats%s)", self.__name__, kind, new[kind], len(texts), detail, _short(prompt),
+                        _short(list(texts), 4 * _MAX_LOGGED_CHARS), self.__name__, where)
 
     def _golds(self, kwargs: Mapping[str, Any], n: int) -> list[str | None]:
         columns = (self.gold_column,) if self.gold_column else GOLD_COLUMNS
@@ -338,12 +389,14 @@ class RAFSRewardFunction:
         return [None] * n
 
     def _log(self, kwargs: Mapping[str, Any], results: Sequence[RAFSResult], rewards: Sequence[float | None],
-             golds: Sequence[str | None]) -> None:
+             golds: Sequence[str | None], errors: int = 0) -> None:
         log_metric: Callable[[str, float], Any] | None = kwargs.get("log_metric")
         log_extra: Callable[[str, list], Any] | None = kwargs.get("log_extra")
         try:
             if self.log_metrics and callable(log_metric):
-                for name, value in self.metrics(results, rewards, golds).items():
+                metrics = dict(self.metrics(results, rewards, golds))
+                metrics["internal_errors"] = errors
+                for name, value in metrics.items():
                     log_metric(f"{self.__name__}/{name}", float(value))
             if self.log_extras and callable(log_extra):
                 for column, values in self.extras(results, rewards).items():
@@ -386,7 +439,8 @@ class RAFSReward(RAFSRewardFunction):
     """``RAFS / 100`` per completion (``None`` when RAFS abstains).
 
     Logs (prefix ``<name>/``): ``rafs_mean``, ``abstain_rate``, ``P_R_mean`` … ``D_R_mean``,
-    ``silent_failure_rate`` (only with a gold column); per completion: ``rafs``, ``status``, ``suspect_step``.
+    ``silent_failure_rate`` (only with a gold column), ``internal_errors`` (see :class:`RAFSRewardFunction`); per
+    completion: ``rafs``, ``status``, ``suspect_step``.
     """
 
     def value(self, result: RAFSResult, gold: str | None) -> float | None:
@@ -413,8 +467,8 @@ class FaithfulAccuracyReward(RAFSRewardFunction):
     checked derivation at all (``unverified_credit``, default ``u``: hidden or restated work earns no more than a
     visible slip); ``r = 0`` wrong or no answer; ``None`` when the gold answer is missing or unparseable.
 
-    Logs (prefix ``<name>/``): ``accuracy``, ``silent_failure_rate``, ``abstain_rate``, ``unsupported_rate``; per
-    completion: ``correct``, ``failure_type``.
+    Logs (prefix ``<name>/``): ``accuracy``, ``silent_failure_rate``, ``abstain_rate``, ``unsupported_rate``,
+    ``internal_errors``; per completion: ``correct``, ``failure_type``.
     """
 
     needs_gold = True

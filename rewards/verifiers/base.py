@@ -51,10 +51,10 @@ class StepVerifier(ABC):
     def verify_batch(self, traces: Sequence["Trace"], flows: Sequence["Dataflow"] | None = None
                      ) -> list[list[StepCheck]]:
         """Judge many traces: ``[verify(t, f) for t, f in zip(traces, flows)]``, one list of checks per trace, in
-        order. ``flows`` are the traces' dataflow graphs: the scorer always passes them; an override must also work
-        with ``flows=None`` (the model-backed verifiers read only the text, and :class:`FallbackVerifier` hands its
-        primary only the traces). An exception propagates: the caller decides how to degrade (the scorer retries
-        trace by trace).
+        order. ``flows`` are the traces' dataflow graphs: the scorer and :class:`FallbackVerifier` always pass them;
+        an override takes the same ``(traces, flows=None)`` signature and must also work with ``flows=None`` (a
+        direct caller may omit them; the model-backed verifiers read only the text). An exception propagates: the
+        caller decides how to degrade (the scorer retries trace by trace).
 
         >>> from rewards.parsing.trace import parse_trace
         >>> from rewards.scoring.dataflow import build_dataflow

@@ -156,10 +156,11 @@ class FallbackVerifier(StepVerifier):
         return self._checked(trace, flow, checks)
 
     def verify_batch(self, traces, flows=None) -> list[list[StepCheck]]:
-        """Score many traces with one ``primary.verify_batch(traces)`` call (one deadline for the batch) when the
-        primary batches natively (:meth:`StepVerifier.batches_natively`: a model-backed verifier, which reads the
-        text only), else trace by trace, each with its own deadline; on failure every trace of the call falls back.
-        ``flows`` are the traces' dataflow graphs (the symbolic fallback needs them), built here when omitted."""
+        """Score many traces with one ``primary.verify_batch(traces, flows)`` call (one deadline for the batch)
+        when the primary batches natively (:meth:`StepVerifier.batches_natively`: a model-backed verifier), else
+        trace by trace with ``primary.verify(trace, flow)``, each with its own deadline; on failure every trace of
+        the call falls back to ``fallback.verify(trace, flow)``. ``flows`` are the traces' dataflow graphs, built
+        here when omitted (the symbolic fallback needs them), and handed to the primary and the fallback alike."""
         traces = list(traces)
         if flows is None:
             from rewards.scoring.dataflow import build_dataflow
@@ -171,7 +172,7 @@ class FallbackVerifier(StepVerifier):
                              f"traces; pass one dataflow graph per trace (or flows=None to build them).")
         if not traces or not self.primary.batches_natively():
             return [self.verify(t, f) for t, f in zip(traces, flows)]
-        results, why = self._run(self.primary.verify_batch, traces)
+        results, why = self._run(self.primary.verify_batch, traces, flows)
         if not why and (not isinstance(results, list) or len(results) != len(traces)):
             why = f"verify_batch returned {len(results) if isinstance(results, list) else type(results).__name__} " \
                   f"results for {len(traces)} traces"

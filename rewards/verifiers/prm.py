@@ -203,7 +203,7 @@ class ModelVerifier(StepVerifier):
                                   strict=bool(getattr(self.config, "strict_independence", False)))
 
     def verify(self, trace, flow=None) -> list[StepCheck]:
-        return self.verify_batch([trace])[0]
+        return self.verify_batch([trace], None if flow is None else [flow])[0]
 
     def verify_batch(self, traces: Sequence[Any], flows: Sequence[Any] | None = None
                      ) -> list[list[StepCheck]]:  # pragma: no cover - abstract

@@ -36,16 +36,27 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["PhaseB", "phase_b_metrics", "risk_coverage", "expected_calibration_error", "reliability_bins"]
+__all__ = ["PhaseB", "phase_b_metrics", "risk_coverage", "expected_calibration_error", "reliability_bins",
+           "finite_or_none"]
 
 META_D_METHOD = "type-2 d'_a = sqrt(2)*Phi^-1(AUROC2) (binormal equal-variance approximation; not M&L 2012 meta-d')"
 
 
-def finite_or_none(x: float | None) -> float | None:
-    if x is None:
+def finite_or_none(x: Any) -> float | None:
+    """``float(x)`` when it is finite, else ``None``: NaN, ±inf, ``None`` and anything ``float()`` rejects (JSON
+    has no NaN or Infinity). The one helper for metric values written to JSON (the screen's reports and history,
+    the demo's training log).
+
+    >>> finite_or_none(0.25), finite_or_none("3"), finite_or_none(float("nan")), finite_or_none(float("inf"))
+    (0.25, 3.0, None, None)
+    >>> finite_or_none(None), finite_or_none("n/a")
+    (None, None)
+    """
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
         return None
-    x = float(x)
-    return None if math.isnan(x) else x
+    return v if math.isfinite(v) else None
 
 
 @dataclass

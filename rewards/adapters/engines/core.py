@@ -33,10 +33,11 @@ import numbers
 from dataclasses import dataclass
 from typing import Any, Hashable, Mapping, Sequence
 
+from rewards.adapters.batching import score_by_group
 from rewards.adapters.reward_rules import faithful_accuracy
 
-__all__ = ["Item", "score_items", "reward_of", "coerce_gold", "coerce_config", "MODES", "MAX_GROUP",
-           "ABSTAIN_REWARD"]
+__all__ = ["Item", "score_items", "score_requests", "group_key", "reward_of", "coerce_gold", "coerce_config", "MODES",
+           "MAX_GROUP", "ABSTAIN_REWARD"]
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +186,16 @@ def _score_chunk(items: Sequence[Item], config) -> list:
         return [score_trace(it.problem, it.completion, gold=it.gold, config=config) for it in items]
 
 
+def group_key(item: Item) -> Hashable | None:
+    """The batching key of an item (:func:`rewards.adapters.batching.group_indices`): ``(group, gold)``, or ``None``
+    (scored alone) when the item has no group.
+
+    >>> group_key(Item("q", "c", "12", group="q1")), group_key(Item("q", "c", "12"))
+    (('q1', '12'), None)
+    """
+    return None if item.group is None else (item.group, item.gold)
+
+
 def score_items(items: Sequence[Item], *, config: Any = None, mode: str = "auto") -> list[dict[str, Any]]:
     """Score a flat batch, grouping items by ``(group, gold)``; returns one row per item, in input order.
 
@@ -199,25 +210,19 @@ def score_items(items: Sequence[Item], *, config: Any = None, mode: str = "auto"
     """
     _check_mode(mode)
     cfg = coerce_config(config)
-    out: list[dict[str, Any] | None] = [None] * len(items)
-    groups: dict[Hashable, list[int]] = {}
-    singles: list[int] = []
-    for i, it in enumerate(items):
-        if it.group is None:
-            singles.append(i)
-        else:
-            groups.setdefault((it.group, it.gold), []).append(i)
-    chunks: list[list[int]] = [[i] for i in singles]
-    for idx in groups.values():
-        chunks.extend(idx[k:k + MAX_GROUP] for k in range(0, len(idx), MAX_GROUP))
-    for chunk in chunks:
-        results = _score_chunk([items[i] for i in chunk], cfg)
-        for i, result in zip(chunk, results):
-            reward, correct = reward_of(result, items[i].gold, mode)
-            out[i] = _row(result, reward, correct)
-    return out  # type: ignore[return-value]
+
+    def score(chunk: list[Item]) -> list[dict[str, Any]]:
+        results = _score_chunk(chunk, cfg)
+        return [_row(result, *reward_of(result, it.gold, mode)) for it, result in zip(chunk, results)]
+
+    return score_by_group(items, key=group_key, score=score, max_size=MAX_GROUP)
 
 
-def score_rows(rows: Sequence[tuple], config: Mapping[str, Any] | None, mode: str) -> list[dict[str, Any]]:
-    """Process-pool entry point: ``rows`` are ``(problem, completion, gold, group)`` tuples (picklable)."""
+def score_requests(rows: Sequence[tuple], config: Mapping[str, Any] | None, mode: str) -> list[dict[str, Any]]:
+    """:func:`score_items` over picklable ``(problem, completion, gold, group)`` tuples: the entry point of a
+    process-pool worker (``rafs serve``), which receives plain tuples rather than :class:`Item` objects.
+
+    >>> [r["reward"] for r in score_requests([("2 cats and 3 dogs.", "2 + 3 = 5\\n#### 5", "5", None)], None, "auto")]
+    [1.0]
+    """
     return score_items([Item(*r) for r in rows], config=config, mode=mode)

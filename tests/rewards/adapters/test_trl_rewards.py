@@ -346,6 +346,76 @@ def test_component_rewards_do_not_log_by_default_and_a_failing_hook_is_contained
     assert rafs_reward([PROBLEM], [GOOD], log_metric=broken, log_extra=broken)[0] is not None
 
 
+@pytest.fixture
+def forced_arithmetic_error(monkeypatch):
+    """The exact checks fail on every false equation (their message formatter raises), with RAFS_STRICT off so
+    the error is swallowed and counted as in production; the counts are reset afterwards (conftest fails the
+    session on any count left over)."""
+    from rewards.checks import arithmetic
+
+    def broken(value):
+        raise RuntimeError("forced formatter failure")
+
+    monkeypatch.setenv(arithmetic.STRICT_ENV, "0")
+    monkeypatch.setattr(arithmetic, "display_value", broken)
+    arithmetic.reset_error_counts()
+    yield arithmetic
+    arithmetic.reset_error_counts()
+
+
+def test_internal_errors_are_logged_as_a_metric_kept_in_stats_and_warned_once(forced_arithmetic_error, caplog):
+    arithmetic = forced_arithmetic_error
+    prompt = "Ivo packs 17 crates of 23 jars. How many jars?"  # not seen elsewhere: no check is cached
+    bad = ["17 * 23 = 392 jars.\n#### 392", "17 * 23 = 390 jars.\n#### 390"]  # two false equations
+    reward = get_rafs_reward(cache=False)
+    rec = _Recorder()
+    with caplog.at_level("WARNING", logger="rewards.adapters.trl_rewards"):
+        out = reward([prompt] * 2, bad, log_metric=rec.log_metric, log_extra=rec.log_extra)
+    assert len(out) == 2  # the reward still answers
+    counted = sum(arithmetic.error_counts().values())
+    assert counted >= 2 and set(arithmetic.error_counts()) == {"check_equation:RuntimeError"}
+    assert rec.metrics["rafs_reward/internal_errors"] == [float(counted)]
+    assert reward.stats["internal_errors"] == counted and reward.stats["failed_groups"] == 0
+    assert reward.stats["errors_by_kind"] == {"check_equation:RuntimeError": counted}
+    warnings = [r.getMessage() for r in caplog.records if "internal error" in r.getMessage()]
+    assert len(warnings) == 1 and "check_equation:RuntimeError" in warnings[0]
+    assert "Ivo packs 17 crates" in warnings[0]
+    assert "17 * 23 = 392" in warnings[0]  # the input that caused it
+
+    caplog.clear()
+    rec = _Recorder()
+    with caplog.at_level("WARNING", logger="rewards.adapters.trl_rewards"):
+        reward([prompt] * 2, ["17 * 23 = 393 jars.\n#### 393", "17 * 23 = 394 jars.\n#### 394"],
+               log_metric=rec.log_metric)
+    again = sum(arithmetic.error_counts().values()) - counted
+    assert again >= 2 and rec.metrics["rafs_reward/internal_errors"] == [float(again)]
+    assert reward.stats["internal_errors"] == counted + again
+    assert not [r for r in caplog.records if "internal error" in r.getMessage()]  # once per new kind
+
+    rec = _Recorder()
+    reward([prompt], ["17 * 23 = 391 jars.\n#### 391"], log_metric=rec.log_metric)  # a true equation
+    assert rec.metrics["rafs_reward/internal_errors"] == [0.0]  # a batch without a failure logs zero
+
+
+def test_a_group_that_fails_to_score_is_counted_as_an_internal_error(monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise KeyError("forced scorer failure")
+
+    monkeypatch.setattr(T, "score_group", broken)
+    reward = get_rafs_reward(cache=False)
+    rec = _Recorder()
+    prompts, completions, answers = _batch()
+    with caplog.at_level("WARNING", logger="rewards.adapters.trl_rewards"):
+        out = reward(prompts, completions, answer=answers, log_metric=rec.log_metric)
+    assert out == [None] * 8  # both groups abstain; training goes on
+    assert rec.metrics["rafs_reward/internal_errors"] == [2.0]  # one per group
+    assert reward.stats["failed_groups"] == 2 and reward.stats["errors_by_kind"] == {"score_group:KeyError": 2}
+    assert any("score_group:KeyError" in r.getMessage() and "forced scorer failure" in r.getMessage()
+               for r in caplog.records)
+    with pytest.raises(KeyError):
+        get_rafs_reward(cache=False, strict=True)(prompts, completions, answer=answers)
+
+
 def test_strict_component_error_says_why():
     strict = T.get_rafs_consensus_reward(strict=True)
     with pytest.raises(ValueError, match="at least 2 completions"):

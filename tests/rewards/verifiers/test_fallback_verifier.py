@@ -99,10 +99,12 @@ class Batched(Fixed):
     def __init__(self, *a, **k):
         super().__init__(*a, **k)
         self.batch_calls = 0
+        self.flows_seen = []
 
-    def verify_batch(self, traces):
+    def verify_batch(self, traces, flows=None):
         self.batch_calls += 1
-        return [self.verify(t, None) for t in traces]
+        self.flows_seen.append(flows)
+        return [self.verify(t, f) for t, f in zip(traces, flows or [None] * len(traces))]
 
 
 def test_verify_batch_uses_one_primary_call_and_falls_back_per_trace():
@@ -111,6 +113,12 @@ def test_verify_batch_uses_one_primary_call_and_falls_back_per_trace():
     v = FallbackVerifier(primary, timeout_s=5)
     out = v.verify_batch([TRACE, other])
     assert primary.batch_calls == 1 and [len(c) for c in out] == [2, 1] and out[1][0].q == 0.4
+    # the primary gets the dataflow graphs too: the caller's when given, else the ones built for the fallback
+    other_flow = build_dataflow(other)
+    v.verify_batch([TRACE, other], [FLOW, other_flow])
+    assert primary.flows_seen[-1] == [FLOW, other_flow] and primary.flows_seen[-1][0] is FLOW
+    built = primary.flows_seen[0]
+    assert len(built) == 2 and [type(f) for f in built] == [type(FLOW)] * 2
     broken = FallbackVerifier(Batched(error=RuntimeError("boom")), timeout_s=5)
     out = broken.verify_batch([TRACE, other])
     assert [c.q for c in out[0]] == SYMBOLIC and "boom" in out[1][0].reasons[-1]
