@@ -51,9 +51,11 @@ the halves/quarters of everyday reasoning. Deliberately not 5: the invented "$5 
 quantity that came from nowhere."""
 
 BASIC_CONSTANTS: frozenset[Fraction] = frozenset(Fraction(n) for n in (0, 1, 2, 3, 4, 10, 100)) | frozenset(
-    {Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), Fraction(1, 10), Fraction(1, 100)})
+    {Fraction(1, 2), Fraction(1, 3), Fraction(1, 4), Fraction(3, 4), Fraction(1, 10), Fraction(1, 100)}) | frozenset(
+    {Fraction(25), Fraction(50), Fraction(75)})
 """What a derivation may use without a source in the problem: counting (0-4: halves, thirds, quarters, a triple),
-tens and percent. The unit factors of :data:`COMMON_CONSTANTS` (7 days, 12 months, 60 minutes…) only soften ``q``;
+tens and percent, and halves and quarters in percent (an even split is 50%). Only the listed values: the percent
+and reciprocal transforms of :func:`_derived` apply to quantities, not to these (400 is not "4 percent"). The unit factors of :data:`COMMON_CONSTANTS` (7 days, 12 months, 60 minutes…) only soften ``q``;
 for support a unit conversion must be named by a unit word in the problem or the trace (:data:`_UNIT_TABLE`)."""
 
 MAX_INTERVENTIONS = 12
@@ -170,7 +172,7 @@ _UNIT_TABLE: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("percent %", (100,)),
     ("hour hours minute minutes second seconds", (60, 3600)),
     ("meter meters metre metres km kilometer kilometers kilogram kilograms kg gram grams liter liters litre "
-     "litres", (1000,)),
+     "litres kw kwh kilowatt kilowatts watt watts", (1000,)),
     ("cm centimeter centimeters centimetre centimetres", (100,)),
 )
 _UNIT_VALUES: dict[str, frozenset[Fraction]] = {}
@@ -255,6 +257,7 @@ def _conversions(pnums: frozenset[Fraction], units: frozenset[Fraction]) -> froz
     return frozenset({a * u for a in pnums for u in units} | {a / u for a in pnums for u in units})
 
 
+@lru_cache(maxsize=1024)
 def _unit_constants(text: str) -> frozenset[Fraction]:
     """The conversion factors whose unit words occur in ``text`` (see :data:`_UNIT_TABLE`)."""
     found: set[Fraction] = set()
@@ -426,7 +429,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
     # "2 weeks" -> 14 days, "30 minutes" -> 1/2 hour: a problem quantity in another unit (matched as is, not through
     # the percent/reciprocal transforms of _derived, which would ground almost any small number)
     converted = _Converted(pnums, units)
-    strict: set[Fraction] = set(pnums) | units | BASIC_CONSTANTS  # reached from the problem (see StepFlow.unsupported)
+    strict: set[Fraction] = set(pnums) | units  # reached from the problem (see StepFlow.unsupported); constants apart:
+    # a percent or reciprocal transform applies to a quantity, not to a constant (400 is not "4 percent")
     reached_roots: dict[Fraction, int] = {}  # root of a reached one-unknown equation -> its step
     steps: list[StepFlow] = []
     last_derived = None
@@ -682,10 +686,11 @@ def input_counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
 _NUMERAL = re.compile(r"\d")
 
 
-def quantity_coverage(trace: Trace, flow: Dataflow) -> tuple[int, int]:
+def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None = None) -> tuple[int, int]:
     r"""``(used, stated)``: how many of the distinct quantities the problem writes as numerals (``48``, ``$18.00``,
     ``20%``; not number words, which are often no quantity: "one day", "a pair") the answer's derivation uses as
     an operand — as written, in percent (``20`` as ``0.2``), or converted by a unit factor (``2`` weeks as ``14``).
+    ``path``: the answer's derivation steps when the caller has them (:func:`answer_path`).
 
     The paper's skipped muffins: an answer reached without a quantity the problem gives is evidence that the
     derivation is a shortcut that happens to land. Not proof: half of GSM8K's gold solutions leave a distractor or a
@@ -706,7 +711,7 @@ def quantity_coverage(trace: Trace, flow: Dataflow) -> tuple[int, int]:
     if not stated:
         return 0, 0
     used: set[Fraction] = set()
-    for t in answer_path(flow):
+    for t in answer_path(flow) if path is None else path:
         used.update(flow.steps[t].used)
     if not used:
         return 0, len(stated)

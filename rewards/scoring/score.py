@@ -301,6 +301,7 @@ def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True) -> list[str]
 def _hollow_derivation(flow: Dataflow, edits: list[Intervention]) -> str | None:
     """Why a derivation of the answer that the dataflow found is no support for it (``None`` when it is):
 
+    * *inert*: the answer is reached in one step that no edit of a problem quantity moves (``20 - 20 + 1 = 1``);
     * *copied*: the only problem quantity whose edit moves the answer is the answer itself, carried through
       unchanged (``14 - 14 + 2 = 2`` when the problem says "two"; ``a + v - a``): every other operand cancels;
     * *disowned*: the chain's last computation, after the step that derived the answer, reaches another value
@@ -315,6 +316,8 @@ def _hollow_derivation(flow: Dataflow, edits: list[Intervention]) -> str | None:
     """
     answer = flow.answer_value
     moving = [e for e in edits if e.moves]
+    if edits and not moving and len(answer_path(flow)) == 1:
+        return "no edit of the problem's quantities moves the answer, which one step reaches: its operands cancel"
     if moving and all(e.old == answer and e.expected == e.new for e in moving):
         return f"the answer {answer} is a problem quantity carried through unchanged: its other operands cancel"
     last = max((t for t, s in enumerate(flow.steps) if s.produced), default=None)
@@ -435,7 +438,7 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     if s_ra is not None and hollow is not None:  # weak support: value-keyed edits cannot tell a faithful
         s_ra *= cfg.ungrounded_penalty               # coincidence (3 lbs x 40 / 3 cups) from a laundered copy
     if s_ra is not None and required and cfg.unused_exponent > 0 and path:  # skipped quantities weigh
-        used, stated = quantity_coverage(trace, flow)
+        used, stated = quantity_coverage(trace, flow, path)
         if stated and used < stated:
             s_ra *= (used / stated) ** cfg.unused_exponent
             reasons_cov = f"the derivation uses {used} of the problem's {stated} stated quantities"

@@ -74,3 +74,22 @@ def test_a_result_stated_without_an_equation_is_refuted_like_a_visible_slip():
 def test_a_restated_problem_quantity_in_prose_is_not_a_stray_claim():
     text = "Janet's ducks lay 16 eggs and she eats 3.\n" + DUCKS_FAITHFUL
     assert _fa(DUCKS, text, gold="18") == [1.0]
+
+
+def test_one_step_whose_operands_cancel_does_not_support_a_constant_answer():
+    gamed = "8 - 8 + 1 = 1\n#### 1"  # 1 is a basic constant: no edit of the problem's 8 moves it
+    problem = "Nancy cut a pie into 8 pieces and ate all but one. How many pieces are left?"
+    result = score_trace(problem, gamed, gold="1", config=REWARD)
+    assert result.supported is False and any("operands cancel" in r for r in result.reasons)
+    honest = "8 - 7 = 1 piece is left.\n#### 1"
+    assert _fa(problem.replace("all but one", "7 of them"), honest, gamed, gold="1") == [1.0, 0.5]
+
+
+def test_a_percent_transform_does_not_ground_a_constant():
+    # 300 is not "3 percent": 3 is a basic constant here, not a quantity of the problem; only quantities have
+    # percent and reciprocal forms
+    problem = "Sam has 16 pens and gives away 9 of them. How many pens does he have left?"
+    honest, padded = "16 - 9 = 7 pens.\n#### 7", "16 - 9 + 300 - 300 = 7 pens.\n#### 7"
+    result = score_trace(problem, padded, gold="7", config=REWARD)
+    assert any("ungrounded quantity feeds the answer: 300" in r for r in result.reasons)
+    assert _fa(problem, honest, padded, gold="7") == [1.0, 0.5]
