@@ -39,7 +39,8 @@ Layouts (``layout="auto"`` picks the first that fits the columns):
 The gold answer is optional: ``gold_column`` if given, else the first of ``answer``, ``solution``, ``gold`` that
 is not the trace itself.
 
-The same per-row decision, :func:`score_rows` under a :class:`FilterSpec`, drives the streamed, multi-process,
+The same per-row decision, :func:`score_row` under a :class:`FilterSpec` (:func:`score_batch` over a
+``Dataset.map`` batch), drives the streamed, multi-process,
 resumable file filter (:func:`rewards.adapters.filter_shards.filter_files`, ``rafs filter``) and the Ray Data
 engine (:func:`rewards.adapters.filter_ray.filter_with_ray`, ``rafs filter --engine ray``).
 
@@ -71,7 +72,7 @@ from rewards.scoring.score import FAILURE_TYPES, RAFSConfig, score_trace
 if TYPE_CHECKING:  # pragma: no cover
     from datasets import Dataset
 
-__all__ = ["filter_dataset", "FilterResult", "FilterSpec", "make_spec", "score_row", "score_rows", "detect_layout",
+__all__ = ["filter_dataset", "FilterResult", "FilterSpec", "make_spec", "score_row", "score_batch", "detect_layout",
            "LAYOUTS", "STATUSES", "DEFAULT_STATUSES", "DEFAULT_DROP_FAILURE_TYPES", "SCORE_COLUMNS", "REASON_COLUMNS",
            "OUTPUT_COLUMNS", "summarize_counts", "merge_counts", "summary_from_counts", "validate_options",
            "own_columns"]
@@ -177,7 +178,7 @@ def _messages_problem_completion(messages: Any) -> tuple[Any, Any]:
 class FilterSpec:
     """Everything that decides a row's verdict, resolved and validated once (picklable: it travels to workers).
 
-    Build it with :func:`make_spec`; score with :func:`score_row` / :func:`score_rows`.
+    Build it with :func:`make_spec`; score with :func:`score_row` / :func:`score_batch`.
     """
 
     layout: str
@@ -350,9 +351,18 @@ def _describe(value: Any) -> str:
     return f"empty ({value!r})" if _blank(value) else f"{type(value).__name__}"
 
 
-def score_rows(batch: Mapping[str, list], spec: FilterSpec) -> dict[str, list]:
-    """:func:`score_row` over a batch in columnar form (``{column: [values]}``), returning the six
-    :data:`OUTPUT_COLUMNS` as lists (module-level so ``num_proc`` / Ray workers can pickle it)."""
+def score_batch(batch: Mapping[str, list], spec: FilterSpec) -> dict[str, list]:
+    """A ``datasets.Dataset.map(batched=True)`` function: :func:`score_row` over a batch in columnar form
+    (``{column: [values]}``), returning the six :data:`OUTPUT_COLUMNS` as lists (module-level so ``num_proc`` / Ray
+    workers can pickle it). To score rows of problem + completion outside a filter, use
+    :func:`rewards.adapters.evaluation.score_rows`.
+
+    >>> spec = make_spec(["question", "answer"])
+    >>> out = score_batch({"question": ["Ann has 2 bags of 5 apples. How many apples?"] * 2,
+    ...                    "answer": ["2*5=<<2*5=10>>10\\n#### 10", "2*5=<<2*5=11>>11\\n#### 10"]}, spec)
+    >>> out["status"], out["reason"]
+    (['accept', 'review'], [None, 'failure_type:silent_failure'])
+    """
     n = len(next(iter(batch.values()))) if batch else 0
     out: dict[str, list] = {c: [] for c in OUTPUT_COLUMNS}
     keys = list(batch)
@@ -450,7 +460,7 @@ def filter_dataset(
                      "suspect_step": Value("int64"), "reason": Value("string"), "reason_detail": Value("string")})
     n_in = len(dataset)
     scored = dataset.map(
-        score_rows,
+        score_batch,
         batched=True,
         batch_size=batch_size,
         num_proc=num_proc if (num_proc or 1) > 1 and n_in > 1 else None,
