@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 __all__ = ["main", "build_parser", "COMMANDS", "CommandError", "version", "plain_text", "plain_help",
-           "refuse_overwrite", "atomic_write"]
+           "refuse_overwrite", "atomic_write", "check_output_file"]
 
 COMMANDS = ("score", "screen", "filter", "eval", "audit", "train", "experiment", "demo", "serve")
 
@@ -122,6 +122,23 @@ def refuse_overwrite(path: str | os.PathLike, *, force: bool, flag: str | None =
         detail = f" ({', '.join(entries[:3])}{', ...' if len(entries) > 3 else ''})"
     raise CommandError(f"{given}: the {what} already exists{detail}; choose another path or pass --force to "
                        "overwrite it")
+
+
+def check_output_file(path: str | os.PathLike | None, *, force: bool, flag: str) -> None:
+    """Check an output file path before any work: a folder is refused, an existing file without ``force`` too
+    (:func:`refuse_overwrite`), and so is a parent that is a file. ``None`` (no such output) passes.
+
+    >>> check_output_file("/no/such/dir/out.json", force=False, flag="--json")
+    """
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise CommandError(f"{flag} {str(path)!r} is a folder; give a file path inside it")
+    parent = next((a for a in p.absolute().parents if a.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise CommandError(f"{flag} {str(path)!r}: {parent} is a file, not a folder")
+    refuse_overwrite(p, force=force, flag=flag)
 
 
 def atomic_write(path: str | os.PathLike, data: str | bytes | Callable[[str], None]) -> Path:

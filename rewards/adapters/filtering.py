@@ -35,6 +35,9 @@ Layouts (``layout="auto"`` picks the first that fits the columns):
 * ``question_answer`` — GSM8K's ``question`` + ``answer`` (or MATH's ``problem`` + ``solution``): the solution
   is the trace (``<<48/2=24>>`` annotations are equations) and its ``#### X`` / ``\\boxed{X}`` is both the final
   answer and the gold.
+* ``problem_completion`` — ``problem`` + ``completion`` (``rafs score``'s rows; text or message lists);
+* ``problem_steps`` — ProcessBench's ``problem`` + ``steps`` (a list of strings, one per step, scored with
+  ``score_trace(problem, steps=steps)``).
 
 The gold answer is optional: ``gold_column`` if given, else the first of ``answer``, ``solution``, ``gold`` that
 is not the trace itself.
@@ -79,7 +82,7 @@ __all__ = ["filter_dataset", "FilterResult", "FilterSpec", "make_spec", "score_r
 
 log = logging.getLogger(__name__)
 
-LAYOUTS = ("prompt_completion", "messages", "question_answer")
+LAYOUTS = ("prompt_completion", "messages", "question_answer", "problem_completion", "problem_steps")
 STATUSES = ("accept", "review", "abstain")
 DEFAULT_STATUSES: tuple[str, ...] = ("accept",)
 DEFAULT_DROP_FAILURE_TYPES: tuple[str, ...] = ("silent_failure", "overt_failure", "extraction_failure",
@@ -117,13 +120,18 @@ def detect_layout(columns: Sequence[str]) -> str:
     cols = set(columns)
     if {"prompt", "completion"} <= cols:
         return "prompt_completion"
+    if {"problem", "completion"} <= cols:
+        return "problem_completion"
     if "messages" in cols:
         return "messages"
     if any({q, a} <= cols for q, a in _QA_PAIRS):
         return "question_answer"
+    if {"problem", "steps"} <= cols:
+        return "problem_steps"
     raise ValueError(
-        f"cannot detect the dataset layout from columns {sorted(cols)}; expected 'prompt' + 'completion', "
-        "'messages', or 'question' + 'answer' (or 'problem' + 'solution'). Rename the columns or pass layout=."
+        f"cannot detect the dataset layout from columns {sorted(cols)}; expected 'prompt' (or 'problem') + "
+        "'completion', 'messages', 'question' + 'answer' (or 'problem' + 'solution'), or 'problem' + 'steps'. "
+        "Rename the columns or pass the layout (rafs filter --layout, filter_dataset(layout=...))."
     )
 
 
@@ -143,6 +151,12 @@ def _check_layout(layout: str, columns: Sequence[str]) -> tuple[str, tuple[str, 
     if layout == "messages":
         if "messages" not in cols:
             raise ValueError(f"layout='messages' needs a 'messages' column; columns are {sorted(cols)}.")
+        return layout, None
+    if layout in ("problem_completion", "problem_steps"):
+        need = ("problem", "completion" if layout == "problem_completion" else "steps")
+        missing = [c for c in need if c not in cols]
+        if missing:
+            raise ValueError(f"layout={layout!r} needs columns {list(need)}; missing {missing} in {sorted(cols)}.")
         return layout, None
     for q, a in _QA_PAIRS:
         if {q, a} <= cols:
@@ -202,6 +216,10 @@ class FilterSpec:
             return ("prompt", "completion")
         if self.layout == "messages":
             return ("messages", "messages")
+        if self.layout == "problem_completion":
+            return ("problem", "completion")
+        if self.layout == "problem_steps":
+            return ("problem", "steps")
         return self.qa  # type: ignore[return-value]
 
 
@@ -322,13 +340,22 @@ def score_row(row: Mapping[str, Any], spec: FilterSpec) -> dict[str, Any]:
             if _blank(value):
                 return _unscored(f"missing:{role}", f"column {col!r} ({role}) is {_describe(value)}; every row "
                                  f"needs the problem and the completion ({spec.layout} layout)")
+            if spec.layout == "problem_steps" and role == "completion":
+                if not isinstance(value, (list, tuple)) or not all(isinstance(s, str) for s in value):
+                    return _unscored("invalid:completion", f"column {col!r} (the steps) is a "
+                                     f"{type(value).__name__}, not a list of strings")
+                continue
             if not _usable(value):
                 return _unscored(f"invalid:{role}", f"column {col!r} ({role}) is a {type(value).__name__}, not text "
                                  "or a list of chat messages")
     gold = row.get(spec.gold_column) if spec.gold_column is not None else None
     if _blank(gold):
         gold = None
-    result = score_trace(problem, completion, gold=None if gold is None else str(gold), config=spec.config)
+    gold = None if gold is None else str(gold)
+    if spec.layout == "problem_steps":
+        result = score_trace(problem, steps=list(completion), gold=gold, config=spec.config)
+    else:
+        result = score_trace(problem, completion, gold=gold, config=spec.config)
     reason, detail = None, None
     if result.failure_type in spec.drop_failure_types:
         reason = f"failure_type:{result.failure_type}"

@@ -33,6 +33,7 @@ from typing import Any, Callable
 __all__ = ["add_parser", "run", "resolve_reward"]
 
 _MODES = ("single", "group", "both")
+_PROBLEM_LAYOUTS = ("question_answer", "problem_completion", "messages")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -65,9 +66,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--weights", default=None, help="comma-separated weights for --mix (default: all 1.0)")
     p.add_argument("--batch-size", type=int, default=32, help="problems per call in single mode (default 32)")
     p.add_argument("--examples", type=int, default=3, help="violations kept per family in --json (default 3)")
-    p.add_argument("--problems", default=None, metavar="FILE.jsonl",
-                   help="audit on your own problems instead of the GSM8K/MATH-500 sample: rows with 'problem' and a "
-                        "worked 'solution' (and optionally 'answer'); --n, --seed and --sources are then ignored")
+    p.add_argument("--problems", default=None, metavar="FILE",
+                   help="audit on your own problems instead of the GSM8K/MATH-500 sample: a .jsonl, .json, .csv or "
+                        ".parquet file with 'problem' and a worked 'solution' (MATH), 'question' + 'answer' (GSM8K), "
+                        "'problem' + 'completion' or chat 'messages' (see --layout); the gold from 'answer' or the "
+                        "solution's '#### X' / \\boxed{}; --n, --seed and --sources are then ignored")
     p.add_argument("--data-dir", default=None, help="folder with gsm8k/train.jsonl and math500/test.jsonl "
                    "(default: $RAFS_DATA_DIR or ../shared/data)")
     p.add_argument("--json", dest="json_out", default=None, help="write the full results (with examples) here")
@@ -78,12 +81,19 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "(e.g. 0.98); without it the exit code is 0 whatever the result")
     p.add_argument("--list-families", action="store_true", help="print the families and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from trainers.config import add_config_arguments
+    from trainers.readers import add_reader_arguments
+
+    add_reader_arguments(p, layouts=_PROBLEM_LAYOUTS, columns=("problem", "completion", "answer", "messages"))
+    add_config_arguments(p, config_help="YAML or JSON file of RAFSConfig fields for the registry rewards (rafs, "
+                                        "faithful_accuracy, ...); module:function rewards are called as they are")
     return p
 
 
-def resolve_reward(spec: str) -> tuple[str, Callable]:
+def resolve_reward(spec: str, config: Any = None) -> tuple[str, Callable]:
     """``module:function`` (dotted attributes allowed; ``get_*`` factories are called with no arguments) or one
-    of the registry names of :func:`rewards.get_reward_funcs`. Returns ``(display name, callable)``."""
+    of the registry names of :func:`rewards.get_reward_funcs` (built with ``config``, a ``RAFSConfig``, when one is
+    given). Returns ``(display name, callable)``."""
     from trainers.cli import CommandError
 
     spec = spec.strip()
@@ -91,7 +101,7 @@ def resolve_reward(spec: str) -> tuple[str, Callable]:
         from rewards import get_reward_funcs
 
         try:
-            return spec, get_reward_funcs([spec])[0]
+            return spec, (get_reward_funcs([spec]) if config is None else get_reward_funcs([spec], config=config))[0]
         except ValueError as exc:
             raise CommandError(f"{exc} Or give module:function, e.g. trl.rewards:accuracy_reward.") from None
     module_name, _, attr = spec.partition(":")
@@ -124,11 +134,38 @@ def _is_trl(fn: Callable) -> bool:
 
 
 def _write(path: str, text: str) -> None:
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    from trainers.cli import CommandError, atomic_write
+
+    try:
+        atomic_write(path, text)
+    except OSError as exc:
+        raise CommandError(f"cannot write {path!r}: {exc.strerror or exc}") from None
+
+
+def _text(value: Any) -> Any:
+    """The text of a chat turn list (``[{'role', 'content'}]``), or the value itself."""
+    if isinstance(value, list) and value and isinstance(value[-1], dict):
+        return value[-1].get("content")
+    return value
+
+
+def _problems_file(path: str, spec, folder: str) -> str:
+    """``--problems`` in any format and layout of :mod:`trainers.readers`, as the JSONL rows
+    :func:`rewards.audit.battery.read_problems` reads (``problem``, ``solution``, ``answer``) in ``folder``."""
+    from trainers.readers import read_items
+
+    stem = Path(path).stem
+    lines = []
+    for i, (row, item) in enumerate(read_items(path, spec, what="--problems"), 1):
+        out = {"id": str(row.get("id", f"{stem}-{i}")), "source": str(row.get("source", stem)),
+               "problem": _text(item.problem), "solution": _text(item.completion)}
+        if item.gold is not None and item.gold != out["solution"]:
+            out["answer"] = item.gold
+        lines.append(json.dumps(out, ensure_ascii=False) + "\n")
+    target = os.path.join(folder, f"{stem}.jsonl")
+    with open(target, "w", encoding="utf-8") as handle:
+        handle.writelines(lines)
+    return target
 
 
 def _commit() -> str | None:
@@ -225,16 +262,29 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--batch-size {args.batch_size}: must be >= 1")
     if args.fail_under is not None and not 0.0 <= args.fail_under <= 1.0:
         raise CommandError(f"--fail-under {args.fail_under}: a share in [0, 1], e.g. 0.98")
-    for flag, path in (("--json", args.json_out), ("--markdown", args.markdown)):
-        if path and os.path.isdir(path):
-            raise CommandError(f"{flag} {path!r} is a folder; give a file path such as runs/audit.json")
-        if path and os.path.exists(path) and not args.force:
-            raise CommandError(f"{flag} {path!r} exists; pass --force to overwrite it or choose another path")
+    from trainers.cli import check_output_file
+
+    if args.json_out and args.markdown and os.path.abspath(args.json_out) == os.path.abspath(args.markdown):
+        raise CommandError(f"--json and --markdown name the same file {args.json_out!r}; give two paths")
+    check_output_file(args.json_out, force=args.force, flag="--json")
+    check_output_file(args.markdown, force=args.force, flag="--markdown")
+    problems_dir = None
+    if args.problems:
+        import tempfile
+
+        from trainers.readers import spec_from_args
+
+        problems_dir = tempfile.TemporaryDirectory(prefix="rafs-audit-")
+        problems_path = _problems_file(args.problems, spec_from_args(args, allowed=_PROBLEM_LAYOUTS),
+                                       problems_dir.name)
     try:
         families = select_families(args.families)
     except AuditError as exc:
         raise CommandError(str(exc)) from None
-    resolved = [(*resolve_reward(spec), None) for spec in args.rewards]
+    from trainers.config import config_from_args, rafs_overrides_from_args
+
+    config = config_from_args(args) if (args.config or rafs_overrides_from_args(args)) else None
+    resolved = [(*resolve_reward(spec, config), None) for spec in args.rewards]
     if args.weights and not args.mix:
         raise CommandError("--weights only applies with --mix")
     if args.mix:
@@ -260,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
         gold_format = args.gold_format or ("boxed" if is_trl else "answer")
         try:
             if style not in cache and args.problems:
-                cache[style] = read_problems(args.problems, answer_style=style)
+                cache[style] = read_problems(problems_path, answer_style=style)
             elif style not in cache:
                 cache[style] = load_problems(args.n, seed=args.seed, sources=sources, data_dir=args.data_dir,
                                              answer_style=style)
@@ -269,7 +319,10 @@ def run(args: argparse.Namespace) -> int:
                              seed=args.seed, batch_size=args.batch_size, progress=progress,
                              n_examples=args.examples, name=spec) for m in modes]
         except AuditError as exc:
-            raise CommandError(str(exc)) from None
+            message = str(exc)
+            if args.problems:  # name the user's file, not the converted copy (same row numbers)
+                message = message.replace(problems_path, args.problems)
+            raise CommandError(message) from None
         for r in reports:
             r.settings["answer_style"] = style
         _print_tables(console, spec, reports)

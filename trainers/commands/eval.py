@@ -7,6 +7,9 @@ silent-failure detection among correct final answers (AUPRC/AUROC of 100 − RAF
 baselines), accuracy vs faithful accuracy, a threshold sweep, a per-generator breakdown and the misses by kind of
 error, each figure with a seeded bootstrap interval. ``--calibrate-on`` chooses θ on another split and reports this
 one at it (never tune on the split you report). Without --json/--markdown a summary table is printed.
+DATA may be a JSON array, JSON Lines, CSV or parquet (:mod:`trainers.readers`); ``--problem-col`` / ``--steps-col``
+name other columns. The scorer's settings come from ``--config FILE`` and ``--rafs.FIELD VALUE`` flags
+(:mod:`trainers.config`). ``--json`` / ``--markdown`` are written atomically, never over a file without ``--force``.
 See docs/evaluation.md.
 
 Example: ``rafs eval ../shared/data/processbench/gsm8k.json --calibrate-on ../shared/data/processbench/math.json
@@ -23,7 +26,7 @@ import os
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("eval", help="evaluate RAFS against step labels (ProcessBench format)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", help="ProcessBench-format rows: a JSON array or JSONL")
+    p.add_argument("data", help="ProcessBench-format rows: a JSON array, JSONL, CSV or parquet file")
     p.add_argument("--json", dest="json_out", metavar="OUT.json", help="write the full report as JSON")
     p.add_argument("--markdown", dest="markdown_out", metavar="OUT.md", help="write the report as Markdown")
     p.add_argument("--calibrate-on", metavar="OTHER_DATA", help="choose θ on this split (highest F1 if beyond noise "
@@ -36,23 +39,46 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-detector-ablation", dest="detector_ablation", action="store_false",
                    help="skip re-scoring with each claim checker left out (the 'step_detectors' section)")
     from rewards.verifiers.registry import add_verifier_arguments
+    from trainers.config import add_config_arguments
+    from trainers.readers import add_reader_arguments
 
+    add_reader_arguments(p, layouts=("problem_steps",), columns=("problem", "steps"))
     add_verifier_arguments(p)
+    add_config_arguments(p)
     return p
 
 
-def _load(path: str, limit, what: str):
-    from rewards.adapters.evaluation import load_rows
+def _load(path: str, limit, what: str, spec):
+    """ProcessBench rows of ``path`` (any format of :mod:`trainers.readers`, the problem and steps columns named by
+    the layout flags), validated by :func:`rewards.adapters.evaluation.validate_rows`."""
+    from rewards.adapters.evaluation import validate_rows
     from trainers.cli import CommandError
+    from trainers.readers import read_items
 
-    if not os.path.exists(path):
-        raise CommandError(f"{what} {path!r} does not exist; pass a ProcessBench JSON or JSONL file")
+    rows = []
+    for row, item in read_items(path, spec, what=what):
+        row = {**row, "problem": item.problem, "steps": item.steps}
+        for key, parse in (("label", _int_text), ("final_answer_correct", _bool_text)):
+            if isinstance(row.get(key), str):  # a CSV cell
+                row[key] = parse(row[key])
+        rows.append(row)
+        if limit is not None and len(rows) >= limit:
+            break
     try:
-        return load_rows(path, limit=limit)
+        return validate_rows(rows, source=path)
     except ValueError as exc:
         raise CommandError(" ".join(str(exc).split())) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"cannot read {what} {path!r}: {exc}") from None
+
+
+def _int_text(text: str):
+    try:
+        return int(text.strip())
+    except ValueError:
+        return text
+
+
+def _bool_text(text: str):
+    return {"true": True, "false": False}.get(text.strip().lower(), text)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,13 +90,18 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--resamples {args.resamples} is too few for a 95% interval; use 1000 or more")
     if args.limit is not None and args.limit < 1:
         raise CommandError(f"--limit {args.limit} must be >= 1")
-    for out in (args.json_out, args.markdown_out):
-        if out and os.path.isdir(out):
-            raise CommandError(f"output {out!r} is a directory; give a file path")
-        if out and os.path.exists(out) and not args.force:
-            raise CommandError(f"output {out!r} exists; pass --force to overwrite it or choose another path")
-    rows = _load(args.data, args.limit, "DATA")
-    cal = _load(args.calibrate_on, None, "--calibrate-on") if args.calibrate_on else None
+    from trainers.cli import check_output_file
+    from trainers.config import config_from_args
+    from trainers.readers import spec_from_args
+
+    if args.json_out and args.markdown_out and os.path.abspath(args.json_out) == os.path.abspath(args.markdown_out):
+        raise CommandError(f"--json and --markdown name the same file {args.json_out!r}; give two paths")
+    check_output_file(args.json_out, force=args.force, flag="--json")
+    check_output_file(args.markdown_out, force=args.force, flag="--markdown")
+    spec = spec_from_args(args, allowed=("problem_steps",), layout="problem_steps")
+    config = config_from_args(args)
+    rows = _load(args.data, args.limit, "DATA", spec)
+    cal = _load(args.calibrate_on, None, "--calibrate-on", spec) if args.calibrate_on else None
 
     from rewards.adapters.evaluation import evaluate, to_markdown
     from rewards.verifiers.registry import verifier_from_args
@@ -79,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         verifier = None if args.verifier == "symbolic" else verifier_from_args(args)
     except (ValueError, OSError) as exc:
         raise CommandError(" ".join(str(exc).split())) from None
-    report = evaluate(rows, calibration_rows=cal, source=args.data, calibration_source=args.calibrate_on,
+    report = evaluate(rows, config=config, calibration_rows=cal, source=args.data, calibration_source=args.calibrate_on,
                       resamples=args.resamples, seed=args.seed, num_proc=args.num_proc, progress=None,
                       verifier=verifier, detector_ablation=args.detector_ablation)
     report.setdefault("meta", {})["verifier"] = args.verifier
@@ -97,12 +128,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(path: str, text: str) -> None:
-    from trainers.cli import CommandError
+    from trainers.cli import CommandError, atomic_write
 
     try:
-        with open(path + ".tmp", "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(path + ".tmp", path)
+        atomic_write(path, text)
     except OSError as exc:
         raise CommandError(f"cannot write {path!r}: {exc.strerror or exc}") from None
 

@@ -15,9 +15,16 @@ ends with exactly the rows of a clean run; ``--force`` starts over. ``--engine r
 Data ``map_batches`` (local Ray, or the cluster at ``RAY_ADDRESS``) and writes the same layout (it does not resume).
 Load the result for SFT with ``datasets.load_dataset("json", data_files="DIR/kept/*.jsonl")``. See docs/filter.md.
 
+The layout (``--layout``, default ``auto``) is detected from the first row's columns as ``rafs score`` does
+(:mod:`trainers.readers`); a one-line error names the columns found when none fits or several do. A layout the
+filter engine (:mod:`rewards.adapters.filtering`) does not read is refused with a one-line error. ``--answer-col``
+(alias ``--gold-column``) names the gold-answer column.
+
 Defaults keep ``accept`` rows only and drop every failure type but ``faithful_success``; a row without a problem
-or a completion is dropped with ``missing:problem`` / ``missing:completion``. ``--config FILE`` reads a flat YAML
-of these options (and RAFSConfig fields such as ``tau_accept``); flags given on the command line override it.
+or a completion is dropped with ``missing:problem`` / ``missing:completion``. A run that keeps nothing exits 0 with
+a ``WARNING`` line and the counts. ``--config FILE`` reads a YAML or JSON file of these options and RAFSConfig
+fields (``tau_accept``, ...; :mod:`trainers.config`); flags given on the command line (``--min-rafs``,
+``--rafs.tau_accept``, ...) override it.
 
 Example::
 
@@ -33,13 +40,13 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["add_parser", "run", "load_config", "BUILDERS", "ENGINES"]
+__all__ = ["add_parser", "run", "load_config", "BUILDERS", "ENGINES", "FILTER_KEYS"]
 
 BUILDERS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
-LAYOUT_CHOICES = ("auto", "prompt_completion", "messages", "question_answer")
+LAYOUT_CHOICES = ("auto", "problem_completion", "question_answer", "problem_steps", "messages", "prompt_completion")
 ENGINES = ("local", "ray")
 # filter options a --config file may set (besides RAFSConfig fields)
-_FILTER_KEYS = ("min_rafs", "status", "drop_failure_types", "num_proc", "layout", "gold_column", "batch_size",
+FILTER_KEYS = ("min_rafs", "status", "drop_failure_types", "num_proc", "layout", "gold_column", "batch_size",
                 "shard_size", "engine")
 
 
@@ -49,7 +56,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("input", help="a .jsonl, .json, .csv or .parquet file, a directory of them, or a glob")
     p.add_argument("--out", required=True,
                    help="output directory: new, empty, or an interrupted run over the same input (resumed)")
-    p.add_argument("--config", default=None, help="flat YAML with filter options; command-line flags override it")
+    p.add_argument("--config", default=None, metavar="FILE",
+                   help="YAML or JSON file of filter options and RAFSConfig fields; command-line flags override it")
     p.add_argument("--min-rafs", type=float, default=None, help="drop rows with RAFS below this (0-100; default off)")
     p.add_argument("--status", default=None,
                    help="comma-separated statuses to keep: accept,review,abstain (default: accept)")
@@ -59,8 +67,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--num-proc", type=int, default=None,
                    help="scoring processes (default: the usable cores, len(os.sched_getaffinity(0))); "
                         "with --engine ray: the CPUs of a local Ray (ignored on a cluster)")
-    p.add_argument("--layout", default=None, help="auto (default), prompt_completion, messages or question_answer")
-    p.add_argument("--gold-column", default=None, help="gold-answer column (default: answer, solution or gold)")
+    p.add_argument("--layout", default=None,
+                   help="auto (default: from the first row's columns), problem_completion (problem or prompt + "
+                        "completion), question_answer (GSM8K question + answer, MATH problem + solution), "
+                        "problem_steps (ProcessBench problem + steps) or messages")
+    p.add_argument("--answer-col", "--gold-column", dest="gold_column", default=None, metavar="COLUMN",
+                   help="gold-answer column (default: answer, solution or gold)")
     p.add_argument("--shard-size", type=int, default=None,
                    help="rows per chunk and output shard (default: 1000; a resume must use the same)")
     p.add_argument("--batch-size", type=int, default=None, help="--engine ray: rows per map_batches batch "
@@ -69,45 +81,19 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "(Ray Data map_batches; cluster from RAY_ADDRESS)")
     p.add_argument("--force", action="store_true",
                    help="start over: delete this filter's outputs in --out (other files there are left alone)")
+    from trainers.config import add_config_arguments
+
+    add_config_arguments(p, config_flag=False)
     return p
 
 
-def load_config(path: str) -> dict[str, Any]:
-    """Read a flat YAML filter config: filter options and RAFSConfig fields (``-`` or ``_`` in keys)."""
-    from trainers.cli import CommandError
+def load_config(path: str) -> tuple[Any, dict[str, Any]]:
+    """Read a YAML or JSON filter config: filter options (:data:`FILTER_KEYS`) and RAFSConfig fields (``-`` or ``_``
+    in keys, or a nested ``rafs:`` block) through :func:`trainers.config.load_command_config`. Returns
+    ``(RAFSConfig, filter options)``; an unknown key is a one-line error naming it and the valid keys."""
+    from trainers.config import load_command_config
 
-    if not os.path.isfile(path):
-        raise CommandError(f"--config {path!r} does not exist; pass a YAML file such as "
-                           "recipes/dataset_filtering/config_gsm8k.yaml")
-    try:
-        import yaml
-    except ImportError:
-        raise CommandError("--config needs the 'pyyaml' package (installed with 'datasets'); pip install pyyaml") \
-            from None
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
-    except yaml.YAMLError as exc:
-        raise CommandError(f"--config {path!r} is not valid YAML: {str(exc).splitlines()[0]}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise CommandError(f"--config {path!r} must be a mapping of option: value, got {type(data).__name__}")
-    from dataclasses import fields
-
-    from rewards.scoring.score import RAFSConfig
-
-    rafs_keys = {f.name for f in fields(RAFSConfig)}
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        norm = str(key).replace("-", "_")
-        if norm == "statuses":
-            norm = "status"
-        if norm not in _FILTER_KEYS and norm not in rafs_keys:
-            raise CommandError(f"--config {path!r}: unknown key {key!r}; known keys: "
-                               f"{sorted(set(_FILTER_KEYS) | rafs_keys)}")
-        out[norm] = value
-    return out
+    return load_command_config(path, extra_keys=FILTER_KEYS, aliases={"statuses": "status"})
 
 
 def _list(value: Any) -> list[str] | None:
@@ -131,15 +117,17 @@ def _positive(name: str, value: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from trainers.cli import CommandError
+    from trainers.config import config_from_args
 
-    settings: dict[str, Any] = load_config(args.config) if args.config else {}
+    rafs_config, settings = config_from_args(args, extra_keys=FILTER_KEYS, aliases={"statuses": "status"},
+                                             with_options=True)
     cli = {"min_rafs": args.min_rafs, "status": args.status, "drop_failure_types": args.drop_failure_types,
            "num_proc": args.num_proc, "layout": args.layout, "gold_column": args.gold_column,
            "batch_size": args.batch_size, "shard_size": args.shard_size, "engine": args.engine}
     settings.update({k: v for k, v in cli.items() if v is not None})
     layout = settings.pop("layout", None) or "auto"
     if layout not in LAYOUT_CHOICES:
-        raise CommandError(f"--layout {layout!r} is unknown; use one of {list(LAYOUT_CHOICES)}")
+        raise CommandError(f"--layout {layout!r} is unknown; use one of {', '.join(LAYOUT_CHOICES)}")
     engine = settings.pop("engine", None) or "local"
     if engine not in ENGINES:
         raise CommandError(f"--engine {engine!r} is unknown; use one of {list(ENGINES)}")
@@ -152,17 +140,17 @@ def run(args: argparse.Namespace) -> int:
     drop = _list(settings.pop("drop_failure_types", None))
     min_rafs = settings.pop("min_rafs", None)
     gold_column = settings.pop("gold_column", None)
-    rafs_config = settings  # what is left are RAFSConfig fields (validated by load_config)
 
     from rewards.adapters.filter_shards import DEFAULT_SHARD_SIZE, FilterInputError, FilterOutputError, filter_files
     from rewards.adapters.filtering import DEFAULT_DROP_FAILURE_TYPES, DEFAULT_STATUSES
-    from rewards.scoring.score import RAFSConfig
+
+    layout = _engine_layout(args.input, layout)
 
     options = dict(min_rafs=min_rafs, statuses=DEFAULT_STATUSES if statuses is None else statuses,
                    drop_failure_types=DEFAULT_DROP_FAILURE_TYPES if drop is None else drop, layout=layout,
                    gold_column=gold_column)
     try:
-        options["config"] = RAFSConfig.from_dict(rafs_config)
+        options["config"] = rafs_config
         if engine == "ray":
             from rewards.adapters.filter_ray import RayUnavailableError, filter_with_ray
 
@@ -183,10 +171,52 @@ def run(args: argparse.Namespace) -> int:
     if s.get("already_complete"):
         print(f"rafs filter: {args.out} already holds the complete run (kept {s['n_kept']} of {s['n_in']} rows); "
               "nothing to do (pass --force to start over)", file=sys.stderr)
+        _warn_if_empty(s, reasons)
         return 0
     resumed = f", resumed {s['shards_resumed']} of {s['shards']} shards" if s.get("shards_resumed") else ""
     where = f"{s['num_proc']} proc" if s.get("engine") == "local" else f"Ray, {s.get('ray_cpus')} CPUs"
     rate = f", {s['rows_per_second']:.0f} rows/s on {where}" if s.get("rows_per_second") else ""
     print(f"rafs filter: kept {s['n_kept']} of {s['n_in']} rows, dropped {s['n_dropped']} ({reasons}){resumed}"
           f"{rate}; wrote {args.out}/kept/*.jsonl, dropped/*.jsonl, summary.json", file=sys.stderr)
+    _warn_if_empty(s, reasons)
     return 0
+
+
+def _warn_if_empty(summary: dict, reasons: str) -> None:
+    """A filter that keeps nothing is not an error (exit 0) but never silent: one WARNING line with the counts."""
+    if summary.get("n_kept") == 0:
+        print(f"rafs filter: WARNING: kept 0 of {summary.get('n_in')} rows (dropped: {reasons}); check --layout, "
+              "--answer-col, --status and the thresholds (docs/filter.md)", file=sys.stderr)
+
+
+def _engine_layout(inputs: str, layout: str) -> str:
+    """The layout name the filter engine (:mod:`rewards.adapters.filtering`) reads, from ``--layout`` or, for
+    ``auto``, from the first row's columns (:class:`trainers.readers.LayoutSpec`: the same detection as ``rafs
+    score``, with a one-line error naming the columns found and ``--layout``)."""
+    from rewards.adapters.filter_shards import FilterInputError, read_rows
+    from rewards.adapters.filtering import LAYOUTS as ENGINE_LAYOUTS
+    from trainers.cli import CommandError
+    from trainers.readers import LAYOUT_ALIASES, LayoutSpec
+
+    first = None
+    if not any(str(inputs).startswith(scheme) for scheme in ("s3://", "gs://", "hdfs://", "http://", "https://")):
+        try:
+            first = next(iter(read_rows(inputs, chunk_size=1)), None)
+        except FilterInputError as exc:
+            raise CommandError(str(exc)) from None
+        if first is None:
+            raise CommandError(f"input {inputs!r} holds no rows; it must hold at least one")
+    if layout == "prompt_completion":
+        return layout
+    spec = LayoutSpec(layout=layout)
+    if first is None:  # a remote input: the engine detects the layout itself
+        return layout if layout == "auto" else LAYOUT_ALIASES.get(layout, layout)
+    # the columns decide, not their values: a first row with a null completion is dropped as missing:completion
+    resolved = spec.resolve({key: "x" for key in first}, f"{inputs} (first row)")
+    if resolved == "problem_completion" and "problem" not in first and "prompt" in first:
+        resolved = "prompt_completion"
+    if resolved not in ENGINE_LAYOUTS:
+        raise CommandError(f"the filter engine (rewards.adapters.filtering) cannot read the {resolved} layout yet "
+                           f"(it reads {', '.join(ENGINE_LAYOUTS)}); score these rows with 'rafs score' or convert "
+                           "them")
+    return resolved

@@ -1,29 +1,44 @@
-"""``rafs score INPUT.jsonl [--out OUT.jsonl]``: score reasoning traces, one JSON row in, one row out.
+"""``rafs score INPUT [--out OUT.jsonl]``: score reasoning traces, one row in, one JSON row out.
 
-Each input row has ``problem`` and either ``completion`` (text or chat messages) or ``steps`` (list of strings),
-optionally ``samples`` (other completions of the same problem: enables C_A and D_R) and ``answer`` (gold).
+INPUT is a ``.jsonl``, ``.json`` (one array, e.g. ProcessBench's ``gsm8k.json``, or JSON Lines), ``.csv`` or
+``.parquet`` file, or ``-`` for JSON on stdin. Each row is read in one of four layouts (``--layout``, detected from
+each row's columns by default; see :mod:`trainers.readers`): ``problem`` + ``completion`` (text or chat messages),
+GSM8K's ``question`` + ``answer`` (the worked solution, whose ``#### X`` is the gold), ProcessBench's ``problem``
++ ``steps``, or chat ``messages``. Optional columns: ``samples`` (other completions of the same problem: enables
+C_A and D_R) and the gold answer (``answer`` or ``gold``, or ``--answer-col``).
+
 Each output row is the input row plus ``rafs`` (0-100 or null), ``status``, ``failure_type``, ``suspect_step``,
-``components`` (``P_R``, ``S_RA``, ``C_A``, ``D_R``) and ``step_checks`` (per step ``q`` and ``reasons``).
+``components`` (``P_R``, ``S_RA``, ``C_A``, ``D_R``) and ``step_checks`` (per step ``q`` and ``reasons``). The
+scorer's settings come from ``--config FILE`` (YAML or JSON) and ``--rafs.FIELD VALUE`` flags (see
+:mod:`trainers.config`). ``--out`` is written atomically and never overwritten without ``--force``.
+
+Example::
+
+    rafs score examples/traces.jsonl
+    rafs score ../shared/data/processbench/gsm8k.json --out runs/pb_scores.jsonl --rafs.tau_accept 70
+    rafs score ../shared/data/gsm8k/train.jsonl --out runs/gsm8k_scores.jsonl --config my_rafs.yaml
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 SCORE_FIELDS = ("rafs", "status", "failure_type", "suspect_step", "components", "step_checks")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("score", help="score reasoning traces (JSONL in, JSONL out)",
+    p = subparsers.add_parser("score", help="score reasoning traces (JSONL, JSON, CSV or parquet in; JSONL out)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("input", help="JSONL file ('-' for stdin)")
+    p.add_argument("input", help="a .jsonl, .json, .csv or .parquet file ('-' for JSON on stdin)")
     p.add_argument("--out", help="output JSONL (default: stdout); an existing file is not overwritten without --force")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    p.add_argument("--tau-accept", type=float, default=None, help="RAFS at or above which a trace is accepted")
-    p.add_argument("--theta-step", type=float, default=None, help="q_t below which a step is suspect")
+    from trainers.config import add_config_arguments
+    from trainers.readers import add_reader_arguments
+
+    add_reader_arguments(p)
+    add_config_arguments(p, aliases={"tau_accept": ["--tau-accept"], "theta_step": ["--theta-step"]})
     try:
         from rewards.verifiers.registry import add_verifier_arguments
     except ImportError:
@@ -33,39 +48,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _rows(path: str):
-    from trainers.cli import CommandError
-
-    handle = sys.stdin if path == "-" else None
-    if handle is None:
-        if not os.path.exists(path):
-            raise CommandError(f"input file {path!r} does not exist")
-        handle = open(path, encoding="utf-8", errors="replace")
-    with handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CommandError(f"{path}:{lineno}: not valid JSON ({exc.msg}); each line must be one JSON object")
-            if not isinstance(row, dict):
-                raise CommandError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
-            if "problem" not in row or ("completion" not in row and "steps" not in row):
-                raise CommandError(f"{path}:{lineno}: a row needs 'problem' and 'completion' or 'steps' "
-                                   f"(got keys {sorted(row)})")
-            yield row
-
-
 def run(args: argparse.Namespace) -> int:
-    from rewards.scoring.score import RAFSConfig, score_trace
-    from trainers.cli import CommandError
+    from rewards.scoring.score import score_trace
+    from trainers.cli import CommandError, atomic_write, check_output_file
+    from trainers.config import config_from_args
+    from trainers.readers import check_input_path, read_items, spec_from_args
 
-    overrides = {k: v for k, v in (("tau_accept", args.tau_accept), ("theta_step", args.theta_step)) if v is not None}
-    try:
-        config = RAFSConfig(**overrides)
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
+    spec = spec_from_args(args)
+    config = config_from_args(args)
+    check_input_path(args.input)
+    check_output_file(args.out, force=args.force, flag="--out")
     verifier = None
     if getattr(args, "verifier", None) not in (None, "symbolic"):
         from rewards.verifiers.registry import verifier_from_args
@@ -74,22 +66,32 @@ def run(args: argparse.Namespace) -> int:
             verifier = verifier_from_args(args)
         except (ValueError, OSError) as exc:
             raise CommandError(str(exc)) from None
-    if args.out and os.path.exists(args.out) and not args.force:
-        raise CommandError(f"--out {args.out!r} exists; pass --force to overwrite it or choose another path")
-    rows = list(_rows(args.input))
-    out = open(args.out + ".tmp", "w", encoding="utf-8") if args.out else sys.stdout
     from tqdm import tqdm
 
-    try:
-        for row in tqdm(rows, desc="rafs score", unit="trace", disable=len(rows) < 200 or not sys.stderr.isatty()):
-            result = score_trace(row.get("problem"), row.get("completion"), steps=row.get("steps"),
-                                 samples=row.get("samples"), gold=row.get("answer"), config=config,
-                                 verifier=verifier)
+    def write(handle) -> int:
+        n = 0
+        items = read_items(args.input, spec)
+        for row, item in tqdm(items, desc="rafs score", unit="trace", disable=not sys.stderr.isatty()):
+            result = score_trace(item.problem, item.completion, steps=item.steps, samples=item.samples,
+                                 gold=item.gold, config=config, verifier=verifier)
             data = result.to_dict()
-            out.write(json.dumps({**row, **{k: data[k] for k in SCORE_FIELDS}}, ensure_ascii=False) + "\n")
-    finally:
-        if args.out:
-            out.close()
-    if args.out:
-        os.replace(args.out + ".tmp", args.out)
+            handle.write(json.dumps({**row, **{k: data[k] for k in SCORE_FIELDS}}, ensure_ascii=False,
+                                    default=str) + "\n")
+            n += 1
+        return n
+
+    if args.out is None:
+        write(sys.stdout)
+        return 0
+    counted = []
+
+    def to_file(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            counted.append(write(handle))
+
+    try:
+        atomic_write(args.out, to_file)
+    except OSError as exc:
+        raise CommandError(f"cannot write --out {args.out!r}: {exc.strerror or exc}") from None
+    print(f"rafs score: scored {counted[0]} rows; wrote {args.out}", file=sys.stderr)
     return 0

@@ -4,6 +4,9 @@ Endpoints: ``GET /health``; ``POST /get_reward`` (OpenRLHF's remote reward paylo
 "labels"}`` -> ``{"rewards", "scores", "extra_logs"}``); ``POST /score`` (``{"items": [{"problem", "completion",
 "answer", "group"}]}`` -> ``{"results": [...]}``). See ``docs/engines.md``.
 
+The scorer's settings: ``--config FILE`` (YAML or JSON of RAFSConfig fields) and ``--rafs.FIELD VALUE`` flags,
+read by :mod:`trainers.config` as in every command (``--rafs-config JSON`` is kept for compatibility).
+
 OpenRLHF: ``--reward.remote_url http://127.0.0.1:8000/get_reward``. The server has no authentication: keep it on
 loopback or a private network.
 """
@@ -12,9 +15,8 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
-import os
 import socket
+from typing import Any
 
 _DEFAULTS = {"workers": 2, "max_batch": 1024, "max_bytes": 32 * 1024 * 1024, "timeout": 30.0}  # = trainers.serve
 
@@ -36,32 +38,34 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"seconds a request may take before 504 (default {_DEFAULTS['timeout']:g})")
     p.add_argument("--mode", choices=("auto", "faithful_accuracy", "rafs"), default="auto",
                    help="reward rule: faithful accuracy with a label, RAFS/100 without (auto, default)")
-    p.add_argument("--rafs-config", default=None,
-                   help="RAFSConfig fields as a JSON object or a path to a JSON file, e.g. '{\"tau_accept\": 60}'")
+    p.add_argument("--rafs-config", default=None, metavar="JSON",
+                   help="(kept for compatibility; prefer --config / --rafs.FIELD) RAFSConfig fields as a JSON object, "
+                        "e.g. '{\"tau_accept\": 60}', or a path to a YAML/JSON file")
     p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
                    help="uvicorn log level (default info)")
+    from trainers.config import add_config_arguments
+
+    add_config_arguments(p)
     return p
 
 
-def _rafs_config(value: str | None) -> dict | None:
+def _rafs_config(args: argparse.Namespace) -> dict | None:
+    """The RAFSConfig fields the server scores with (those that differ from the defaults), from ``--config``,
+    ``--rafs-config`` (a JSON object or a file) and ``--rafs.FIELD`` flags, validated by one loader
+    (:mod:`trainers.config`); ``None`` when nothing was set."""
     from trainers.cli import CommandError
+    from trainers.config import config_from_args, config_to_dict, rafs_overrides_from_args
 
-    if value is None:
+    value = getattr(args, "rafs_config", None)
+    source: Any = args.config
+    if value is not None:
+        if args.config is not None:
+            raise CommandError("give --config or --rafs-config, not both")
+        source = value  # an inline JSON object or a path: the loader reads both
+    if source is None and not rafs_overrides_from_args(args):
         return None
-    text = value
-    if not value.lstrip().startswith("{"):
-        if not os.path.isfile(value):
-            raise CommandError(f"--rafs-config {value!r} is neither a JSON object nor a file; pass e.g. "
-                               "'{\"tau_accept\": 60}' or a path to a JSON file.")
-        with open(value, encoding="utf-8") as fh:
-            text = fh.read()
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise CommandError(f"--rafs-config is not valid JSON ({exc}); pass e.g. '{{\"tau_accept\": 60}}'.") from None
-    if not isinstance(data, dict):
-        raise CommandError(f"--rafs-config must be a JSON object of RAFSConfig fields, got {type(data).__name__}.")
-    return data
+    flag = "--rafs-config" if value is not None else "--config"
+    return config_to_dict(config_from_args(args, source=source, flag=flag))
 
 
 def _check_port(host: str, port: int) -> None:
@@ -81,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port {args.port} is outside 0-65535.")
-    config = _rafs_config(args.rafs_config)
+    config = _rafs_config(args)
     from trainers.serve import create_app
 
     try:
