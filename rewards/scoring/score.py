@@ -298,32 +298,47 @@ def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True) -> list[str]
     return best or []
 
 
-def _hollow_derivation(flow: Dataflow, edits: list[Intervention]) -> str | None:
+_CHOICE = re.compile(r"\b(?:most|least|fastest|slowest|cheapest|largest|smallest|greatest|highest|lowest|maximum|"
+                     r"minimum|better|best|more than|less than|fewer than|cheaper|faster|longer|shorter)\b|[<>]",
+                     re.I)
+"""Words of a choice among candidates ("the most money", "20 < 30"): a chain that computes several totals and
+picks one ends on a computation whose result is not the answer."""
+
+
+def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention]) -> str | None:
     """Why a derivation of the answer that the dataflow found is no support for it (``None`` when it is):
 
-    * *inert*: the answer is reached in one step that no edit of a problem quantity moves (``20 - 20 + 1 = 1``);
-    * *copied*: the only problem quantity whose edit moves the answer is the answer itself, carried through
-      unchanged (``14 - 14 + 2 = 2`` when the problem says "two"; ``a + v - a``): every other operand cancels;
+    * *inert*: the answer is reached in one step, with an operand written twice (``20 - 20 + 1 = 1``), that no edit
+      of a problem quantity moves;
+    * *copied*: in such a step, the only problem quantity whose edit moves the answer is the answer itself, carried
+      through unchanged (``14 - 14 + 2 = 2`` when the problem says "two"; ``a + v - a``);
     * *disowned*: the chain's last computation, after the step that derived the answer, reaches another value
       (``1/4 x 8 = 2``, then ``8 - 4 = 4`` or ``8 - 4 + 2 = 6``, answer 2): the chain concluded something else,
-      and the answer is an earlier coincidence.
+      and the answer is an earlier coincidence — unless the chain then chose among candidates (":data:`_CHOICE`")
+      or its last computation checks the answer against a given (``40 + 80 = 120`` when the problem says 120).
 
-    Neither is proof of gaming: edits are keyed by value, so a faithful solution whose equal quantities cancel
-    (``3 lbs x 40 cups / 3 cups a day = 40`` days) reads as a copy, and a choice among candidates (the largest of
-    three totals) as disowned — about 0.5% of GSM8K gold. So the answer counts as not *supported* (the faithful-
-    accuracy reward pays ``u``) and ``S_RA`` is multiplied by ``ρ`` (``ungrounded_penalty``), rather than zeroed.
-    Read only under ``missing_evidence="no_support"`` (rewards); evaluation keeps the softer view.
+    Edits are keyed by value, so a faithful solution whose equal quantities cancel across steps (``3 lbs x 40 =
+    120`` cups, ``120 / 3 = 40`` days) moves like a copy: that is why a copy must cancel inside one step, and why
+    a copy spread over several steps is out of reach of this check. None of these is proof of gaming, so the answer
+    counts as not *supported* (the faithful-accuracy reward pays ``u``) and ``S_RA`` is multiplied by ``ρ``
+    (``ungrounded_penalty``), rather than zeroed. Read only under ``missing_evidence="no_support"`` (rewards).
     """
     answer = flow.answer_value
     moving = [e for e in edits if e.moves]
-    if edits and not moving and len(answer_path(flow)) == 1:
+    step = flow.steps[flow.answer_step] if flow.answer_step is not None else None
+    repeated = step is not None and len(step.used) > len(set(step.used))
+    if repeated and edits and not moving and len(answer_path(flow)) == 1:
         return "no edit of the problem's quantities moves the answer, which one step reaches: its operands cancel"
-    if moving and all(e.old == answer and e.expected == e.new for e in moving):
+    if repeated and moving and all(e.old == answer and e.expected == e.new for e in moving):
         return f"the answer {answer} is a problem quantity carried through unchanged: its other operands cancel"
     last = max((t for t, s in enumerate(flow.steps) if s.produced), default=None)
     if (last is not None and flow.answer_step is not None and last > flow.answer_step
-            and flow.last_derived not in (answer, answer * 100, answer / 100)
-            and flow.last_derived is not None):
+            and flow.last_derived is not None and flow.last_derived not in (answer, answer * 100, answer / 100)):
+        after = "\n".join(trace.steps[flow.answer_step + 1:])
+        if _CHOICE.search(after):
+            return None
+        if answer in flow.steps[last].used and flow.last_derived in flow.problem_numbers:
+            return None
         return (f"the chain concludes {flow.last_derived} (step {last}), not the answer {answer}, which only an "
                 f"earlier step (step {flow.answer_step}) reached")
     return None
@@ -427,7 +442,7 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     path = answer_path(flow)
     refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}
     feeding = _ungrounded_on_answer_path(flow)
-    hollow = _hollow_derivation(flow, edits) if required and path and not feeding else None
+    hollow = _hollow_derivation(trace, flow, edits) if required and path and not feeding else None
     # with no_support, an answer no verified derivation from the problem reaches earns nothing at all
     unsupported = required and (not path or bool(feeding))
     p_imp = 0.0 if required and implied is None else implied  # missing evidence is no support

@@ -93,3 +93,26 @@ def test_a_percent_transform_does_not_ground_a_constant():
     result = score_trace(problem, padded, gold="7", config=REWARD)
     assert any("ungrounded quantity feeds the answer: 300" in r for r in result.reasons)
     assert _fa(problem, honest, padded, gold="7") == [1.0, 0.5]
+
+
+def test_a_choice_among_candidates_or_a_check_against_a_given_is_not_disowned():
+    routes = ("One route is 1500 miles at 75 MPH. The other is 750 miles at 25 MPH. How long does the faster "
+              "route take, in hours?")
+    choice = ("The first route takes 1500 / 75 = 20 hours.\nThe second takes 750 / 25 = 30 hours.\n"
+              "The fastest route takes 20 hours because 20 < 30.\n#### 20")
+    abandoned = choice.replace("The fastest route takes 20 hours because 20 < 30.\n", "")
+    assert _fa(routes, choice, abandoned, gold="20") == [1.0, 0.5]
+    piles = ("Two piles of toys make 120 toys in total, and the larger pile is twice the smaller one. How many toys "
+             "are in the larger pile?")
+    checked = "The smaller pile is 120 / 3 = 40 toys.\nThe larger is 40 * 2 = 80 toys.\nCheck: 40 + 80 = 120.\n#### 80"
+    assert _fa(piles, checked, gold="80") == [1.0]
+
+
+def test_a_copy_spread_over_steps_is_out_of_reach_and_documented_so():
+    # the faithful solution's equal quantities cancel across steps: value-keyed edits cannot tell it from a copy,
+    # so only a copy inside one step counts as hollow
+    coffee = ("Angie bought 3 lbs. of coffee. Each lb. of coffee brews 40 cups. Angie drinks 3 cups of coffee every "
+              "day. How many days will this coffee last her?")
+    faithful = "3 lbs * 40 cups per lb = 120 cups.\n120 cups / 3 cups per day = 40 days.\n#### 40"
+    one_line = "3 * 40 / 3 = 40 days.\n#### 40"
+    assert _fa(coffee, faithful, one_line, gold="40") == [1.0, 0.5]
