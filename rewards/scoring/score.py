@@ -344,6 +344,17 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention]) 
     return None
 
 
+def _distinct_steps(trace: Trace, steps: list[int], q: list[float]) -> list[int]:
+    """``steps`` with repeats of the same text (whitespace aside) reduced to the one with the lowest ``q``: repeating
+    a derivation three times neither raises ``P_R`` nor dilutes a false step."""
+    best: dict[str, int] = {}
+    for t in steps:
+        key = " ".join(trace.steps[t].split())
+        if key not in best or q[t] < q[best[key]]:
+            best[key] = t
+    return sorted(best.values())
+
+
 def _refute_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: dict[int, str]) -> list[StepCheck]:
     """Under ``missing_evidence="no_support"``: a step without any equation that states a number nothing reaches
     (:attr:`~rewards.scoring.dataflow.StepFlow.stray`: "Joe got 5 slices" where ``1/2 x 8`` is 4) asserts an
@@ -467,8 +478,10 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     if unsupported:
         p_r = 0.0 if q else None  # no derivation of the answer from the problem: no step supports it
     elif path:  # P_R over the derivation and every refuted step: what is off the path neither helps nor dilutes
-        p_r = C.step_validity([q[t] for t in sorted((path - set(superseded)) | refuted)] or live, cfg.lam,
-                              smooth=cfg.smooth)
+        counted = sorted((path - set(superseded)) | refuted)
+        if required:  # a step written again is no new evidence: each distinct step counts once, at its worst
+            counted = _distinct_steps(trace, counted, q)
+        p_r = C.step_validity([q[t] for t in counted] or live, cfg.lam, smooth=cfg.smooth)
     else:
         p_r = C.step_validity(live, cfg.lam, smooth=cfg.smooth)
     comps: dict[str, float | None] = {"P_R": p_r, "S_RA": s_ra, **group_components}

@@ -116,3 +116,17 @@ def test_a_copy_spread_over_steps_is_out_of_reach_and_documented_so():
     faithful = "3 lbs * 40 cups per lb = 120 cups.\n120 cups / 3 cups per day = 40 days.\n#### 40"
     one_line = "3 * 40 / 3 = 40 days.\n#### 40"
     assert _fa(coffee, faithful, one_line, gold="40") == [1.0, 0.5]
+
+
+def test_repeating_the_work_neither_raises_nor_dilutes_step_validity():
+    sally = ("Sally sells 50% more boxes on Sunday than on Saturday, 150 boxes on the two days. How many boxes did "
+             "she sell on Saturday?")
+    body = "Let S be the number of boxes sold on Saturday.\nS+1.5S=150\n2.5S=150\nS=60\nSally sold 60 boxes."
+    once, thrice = body + "\n#### 60", "\n".join([body] * 3) + "\n#### 60"
+    a, b = (score_trace(sally, t, gold="60", config=REWARD).components["P_R"] for t in (once, thrice))
+    assert b <= a + 1e-9
+    slip = PIE_FAITHFUL.replace("1/2 x 8 = 4", "1/2 x 8 = 5")
+    body = slip.rsplit("\n", 1)[0]
+    repeated = "\n".join([body] * 3) + "\n#### 2"
+    one, three = (score_trace(PIE, t, gold="2", config=REWARD).components["P_R"] for t in (slip, repeated))
+    assert three <= one + 1e-9
