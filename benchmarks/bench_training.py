@@ -70,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
 
     steps = timer.times
     step_total = sum(steps)
-    history = trainer.rafs_screen_callback.history if trainer.rafs_screen_callback else []
+    from trainers.train import screen_callback
+    cb = screen_callback(trainer)
+    history = cb.history if cb else []
     screen_total = sum(h.get("elapsed_s") or 0.0 for h in history)
     results = {
         "model": recipe.model.model_name_or_path, "torch_threads": torch.get_num_threads(),

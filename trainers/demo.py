@@ -75,6 +75,8 @@ class RewardRecorder:
 def summarise(trainer: Any, recorders: Sequence[RewardRecorder], output_dir: str | os.PathLike,
               elapsed_s: float) -> dict[str, Any]:
     """The demo's ``summary.json`` from the trainer's ``state.log_history`` and the screen history."""
+    from trainers.train import screen_callback
+
     names = [r.__name__ for r in recorders]
     rewards: list[dict[str, Any]] = []
     silent = 0.0
@@ -93,7 +95,7 @@ def summarise(trainer: Any, recorders: Sequence[RewardRecorder], output_dir: str
             entry["silent_failures"] = round(rate * completions_per_step)
             silent += entry["silent_failures"]
         rewards.append(entry)
-    cb = getattr(trainer, "rafs_screen_callback", None)
+    cb = screen_callback(trainer)
     history = cb.history if cb is not None else []
     screen = [{"step": h["step"], "event": h.get("event"), "tier": h.get("tier"), "L": h.get("L"), "Fp": h.get("Fp"),
                "RBS": h.get("RBS"), "r": h.get("r"), "accuracy": h.get("accuracy"), "n": h.get("n"),
@@ -130,7 +132,9 @@ def print_summary(summary: dict[str, Any], console: Any = None) -> None:
     table.add_column("step", justify="right")
     for n in names:
         table.add_column(n.removesuffix("_reward"), justify="right")
-    table.add_column("groups w/o spread", justify="right")  # share of prompt groups with equal total rewards
+    # TRL's frac_reward_zero_std: the share of prompt groups whose *total* (weighted sum) reward has no spread; one
+    # reward alone may lack spread in a group where the total has some (the per-reward counts are printed below)
+    table.add_column("groups w/o spread (total)", justify="right")
     table.add_column("silent failures", justify="right")
     for row in summary["rewards"]:
         cells = [str(row["step"])] + [("-" if row.get(n) is None else f"{row[n]:.3f}") for n in names]
@@ -152,8 +156,11 @@ def print_summary(summary: dict[str, Any], console: Any = None) -> None:
     console.print(screen)
     for name, gv in summary["group_variance"].items():
         share = "-" if gv["share"] is None else f"{gv['share']:.0%}"
+        seconds = summary["reward_seconds"][name]
+        timing = (f"{seconds:.2f} s" if seconds >= 0.005 else
+                  "under 0.01 s (served from the scoring cache the rewards share)")
         console.print(f"[bold]{name}[/]: {gv['nonzero_variance']} of {gv['groups']} prompt groups had a nonzero "
-                      f"reward spread ({share}); time in reward: {summary['reward_seconds'][name]:.2f} s")
+                      f"spread in this reward alone ({share}); time in reward: {timing}")
     console.print(f"silent failures caught (correct answer, invalid step): {summary['silent_failures_caught']}")
     console.print(f"steps: {summary['steps']}, wall time: {summary['elapsed_s']:.0f} s "
                   f"(screens {summary['screen_seconds']:.0f} s){' — HALTED by the screen' if summary['halted'] else ''}")

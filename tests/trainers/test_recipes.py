@@ -9,7 +9,7 @@ import yaml
 
 pytest.importorskip("trl")
 
-from trainers.train import RAFSScriptArguments, detect_trainer, load_recipe  # noqa: E402
+from trainers.recipes import RAFSScriptArguments, detect_trainer, load_recipe  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = sorted(p for p in (ROOT / "recipes").glob("*/*/*.yaml") if p.parent.name in ("grpo", "rloo", "sft"))
@@ -82,7 +82,7 @@ def test_accelerate_configs(config):
 
 def test_verifier_keys_reach_the_rewards(monkeypatch):
     """A recipe's verifier* keys build a verifier (rewards.verifiers.registry) that every RAFS reward uses."""
-    from trainers import train as train_mod
+    from trainers import reward_choice as train_mod
 
     sentinel = object()
     seen = {}
@@ -118,3 +118,72 @@ def test_script_arguments_extend_trl_script_arguments_without_redeclaring_them()
         ["--dataset_name", "gsm8k", "--dataset_train_split", "test", "--reward_funcs", "rafs", "trl.rewards.x"])
     assert (script.dataset_name, script.dataset_train_split, script.reward_funcs) == ("gsm8k", "test",
                                                                                       ["rafs", "trl.rewards.x"])
+
+
+# ---------------------------------------------------------------------- rafs_config, overrides (trl.TrlParser)
+
+def _grpo_recipe(tmp_path: Path, extra: str = "") -> Path:
+    path = tmp_path / "grpo" / "config_x.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("model_name_or_path: x\ndataset_name: easy_arithmetic\nreward_funcs: [faithful_accuracy, rafs]\n"
+                    "use_cpu: true\nbf16: false\nreport_to: none\n" + extra)
+    return path
+
+
+def test_rafs_config_as_a_yaml_mapping_a_file_or_json_reaches_every_reward(tmp_path, monkeypatch):
+    from trainers.recipes import rafs_config_of
+    from trainers.reward_choice import build_reward_funcs
+
+    recipe = load_recipe(_grpo_recipe(tmp_path, "rafs_config:\n  tau_accept: 70\n  theta_step: 0.4\n"))
+    assert isinstance(recipe.script.rafs_config, dict)  # the YAML mapping survives TrlParser as a mapping
+    funcs = build_reward_funcs(recipe.script)
+    assert [(f.config.tau_accept, f.config.theta_step) for f in funcs] == [(70.0, 0.4), (70.0, 0.4)]
+    assert all(f.config.missing_evidence == "no_support" for f in funcs)  # the reward default is kept
+
+    (tmp_path / "rafs.yaml").write_text("tau_accept: 75\n")
+    (tmp_path / "rafs.json").write_text('{"tau_accept": 85}')
+    monkeypatch.chdir(tmp_path)  # a relative file path resolves against the working directory
+    recipe = load_recipe(_grpo_recipe(tmp_path), ["--rafs_config", "rafs.yaml"])
+    assert rafs_config_of(recipe.script).tau_accept == 75.0
+    recipe = load_recipe(_grpo_recipe(tmp_path), ["--rafs_config", str(tmp_path / "rafs.json")])
+    assert rafs_config_of(recipe.script).tau_accept == 85.0
+    recipe = load_recipe(_grpo_recipe(tmp_path), ["--rafs_config", '{"tau_accept": 80}'])  # the old JSON form
+    assert [f.config.tau_accept for f in build_reward_funcs(recipe.script)] == [80.0, 80.0]
+    assert rafs_config_of(load_recipe(_grpo_recipe(tmp_path)).script) is None  # none set: the rewards' defaults
+
+
+@pytest.mark.parametrize("extra,overrides,message", [
+    ("rafs_config:\n  tau_acept: 70\n", [], "rafs_config: unknown config key 'tau_acept' in the mapping given; "
+                                            "did you mean 'tau_accept'?"),
+    ("rafs_config:\n  tau_accept: 170\n", [], "rafs_config: RAFSConfig.tau_accept=170.0 is outside [0, 100]"),
+    ("", ["--rafs_config", "no/such/rafs.yaml"], "--rafs_config no/such/rafs.yaml: no such file"),
+    ("", ["--max_steps", "abc"], "bad override: argument --max_steps/--max-steps: invalid int value: 'abc'"),
+    ("", ["--max_step", "2"], "unknown override(s) ['--max_step', '2']"),
+])
+def test_bad_rafs_config_or_override_is_one_line_before_anything_loads(tmp_path, extra, overrides, message):
+    with pytest.raises(ValueError) as info:
+        load_recipe(_grpo_recipe(tmp_path, extra), overrides)
+    assert message in str(info.value) and len(str(info.value).splitlines()) == 1, str(info.value)
+
+
+def test_rafs_train_dry_run_names_a_bad_rafs_config_key(tmp_path, capsys):
+    from trainers.cli import main
+
+    assert main(["train", str(_grpo_recipe(tmp_path, "rafs_config: {tau_acept: 70}\n")), "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "unknown config key 'tau_acept'" in err, err
+    assert main(["train", str(_grpo_recipe(tmp_path, "rafs_config: {tau_accept: 70}\n")), "--dry-run"]) == 0
+    assert "'tau_accept': 70.0" in capsys.readouterr().out  # the resolved RAFSConfig is printed
+
+
+def test_overrides_win_over_the_file_and_env_is_set(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.delenv("RAFS_RECIPE_TEST_VAR", raising=False)
+    path = _grpo_recipe(tmp_path, "max_steps: 7\nenv:\n  RAFS_RECIPE_TEST_VAR: on\n")
+    assert load_recipe(path).training.max_steps == 7
+    assert os.environ["RAFS_RECIPE_TEST_VAR"] == "True"  # TRL's env: block (YAML reads `on` as true)
+    monkeypatch.delenv("RAFS_RECIPE_TEST_VAR")
+    assert load_recipe(path, ["--max_steps", "2"]).training.max_steps == 2
+    recipe = load_recipe(path, ["--trainer", "rloo"])
+    assert recipe.trainer == "rloo" and type(recipe.training).__name__ == "RLOOConfig"

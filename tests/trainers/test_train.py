@@ -1,4 +1,5 @@
-"""trainers.train: GRPO, RLOO and SFT steps from recipes on tiny offline models, PEFT LoRA, halting, resume.
+"""trainers.train (with trainers.recipes, trainers.data, trainers.reward_choice): GRPO, RLOO and SFT steps from
+recipes on tiny offline models, PEFT LoRA, halting, resume, and the `rafs train` command.
 
 Tiny models (hidden 32, 2 layers), max_completion_length 16, 1-2 steps: each training here takes seconds.
 """
@@ -14,7 +15,8 @@ pytest.importorskip("trl")
 
 from trainers.callbacks import HISTORY_NAME, ValidityScreenCallback  # noqa: E402
 from trainers.probes import Generation  # noqa: E402
-from trainers.train import adapt_for_device, build_trainer, detect_trainer, load_recipe, train  # noqa: E402
+from trainers.recipes import adapt_for_device, detect_trainer, load_recipe  # noqa: E402
+from trainers.train import build_trainer, screen_callback, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GRPO_RECIPE = ROOT / "recipes" / "SmolLM2-135M-Instruct" / "grpo" / "config_demo.yaml"
@@ -115,12 +117,12 @@ def test_resume_keeps_the_screen_history(tiny_model_path, tmp_path):
                 "--save_only_model", "false",
                 "--screen", "true", "--screen_probe_size", "4", "--screen_max_new_tokens", "4")
     first = train(load_recipe(GRPO_RECIPE, args))
-    steps = [h["step"] for h in first.rafs_screen_callback.history]
+    steps = [h["step"] for h in screen_callback(first).history]
     assert steps == [0, 1, 2]  # baseline + two checkpoints (random model: failed screens, training goes on)
-    assert all(h["status"] == "failed" for h in first.rafs_screen_callback.history)
+    assert all(h["status"] == "failed" for h in screen_callback(first).history)
     resumed = train(load_recipe(GRPO_RECIPE, args + ["--max_steps", "3", "--resume_from_checkpoint",
                                                           str(tmp_path / "checkpoint-2")]))
-    history = resumed.rafs_screen_callback.history
+    history = screen_callback(resumed).history
     assert [h["step"] for h in history] == [0, 1, 2, 3]
     assert [h["event"] for h in history].count("baseline") == 1
     saved = json.loads((tmp_path / "checkpoint-3" / HISTORY_NAME).read_text())["history"]
@@ -156,7 +158,8 @@ def test_rafs_train_command_dry_run_and_errors(capsys):
 
 
 def test_easy_arithmetic_probe_set_is_held_out():
-    from trainers.train import RAFSScriptArguments, easy_arithmetic, load_probe_set
+    from trainers.data import easy_arithmetic, load_probe_set
+    from trainers.recipes import RAFSScriptArguments
 
     probe = load_probe_set(RAFSScriptArguments(dataset_name="easy_arithmetic", screen_probe_size=24))
     train_questions = {r["question"] for r in easy_arithmetic(400, seed=0)}
@@ -172,7 +175,8 @@ def test_trl_accuracy_reward_mixes_with_ours_on_the_recipe_data():
     function gets it under that name, called exactly as GRPOTrainer calls reward functions."""
     import pickle
 
-    from trainers.train import GoldColumnReward, build_reward_funcs, load_train_dataset
+    from trainers.data import load_train_dataset
+    from trainers.reward_choice import GoldColumnReward, build_reward_funcs
 
     for conversational in ("true", "false"):
         recipe = load_recipe(GRPO_RECIPE, ["--reward_funcs", "faithful_accuracy", "trl.rewards.accuracy_reward",
@@ -196,7 +200,7 @@ def test_trl_accuracy_reward_mixes_with_ours_on_the_recipe_data():
 
 
 def test_a_crashing_foreign_reward_scores_none_instead_of_stopping_training(caplog):
-    from trainers.train import GoldColumnReward
+    from trainers.reward_choice import GoldColumnReward
 
     def broken(completions, solution, **kwargs):
         raise ZeroDivisionError("boom")
@@ -227,7 +231,7 @@ def test_dry_run_prints_the_resolved_config(capsys):
     from trl import GRPOConfig, ModelConfig
 
     from trainers.cli import main
-    from trainers.train import RAFSScriptArguments
+    from trainers.recipes import RAFSScriptArguments
 
     assert main(["train", str(GRPO_RECIPE), "--dry-run", "--max_steps", "3", "--reward_funcs", "faithful_accuracy",
                  "trl.rewards.accuracy_reward", "think_format_reward"]) == 0
@@ -274,7 +278,7 @@ def test_train_refuses_a_non_empty_output_dir_without_force(tmp_path, capsys, mo
 
     def fake_train(recipe, **kwargs):  # no real training: the policy is what is tested
         calls.append(recipe.training.output_dir)
-        return types.SimpleNamespace(state=types.SimpleNamespace(global_step=0), rafs_screen_callback=None)
+        return types.SimpleNamespace(state=types.SimpleNamespace(global_step=0))
 
     monkeypatch.setattr(train_mod, "train", fake_train)
     out = tmp_path / "run"

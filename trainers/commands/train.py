@@ -1,16 +1,19 @@
 """``rafs train RECIPE.yaml [--key value ...]``: GRPO, RLOO or SFT (RAFS-filtered) from a recipe on one machine.
 
-The recipe is a flat YAML of config-dataclass fields parsed by ``trl.TrlParser`` (see :mod:`trainers.train`);
+The recipe is a flat YAML of config-dataclass fields parsed by ``trl.TrlParser`` (see :mod:`trainers.recipes`);
 ``--key value`` pairs override it, and ``--config RECIPE.yaml`` (TRL's form) works as well as the positional
-recipe. The trainer comes from the recipe's ``trainer:`` key or its grpo/rloo/sft folder. Without a GPU the
-recipe is adapted (``use_cpu``, no bf16/vLLM) and the changes are printed. With ``report_to: wandb`` and no
+recipe. ``rafs_config`` is a YAML mapping of ``RAFSConfig`` fields in the recipe, or ``--rafs_config FILE``
+(YAML/JSON); unknown fields are named. ``dataset_name: gsm8k`` reads ``<data_dir>/gsm8k/train.jsonl``, with
+``--data_dir`` defaulting to ``../shared/data`` (resolved against the working directory, then the repository).
+The trainer comes from the recipe's ``trainer:`` key or its grpo/rloo/sft folder. Without a GPU the recipe is
+adapted (``use_cpu``, no bf16/vLLM) and the changes are printed. With ``report_to: wandb`` and no
 ``WANDB_MODE``/``WANDB_API_KEY`` set, wandb runs offline.
 
 ``reward_funcs`` mixes our rewards with TRL's by name: ``--reward_funcs faithful_accuracy trl.rewards.accuracy_reward``
 (the recipe's gold column reaches TRL's reward as ``solution``). ``--dry-run`` prints the resolved config (every
 script, model and training argument, and the resolved reward functions) and trains nothing; an unknown reward
-name is an error there too. A run refuses a non-empty ``output_dir`` unless ``--force`` is given or it resumes
-(``--resume_from_checkpoint``).
+name or a missing data file is an error there too. A run refuses a non-empty ``output_dir`` unless ``--force``
+is given or it resumes (``--resume_from_checkpoint``).
 
 Example::
 
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from trainers.cli import CommandError
 
     try:
-        from trainers.train import split_cli_args
+        from trainers.recipes import split_cli_args
 
         config_path, overrides, flags = split_cli_args(list(getattr(args, "argv", None) or []))
     except ValueError as exc:
@@ -75,16 +78,19 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"recipe {recipe_path!r} does not exist; see recipes/ (e.g. "
                            "recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml)")
 
-    from trainers.train import build_reward_funcs, check_output_dir, describe_recipe, load_recipe, train
+    from trainers.train import (build_reward_funcs, check_data, check_output_dir, describe_recipe, load_recipe,
+                                screen_callback, train)
 
     try:
         recipe = load_recipe(recipe_path, overrides)
     except (ValueError, FileNotFoundError) as exc:
         raise CommandError(str(exc).splitlines()[0]) from None
-    except SystemExit as exc:  # argparse inside TrlParser rejected an override
+    except SystemExit as exc:  # argparse inside TrlParser stopped on an error it does not raise (bad values raise)
         raise CommandError(f"bad override in {overrides}: use --<field> <value> pairs of the recipe's "
                            "config fields (e.g. --max_steps 2)") from exc
-    try:  # resolve the rewards now (unknown names fail before anything is loaded); the verifier is built later
+    try:  # find the data and resolve the rewards now (a missing file or an unknown name fails before anything is
+        # loaded); the verifier is built later
+        check_data(recipe.script)
         funcs = build_reward_funcs(recipe.script, with_verifier=False) if recipe.trainer != "sft" else None
     except (ValueError, ImportError) as exc:
         raise CommandError(str(exc).splitlines()[0]) from None
@@ -110,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         trainer = train(recipe)
     except ValueError as exc:
         raise CommandError(str(exc).splitlines()[0]) from None
-    cb = getattr(trainer, "rafs_screen_callback", None)
+    cb = screen_callback(trainer)
     print(f"rafs train: {trainer.state.global_step} steps, model saved to {recipe.training.output_dir}")
     if cb is not None and cb.history:
         last = cb.history[-1]
