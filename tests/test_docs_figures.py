@@ -100,6 +100,13 @@ def test_block_figure_is_rewritten_as_a_renderable_block(figures, tmp_path, monk
     assert df.mismatches(new) == []
 
 
+@pytest.fixture
+def data_dir(shared_data, monkeypatch):
+    """The script reads ``$RAFS_DATA_DIR`` (``data_dir()``): point it at the `shared_data` fixture."""
+    monkeypatch.setenv("RAFS_DATA_DIR", str(shared_data))
+    return shared_data
+
+
 def _recompute(run, figures):
     fresh = run(False)
     stale = {n: (figures.get(n, {}).get("display"), d) for n, (_, d) in fresh.items()
@@ -121,12 +128,12 @@ def test_report_figures_match_committed_reports(figures):
 
 
 @pytest.mark.slow
-def test_processbench_figures(figures, shared_data):
+def test_processbench_figures(figures, data_dir):
     _recompute(df.run_processbench, figures)
 
 
 @pytest.mark.slow
-def test_screen_mmlu_figures(figures, shared_data):
+def test_screen_mmlu_figures(figures, data_dir):
     _recompute(df.run_screen_mmlu, figures)
 
 
@@ -135,7 +142,7 @@ def test_self_correction_example(figures):
 
 
 @pytest.mark.slow
-def test_filter_figures(figures, shared_data):
+def test_filter_figures(figures, data_dir):
     _recompute(df.run_filter, figures)
 
 

@@ -9,7 +9,8 @@ Shared promises, kept here so every command keeps them the same way:
 * help text is plain text: descriptions taken from reStructuredText docstrings go through :func:`plain_text`
   (applied by :func:`build_parser` to every subcommand, nested ones included);
 * no file is overwritten without ``--force`` (:func:`refuse_overwrite`), and files are written atomically
-  (:func:`atomic_write`: a temporary file in the same folder, then ``os.replace``).
+  (:func:`atomic_write`, i.e. :func:`rewards.adapters.files.atomic_write`: a temporary file in the same
+  folder, then ``os.replace``).
 
 >>> plain_text("``rafs score`` calls :func:`~rewards.scoring.score.score_trace`. Example::")
 'rafs score calls score_trace. Example:'
@@ -23,14 +24,26 @@ import logging
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rewards.adapters.files import atomic_write
 
 __all__ = ["main", "build_parser", "COMMANDS", "CommandError", "version", "plain_text", "plain_help",
            "refuse_overwrite", "atomic_write", "check_output_file"]
 
 COMMANDS = ("score", "screen", "filter", "eval", "audit", "train", "experiment", "demo", "serve")
+
+
+def __getattr__(name: str):
+    """``atomic_write`` is :func:`rewards.adapters.files.atomic_write` (the one atomic writer of rafs), re-exported
+    lazily so that ``rafs --help`` does not import :mod:`rewards`."""
+    if name == "atomic_write":
+        from rewards.adapters.files import atomic_write
+
+        return atomic_write
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class CommandError(Exception):
@@ -139,43 +152,6 @@ def check_output_file(path: str | os.PathLike | None, *, force: bool, flag: str)
     if parent is not None and not parent.is_dir():
         raise CommandError(f"{flag} {str(path)!r}: {parent} is a file, not a folder")
     refuse_overwrite(p, force=force, flag=flag)
-
-
-def atomic_write(path: str | os.PathLike, data: str | bytes | Callable[[str], None]) -> Path:
-    r"""Write ``path`` atomically: into a temporary file in the same folder, then ``os.replace``, so that a reader
-    (or a crash) never sees half a file. ``data`` is text (UTF-8), bytes, or a function that writes the file
-    whose name it is given (e.g. ``lambda tmp: fig.savefig(tmp, format="png")``). Returns the path.
-
-    >>> import pathlib, tempfile
-    >>> out = pathlib.Path(tempfile.mkdtemp()) / "r.json"
-    >>> atomic_write(out, "[]\n").read_text()
-    '[]\n'
-    """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=folder)
-    try:
-        if callable(data):
-            os.close(fd)
-            data(tmp)
-        else:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        if target.exists():  # keep the permissions a user gave the file
-            os.chmod(tmp, target.stat().st_mode & 0o777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return target
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -203,10 +203,10 @@ def default_model_path(cache: str | os.PathLike | None = None) -> str:
 
 
 def _convert_gguf(gguf_path: Path, target: Path) -> None:
-    import tempfile
-
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, LlamaForCausalLM
+
+    from rewards.adapters.files import atomic_write
 
     log.warning("converting %s to a trainable safetensors cache at %s (once, ~15-30 s)", gguf_path.name, target)
     folder, name = str(gguf_path.parent), gguf_path.name
@@ -235,17 +235,13 @@ def _convert_gguf(gguf_path: Path, target: Path) -> None:
         tok.chat_template = CHAT_TEMPLATE
     plain.generation_config.pad_token_id = tok.pad_token_id
     plain.generation_config.eos_token_id = tok.eos_token_id
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target.parent))
-    os.chmod(tmp, 0o755)
-    plain.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    (tmp / "rafs_source.json").write_text(json.dumps({"gguf": str(gguf_path), "model": DEFAULT_MODEL_NAME}))
-    if target.exists():  # a concurrent conversion won the race
-        import shutil
-        shutil.rmtree(tmp, ignore_errors=True)
-        return
-    os.replace(tmp, target)
+
+    def save(tmp: str) -> None:
+        plain.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        Path(tmp, "rafs_source.json").write_text(json.dumps({"gguf": str(gguf_path), "model": DEFAULT_MODEL_NAME}))
+
+    atomic_write(target, save, folder=True)  # a concurrent conversion that finished first wins; ours is discarded
 
 
 def load_default_model(cache: str | os.PathLike | None = None, *, dtype: Any = None):

@@ -56,6 +56,7 @@ from typing import Any, Callable, Sequence
 from rewards.checks.arithmetic import numbers_in
 from rewards.scoring.dataflow import Dataflow, Intervention, counterfactuals
 from rewards.parsing.trace import Trace, extract_final_answer
+from rewards.parsing.values import format_value
 
 __all__ = ["CounterfactualConfig", "Edit", "EditDelta", "SensitivityResult", "make_edits", "token_edit_distance",
            "format_number", "hf_generate_fn", "vllm_generate_fn", "answer_logprobs", "teacher_forced_deltas",
@@ -154,22 +155,7 @@ def format_number(value: Fraction, like: str = "") -> str:
     >>> format_number(Fraction(5, 2), "1.5"), format_number(Fraction(13), "12"), format_number(Fraction(1, 3), "0.5")
     ('2.5', '13', '1/3')
     """
-    if value.denominator == 1:
-        return str(value.numerator)
-    if "." in like:
-        d = value.denominator
-        for p in (2, 5):
-            while d % p == 0:
-                d //= p
-        if d == 1:
-            text = f"{float(value):.10f}".rstrip("0").rstrip(".")
-            if Fraction(text) == value:
-                return text
-    return f"{value.numerator}/{value.denominator}"
-
-
-def _fmt(value: Fraction | None) -> str | None:
-    return None if value is None else format_number(value)
+    return format_value(value, places=10 if "." in like else 0)
 
 
 def token_edit_distance(a: Sequence[Any], b: Sequence[Any]) -> int:
@@ -232,7 +218,7 @@ def make_edits(trace: Trace, flow: Dataflow, interventions: Sequence[Interventio
         if leaked:
             rejected.append((iv.step, f"answer leakage: the edited step states {format_number(leaked[0])}"))
             continue
-        edits.append(Edit(iv.step, iv.old, iv.new, original, text, _fmt(iv.expected), distance))
+        edits.append(Edit(iv.step, iv.old, iv.new, original, text, format_value(iv.expected), distance))
     return edits, rejected
 
 
@@ -405,7 +391,7 @@ def teacher_forced_deltas(model, tokenizer, trace: Trace, flow: Dataflow, edits:
     cfg = config or CounterfactualConfig()
     if not edits:
         return [], None
-    answer = trace.answer if trace.answer is not None else _fmt(flow.answer_value)
+    answer = trace.answer if trace.answer is not None else format_value(flow.answer_value)
     head, target_a = _target(cfg, answer)
     base_steps = list(trace.steps)
     contexts, targets = [], []

@@ -22,7 +22,7 @@ Needs the optional extra ``pip install 'rafs[ray]'`` (``ray[data]``).
 Example (local Ray, two CPUs)::
 
     from rewards.adapters.filter_ray import filter_with_ray
-    summary = filter_with_ray("../shared/data/gsm8k/train.jsonl", "runs/gsm8k_ray", num_cpus=2)
+    summary = filter_with_ray("data/gsm8k/train.jsonl", "runs/gsm8k_ray", num_cpus=2)  # GSM8K train as JSON Lines
     summary["n_kept"], summary["n_in"]
 
     # a cluster: RAY_ADDRESS=ray://head:10001 python -c "..." or address="ray://head:10001"

@@ -63,6 +63,7 @@ import threading
 import time
 from typing import Any, Iterator, Mapping, Sequence
 
+from rewards.adapters.files import atomic_write, fsync_folder
 from rewards.adapters.filtering import (
     DEFAULT_DROP_FAILURE_TYPES,
     DEFAULT_STATUSES,
@@ -303,26 +304,24 @@ def _worker_init(lock_fd: int | None) -> None:
     threading.Thread(target=watchdog, name="rafs-filter-watchdog", daemon=True).start()
 
 
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def _temp_name(path: str) -> str:
+    """The temporary name a file is written under before it is renamed into place (:func:`clear_outputs`,
+    :func:`_prune` and :func:`_remove_stale_temps` delete the ones a killed run left)."""
+    return f"{path}.tmp-{os.getpid()}"
 
 
 def _durable_write(path: str, lines: Sequence[str]) -> int:
-    """Write ``lines`` to ``path`` atomically and durably (temp file, fsync, rename); returns the byte size."""
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.writelines(lines)
-        handle.flush()
-        os.fsync(handle.fileno())
-    parent = _WORKER.get("parent")
-    if parent is not None and os.getppid() != parent:  # our run was killed: publish nothing
-        os.unlink(tmp)
-        raise _Orphaned(path)
-    os.replace(tmp, path)
+    """Write ``lines`` to ``path`` atomically and durably (temp file, fsync, rename, fsync of the folder: the
+    :func:`~rewards.adapters.files.atomic_write` with ``durable=True``); returns the byte size."""
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.writelines(lines)
+        parent = _WORKER.get("parent")
+        if parent is not None and os.getppid() != parent:  # our run was killed: publish nothing (tmp is deleted)
+            raise _Orphaned(path)
+
+    atomic_write(path, write, durable=True, tmp=_temp_name(path))
     return os.path.getsize(path)
 
 
@@ -352,8 +351,6 @@ def _score_shard(task: dict[str, Any]) -> dict[str, Any]:
     out, name = task["out"], task["name"]
     kept_bytes = _durable_write(os.path.join(out, KEPT_DIR, f"part-{name}.jsonl"), kept_lines)
     dropped_bytes = _durable_write(os.path.join(out, DROPPED_DIR, f"part-{name}.jsonl"), dropped_lines)
-    _fsync_dir(os.path.join(out, KEPT_DIR))
-    _fsync_dir(os.path.join(out, DROPPED_DIR))
     counts = summarize_counts([v["reason"] for v in verdicts], [v["status"] for v in verdicts],
                               [v["failure_type"] for v in verdicts], [v["rafs"] for v in verdicts])
     return {"shard": name, "file": task["file"], "start": task["start"], "rows": len(rows),
@@ -406,17 +403,18 @@ def read_manifest(out: str) -> tuple[dict | None, dict[str, dict]]:
 
 
 def write_json_atomic(path: str, data: Any, *, lines: Sequence[Any] | None = None) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        if lines is None:
-            json.dump(data, handle, indent=2, ensure_ascii=False, default=str)
-            handle.write("\n")
-        else:
-            handle.writelines(json.dumps(x, ensure_ascii=False, default=str) + "\n" for x in lines)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+    """Write ``data`` as indented JSON, or ``lines`` as JSON Lines, to ``path`` atomically and durably
+    (:func:`~rewards.adapters.files.atomic_write` with ``durable=True``)."""
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            if lines is None:
+                json.dump(data, handle, indent=2, ensure_ascii=False, default=str)
+                handle.write("\n")
+            else:
+                handle.writelines(json.dumps(x, ensure_ascii=False, default=str) + "\n" for x in lines)
+
+    atomic_write(path, write, durable=True, tmp=_temp_name(path))
 
 
 def clear_outputs(out: str) -> None:
@@ -618,7 +616,7 @@ def filter_files(
         os.makedirs(os.path.join(out, KEPT_DIR), exist_ok=True)
         os.makedirs(os.path.join(out, DROPPED_DIR), exist_ok=True)
         _remove_stale_temps(out)
-        _fsync_dir(out)
+        fsync_folder(out)
 
         # a shard is done only if its record is intact and both files have the recorded sizes; the state kept in
         # memory is O(shards): (rows, start) per done shard and the running counts

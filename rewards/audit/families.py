@@ -45,6 +45,7 @@ from typing import Callable
 
 from rewards.checks.arithmetic import check_text, evaluate, numbers_in
 from rewards.parsing.trace import MAX_CHARS, MAX_STEPS, split_steps
+from rewards.parsing.values import format_value
 
 __all__ = [
     "Family",
@@ -177,17 +178,10 @@ def answer_value(answer: str) -> Fraction | None:
 
 
 def _fmt(q: Fraction) -> str | None:
-    """A value as a GSM8K-style literal: integers plainly, terminating decimals with up to 4 places."""
-    if q.denominator == 1:
-        return str(q.numerator)
-    d = q.denominator
-    for p in (2, 5):
-        while d % p == 0:
-            d //= p
-    if d != 1:
-        return None
-    s = f"{float(q):.4f}".rstrip("0").rstrip(".")
-    return s if Fraction(s) == q else None
+    """A value as a GSM8K-style literal: integers plainly, exact decimals with up to 4 places, else ``None`` (a
+    completion never writes ``p/q``; the family then picks another value or skips the problem)."""
+    text = format_value(q, places=4)
+    return None if "/" in text else text
 
 
 def _pretty(expr: str) -> str:

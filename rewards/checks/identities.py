@@ -31,8 +31,9 @@ from functools import lru_cache
 from typing import Iterable
 
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, evaluate
+from rewards.parsing.values import format_value
 
-__all__ = ["constrained_variables", "format_value", "identity_checks", "single_variable", "values_equal"]
+__all__ = ["constrained_variables", "identity_checks", "single_variable", "values_equal"]
 
 VARIABLE = re.compile(r"(?<![\\A-Za-z])([A-Za-z])(?![A-Za-z])")
 TEXT_MARKUP = re.compile(r"\\(?:text|mathrm|mbox|textbf|operatorname)\s*\{[^{}]*\}")
@@ -65,13 +66,6 @@ def values_equal(p: Value, q: Value) -> bool:
     if p.is_exact and q.is_exact:
         return p.exact == q.exact
     return abs(p.approx - q.approx) <= 1e-9 * max(1.0, abs(p.approx), abs(q.approx))
-
-
-def format_value(v: Value) -> str:
-    """An exact value as its fraction, an inexact one to 6 significant digits."""
-    if v.is_exact and v.exact is not None:
-        return str(v.exact)
-    return f"{v.approx:.6g}"
 
 
 def _refuted(a: str, b: str, var: str) -> str | None:

@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
+from rewards.parsing.values import format_value
 from rewards.scoring.dataflow import COMMON_CONSTANTS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -163,9 +164,8 @@ class Revisions:
 
 
 def _fmt(v: Fraction | None) -> str:
-    if v is None:
-        return "?"
-    return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
+    """A value in a revision's reason: 6 significant digits, ``?`` when unknown."""
+    return format_value(v, rounded=True, missing="?")
 
 
 def _exact(v) -> Fraction | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rewards.parsing.values import format_value
 from rewards.verifiers.base import StepCheck, StepVerifier
 
 __all__ = ["SymbolicConfig", "SymbolicVerifier"]
@@ -26,7 +27,9 @@ __all__ = ["SymbolicConfig", "SymbolicVerifier"]
 
 @dataclass(frozen=True)
 class SymbolicConfig:
-    """Step probabilities of the symbolic verifier (calibration in docs/calibration.md)."""
+    """Step probabilities of the symbolic verifier. Why these defaults: docs/scoring.md (Pipeline, step 4, and
+    Thresholds): with them ``q_t`` is 0.05 for a false equation and 0.6-0.98 otherwise, so any ``theta_step`` in
+    (0.05, 0.6) flags the same steps, and grounding alone (floored at 0.6) never makes a step suspect."""
 
     q_true: float = 0.98
     q_false: float = 0.05
@@ -39,10 +42,6 @@ class SymbolicConfig:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"SymbolicConfig.{name}={value!r} is outside [0, 1]; pick a probability.")
-
-
-def _fmt(value) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
 
 
 class SymbolicVerifier(StepVerifier):
@@ -70,7 +69,7 @@ class SymbolicVerifier(StepVerifier):
                 unique = list(dict.fromkeys(step.ungrounded))
                 if q > cfg.ungrounded_floor:
                     q = max(cfg.ungrounded_floor, q * cfg.ungrounded_factor ** len(unique))
-                reasons.append("ungrounded quantity " + ", ".join(_fmt(v) for v in unique[:5])
+                reasons.append("ungrounded quantity " + ", ".join(format_value(v, rounded=True) for v in unique[:5])
                                + " (not in the problem, an earlier step, or the common constants)")
             out.append(StepCheck(q=q, reasons=reasons, checked=bool(results)))
         return out

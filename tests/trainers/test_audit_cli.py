@@ -34,13 +34,19 @@ ARGS = ["--n", "6", "--families", "bare_answer,restate_answer,pad_true_equations
 
 
 @pytest.fixture()
+def sample(shared_data, monkeypatch):
+    """The audit's default GSM8K/MATH-500 sample read from the `shared_data` fixture (fails in CI when missing)."""
+    monkeypatch.setenv("RAFS_DATA_DIR", str(shared_data))
+
+
+@pytest.fixture()
 def toy(tmp_path, monkeypatch):
     (tmp_path / "audit_cli_toy_rewards.py").write_text(TOY)
     monkeypatch.syspath_prepend(str(tmp_path))
     return "audit_cli_toy_rewards"
 
 
-def test_audit_prints_a_table_per_reward_and_writes_json(toy, tmp_path, capsys):
+def test_audit_prints_a_table_per_reward_and_writes_json(toy, sample, tmp_path, capsys):
     out = tmp_path / "audit.json"
     assert main(["audit", f"{toy}:pays_the_answer", f"{toy}:get_strict", *ARGS, "--json", str(out)]) == 0
     printed = capsys.readouterr().out
@@ -62,7 +68,7 @@ def test_audit_prints_a_table_per_reward_and_writes_json(toy, tmp_path, capsys):
     assert main(["audit", f"{toy}:pays_the_answer", *ARGS, "--markdown", str(md)]) == 2  # no overwrite
 
 
-def test_audit_creates_the_output_folder_and_refuses_a_folder_as_output(toy, tmp_path, capsys):
+def test_audit_creates_the_output_folder_and_refuses_a_folder_as_output(toy, sample, tmp_path, capsys):
     out = tmp_path / "runs" / "nested" / "audit.json"
     assert main(["audit", f"{toy}:pays_the_answer", *ARGS, "--mode", "single", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["reports"]
@@ -70,7 +76,7 @@ def test_audit_creates_the_output_folder_and_refuses_a_folder_as_output(toy, tmp
     assert "is a folder" in capsys.readouterr().err
 
 
-def test_audit_never_overwrites_json_without_force(toy, tmp_path, capsys):
+def test_audit_never_overwrites_json_without_force(toy, sample, tmp_path, capsys):
     out = tmp_path / "audit.json"
     out.write_text("keep me")
     assert main(["audit", f"{toy}:pays_the_answer", *ARGS, "--json", str(out)]) == 2
@@ -79,7 +85,7 @@ def test_audit_never_overwrites_json_without_force(toy, tmp_path, capsys):
     assert json.loads(out.read_text())["meta"]["modes"] == ["single"]
 
 
-def test_fail_under_turns_failures_into_exit_1(toy, capsys):
+def test_fail_under_turns_failures_into_exit_1(toy, sample, capsys):
     assert main(["audit", f"{toy}:pays_the_answer", *ARGS, "--mode", "single"]) == 0  # a measurement
     assert main(["audit", f"{toy}:pays_the_answer", *ARGS, "--mode", "single", "--fail-under", "0.98"]) == 1
     assert "below --fail-under 0.98" in capsys.readouterr().err
@@ -114,13 +120,13 @@ def test_list_families_names_every_family(capsys):
     assert all(name in printed for name in FAMILIES)
 
 
-def test_registry_names_resolve_to_our_rewards(capsys):
+def test_registry_names_resolve_to_our_rewards(sample, capsys):
     assert main(["audit", "faithful_accuracy", "--n", "3", "--families", "bare_answer", "--mode", "single",
                  "--no-progress"]) == 0
     assert "faithful_accuracy" in capsys.readouterr().out
 
 
-def test_mix_audits_the_weighted_sum_trl_would_optimise(toy, tmp_path):
+def test_mix_audits_the_weighted_sum_trl_would_optimise(toy, sample, tmp_path):
     out = tmp_path / "mix.json"
     assert main(["audit", f"{toy}:pays_the_answer", f"{toy}:get_strict", *ARGS, "--mode", "single", "--mix",
                  "--weights", "2,1", "--json", str(out)]) == 0

@@ -136,17 +136,12 @@ def _write(path: str, text: str) -> None:
         raise CommandError(f"cannot write {path!r}: {exc.strerror or exc}") from None
 
 
-def _fmt(d, key) -> str:
-    x, ci = d.get(key), d.get(key + "_ci")
-    if x is None:
-        return "—"
-    return f"{x:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
-
-
 def print_summary(report, console=None) -> None:
     """A rich table of the headline figures, the silent-failure detection per detector and the misses by kind."""
     from rich.console import Console
     from rich.table import Table
+
+    from rewards.adapters.evaluation.markdown import number_ci  # "0.712 [0.650, 0.770]"
 
     console = console or Console()
     meta, sf = report["meta"], report["silent_failure"]
@@ -156,17 +151,17 @@ def print_summary(report, console=None) -> None:
     head.add_column("value [95% CI]", justify="right")
     for key in ("acc_erroneous", "acc_correct", "f1", "abstain_rate", "accuracy", "faithful_accuracy",
                 "labelled_faithful_accuracy"):
-        head.add_row(key, _fmt(report, key))
+        head.add_row(key, number_ci(report, key))
     head.add_row("silent_failure n / n_pos", f"{sf['n']} / {sf['n_pos']}")
-    head.add_row("silent_failure auprc", _fmt(sf, "auprc"))
-    head.add_row("silent_failure auroc", _fmt(sf, "auroc"))
+    head.add_row("silent_failure auprc", number_ci(sf, "auprc"))
+    head.add_row("silent_failure auroc", number_ci(sf, "auroc"))
     console.print(head)
     abl = Table(title="silent-failure detection by detector")
     for col in ("detector", "AUPRC", "AUROC", "F1"):
         abl.add_column(col, justify="left" if col == "detector" else "right")
     for name, entry in report["ablations"].items():
         s = entry["silent_failure"]
-        abl.add_row(name, _fmt(s, "auprc"), _fmt(s, "auroc"), _fmt(entry, "f1"))
+        abl.add_row(name, number_ci(s, "auprc"), number_ci(s, "auroc"), number_ci(entry, "f1"))
     console.print(abl)
     miss = Table(title=f"misses by kind of labelled step ({report['misses']['n_missed']} of "
                        f"{report['misses']['n_erroneous']} erroneous rows)")

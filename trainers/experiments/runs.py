@@ -17,7 +17,6 @@ One home for each, so ``rafs experiment faithfulness`` and ``rafs experiment col
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from dataclasses import replace
@@ -75,8 +74,8 @@ def prepare_out(out_arg: str, reuse_arg: str | None, force: bool) -> tuple[Path,
 
 
 class ReportWriter:
-    """Writes ``out/report.json`` atomically (temp file, then ``os.replace``) with the wall time so far: a run
-    stopped at any moment leaves the last complete report."""
+    """Writes ``out/report.json`` atomically (:func:`~rewards.adapters.files.atomic_write`) with the wall time so
+    far: a run stopped at any moment leaves the last complete report."""
 
     def __init__(self, out: Path, report: dict[str, Any], start: float | None = None) -> None:
         self.out, self.report = out, report
@@ -84,9 +83,9 @@ class ReportWriter:
 
     def __call__(self) -> None:
         self.report["wall_time_s"] = round(time.perf_counter() - self.start, 1)
-        tmp = self.out / "report.json.tmp"
-        tmp.write_text(json.dumps(self.report, indent=1, default=str))
-        os.replace(tmp, self.out / "report.json")
+        from rewards.adapters.files import atomic_write
+
+        atomic_write(self.out / "report.json", json.dumps(self.report, indent=1, default=str))
 
 
 def sft_policy(cfg: Any, sft_dir: Path, reuse: Path | None, corpus: Callable[[], Sequence[str]],

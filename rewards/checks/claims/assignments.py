@@ -39,6 +39,7 @@ from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, check_equation, extract_equations
 from rewards.checks.equations import step_equations
+from rewards.parsing.values import format_value
 
 __all__ = ["check_trace"]
 
@@ -72,13 +73,6 @@ def _literal(q: Fraction) -> str:
 
 def _substitute(side: str, env: dict[str, Fraction]) -> str:
     return _LETTER.sub(lambda m: _literal(env[m.group(1)]) if m.group(1) in env else m.group(0), _TEXT.sub(" ", side))
-
-
-def _fmt(q: Fraction) -> str:
-    if q.denominator == 1:
-        return str(q.numerator)
-    f = float(q)
-    return f"{f:g}" if len(f"{f:g}") < 12 else str(q)
 
 
 def _step_claims(step: str) -> list[EquationCheck]:
@@ -132,7 +126,7 @@ def _step_claims(step: str) -> list[EquationCheck]:
                 break
             check = check_equation(sub_eq)
             if check.ok is False:
-                given = ", ".join(f"{v} = {_fmt(env[v])}" for v in sorted(names))
+                given = ", ".join(f"{v} = {format_value(env[v], rounded=True, max_len=11)}" for v in sorted(names))
                 i = next(k for k, ok in enumerate(check.pairs) if ok is False)
                 a, b = sides[i], sides[i + 1]
                 va, vb = sub_eq.values[i], sub_eq.values[i + 1]
@@ -149,7 +143,7 @@ def _v(value) -> str:
     if value is None:
         return "?"
     if value.is_exact and value.exact is not None:
-        return _fmt(value.exact)
+        return format_value(value.exact, rounded=True, max_len=11)
     return f"{value.approx:.6g}"
 
 

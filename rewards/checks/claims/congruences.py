@@ -67,6 +67,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, check_equation, evaluate, extract_equations
+from rewards.parsing.values import format_value
 
 __all__ = ["check_trace", "congruence_checks", "remainder_checks", "substitution_checks"]
 
@@ -227,7 +228,9 @@ def _residue(x: Fraction, m: int) -> int | None:
 
 
 def _fmt(x: Fraction, name: str) -> str:
-    text = str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    """``x`` exactly (:func:`~rewards.parsing.values.format_value`), or ``name`` ("the left side") when that is
+    longer than 24 characters: a residue detail names a huge operand instead of printing it."""
+    text = format_value(x)
     return text if len(text) <= 24 else name
 
 

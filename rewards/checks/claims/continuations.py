@@ -55,9 +55,9 @@ from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, check_equation, evaluate, extract_equations
 from rewards.checks.identities import constrained_variables, identity_checks, single_variable
-from rewards.checks.identities import format_value as _fmt
 from rewards.checks.identities import values_equal as _same
 from rewards.checks.equations import step_equations
+from rewards.parsing.values import format_value as _fmt
 
 __all__ = ["chained_identities", "check_trace", "continuation_chains", "word_claims"]
 

@@ -51,6 +51,7 @@ from fractions import Fraction
 from typing import Sequence, Union
 
 from rewards.checks.arithmetic import Equation, EquationCheck, evaluate
+from rewards.parsing.values import format_value as _show
 
 __all__ = ["check_trace"]
 
@@ -122,12 +123,6 @@ class _Obj:
             return "(" + ", ".join(parts) + ")"
         rows = [", ".join(parts[r * self.cols:(r + 1) * self.cols]) for r in range(self.rows)]
         return "[" + "; ".join(rows) + "]"
-
-
-def _show(x: Num) -> str:
-    if isinstance(x, Fraction):
-        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
-    return f"{x:.6g}"
 
 
 def _num(text: str) -> Num | None:

@@ -58,6 +58,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, display_value, check_equation, evaluate, extract_equations
+from rewards.parsing.values import format_value as _show
 
 __all__ = ["check_trace"]
 
@@ -278,10 +279,6 @@ def _count_regions(step: str) -> list[tuple[int, int, Fraction, str]]:
 # ---------------------------------------------------------------------------------------------------- rewrite
 def _literal(q: Fraction) -> str:
     return f"({q.numerator})" if q.denominator == 1 else f"(\\frac{{{q.numerator}}}{{{q.denominator}}})"
-
-
-def _show(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
 def _rewritten_checks(step: str) -> list[EquationCheck]:

@@ -62,8 +62,8 @@ from fractions import Fraction
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, evaluate, extract_equations
-from rewards.checks.identities import format_value as _fmt
 from rewards.checks.identities import values_equal as _same
+from rewards.parsing.values import format_value as _fmt
 
 __all__ = ["check_trace", "definitions_and_claims"]
 

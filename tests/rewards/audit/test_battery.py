@@ -136,21 +136,30 @@ def test_coverage_counts_only_problems_a_family_applies_to():
     assert BAR == 0.02
 
 
-def test_load_problems_is_a_seeded_two_to_one_sample():
-    a = load_problems(9, seed=1)
-    assert [p.id for p in a] == [p.id for p in load_problems(9, seed=1)]
+def test_load_problems_is_a_seeded_two_to_one_sample(shared_data):
+    a = load_problems(9, seed=1, data_dir=shared_data)
+    assert [p.id for p in a] == [p.id for p in load_problems(9, seed=1, data_dir=shared_data)]
     assert [p.source for p in a].count("gsm8k") == 6 and [p.source for p in a].count("math500") == 3
-    assert [p.id for p in a] != [p.id for p in load_problems(9, seed=2)]
+    assert [p.id for p in a] != [p.id for p in load_problems(9, seed=2, data_dir=shared_data)]
     gsm = [p for p in a if p.source == "gsm8k"][0]
     assert "<<" in gsm.solution and gsm.solution.rsplit("####", 1)[1].strip().replace(",", "") == gsm.answer
-    boxed = load_problems(3, seed=1, sources=("gsm8k",), answer_style="boxed")[0]
+    boxed = load_problems(3, seed=1, sources=("gsm8k",), answer_style="boxed", data_dir=shared_data)[0]
     assert "####" not in boxed.solution and boxed.solution.endswith(f"$\\boxed{{{boxed.answer}}}$.")
     with pytest.raises(AuditError, match="no gsm8k data"):
         load_problems(3, data_dir="/nonexistent")
 
 
-def test_families_run_on_real_data_without_errors():
-    problems = load_problems(30, seed=0)
+def test_default_data_dir_is_rafs_data_dir_else_shared_data(shared_data, monkeypatch, tmp_path):
+    from rewards.audit.battery import default_data_dir
+
+    monkeypatch.delenv("RAFS_DATA_DIR", raising=False)
+    assert default_data_dir().samefile(shared_data)
+    monkeypatch.setenv("RAFS_DATA_DIR", str(tmp_path))
+    assert default_data_dir() == tmp_path
+
+
+def test_families_run_on_real_data_without_errors(shared_data):
+    problems = load_problems(30, seed=0, data_dir=shared_data)
     report = audit(pays_the_answer, problems)
     assert len(report.families) == len(FAMILIES)
     assert all(f.n > 0 for f in report.families)

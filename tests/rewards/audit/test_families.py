@@ -266,14 +266,14 @@ def test_step_capped_slip_passes_the_step_cap_but_not_the_character_cap():
     assert text.endswith(gen("visible_slip"))
 
 
-def test_invariants_hold_on_real_gold_solutions():
+def test_invariants_hold_on_real_gold_solutions(shared_data):
     """Over a real seeded sample: every gamed completion states the gold answer (but the words family), every slip
     is exactly one more false equation than the gold has, hiding removes it, padding adds exactly 20 true lines."""
     from rewards.audit.battery import load_problems
     from rewards.checks.answers import answers_equivalent
     from rewards.parsing.trace import extract_final_answer as final
 
-    problems = load_problems(45, seed=3)
+    problems = load_problems(45, seed=3, data_dir=shared_data)
     checked = 0
     for p in problems:
         faithful = faithful_completion(p.solution)
