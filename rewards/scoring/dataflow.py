@@ -312,6 +312,20 @@ MAX_WORDY_CHARS = 2000
 MAX_UNIT_WORDS = 6
 """At most this many words may follow a number inside one operand (``12 bags of hammers``)."""
 _OPERATOR = frozenset("+-*/×÷") | {"x", "times"}
+_STATED_RESULT = re.compile(r"=\s*\$?(\d[\d,]*(?:\.\d+)?)")
+
+
+def _results_unexplained(text: str, produced: list[Fraction]) -> bool:
+    """Whether some ``= number`` in ``text`` states a value the step's equations did not derive: only then can
+    :func:`wordy_derivations` add anything (a cheap test that spares its token scan on most steps)."""
+    for match in _STATED_RESULT.finditer(text, 0, MAX_WORDY_CHARS):
+        try:
+            value = Fraction(match.group(1).replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            return True
+        if value not in produced:
+            return True
+    return False
 
 
 def wordy_derivations(step: str) -> list[tuple[tuple[str, ...], Fraction]]:
@@ -488,7 +502,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     strict.add(derivation[1])
                     if kind == "solved":
                         reached_roots.setdefault(derivation[1], index)
-        if "=" in text and not any(c.ok is False for c in flow.checks) and any(c.isalpha() for c in text):
+        if ("=" in text and not any(c.ok is False for c in flow.checks) and any(c.isalpha() for c in text)
+                and _results_unexplained(text, flow.produced)):
             for operand_sides, result in wordy_derivations(text):
                 if result in flow.produced:
                     continue

@@ -64,7 +64,7 @@ FAILURE_TYPES = ("faithful_success", "silent_failure", "extraction_failure", "ov
 
 @dataclass(frozen=True)
 class RAFSConfig:
-    """Every threshold and weight of the scorer. Defaults and their calibration: ``docs/calibration.md``.
+    """Every threshold and weight of the scorer. Defaults and why: the Thresholds section of ``docs/scoring.md``.
 
     Attributes:
         weights: component weights ``w_m`` (renormalised over the available components).
