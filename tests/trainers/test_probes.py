@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from trainers.probes import (
@@ -149,3 +151,133 @@ def test_probe_set_errors_name_the_field_and_the_fix():
 def test_probe_set_aliases_and_gsm8k_solutions():
     items = normalise_probe_set([{"question": "Q?", "solution": "2 + 2 = 4\n#### 4"}])
     assert items == [{"problem": "Q?", "answer": "2 + 2 = 4\n#### 4"}]
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# The shipped probe set and the short answer style (the cheap token-probability screen)
+# ------------------------------------------------------------------------------------------------------------------
+
+def test_default_probe_set_is_shipped_distinct_graded_and_rebuilt_by_its_program():
+    import tomllib
+    from pathlib import Path
+
+    from rewards.checks.answers import gold_answer
+    from trainers.probes import PROBE_SET_PATH, build_probe_set, default_probe_set
+
+    items = default_probe_set()
+    assert 50 <= len(items) <= 100
+    assert len({it["problem"] for it in items}) == len(items)  # distinct items, not copies of one question
+    assert all(gold_answer(it["answer"]) == it["answer"] for it in items)
+    assert normalise_probe_set(items) == [{"problem": it["problem"], "answer": it["answer"]} for it in items]
+    assert items == build_probe_set()  # the file is what its documented program writes
+    assert len({it["family"] for it in items}) == 5
+    assert default_probe_set(limit=10) == items[:10]
+    with pytest.raises(ValueError, match="limit=0 must be a positive integer"):
+        default_probe_set(limit=0)
+    # shipped as package data: pyproject's package-data pattern covers the file
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["trainers"]
+    assert any(PROBE_SET_PATH.relative_to(PROBE_SET_PATH.parents[1]).match(p) for p in patterns)
+
+
+def test_short_answer_is_the_first_number():
+    from trainers.probes import short_answer
+
+    assert short_answer("12. To find the answer, 3 + 4") == ("12", 0, 2)
+    assert short_answer(" -3 apples") == ("-3", 1, 3)
+    assert short_answer("1,200 dollars.") == ("1,200", 0, 5)
+    assert short_answer("seven.\nThen") == ("seven.", 0, 6)
+    assert short_answer("") is None and short_answer("  \n") is None
+
+
+class ShortScripted:
+    """Turn 1 in the short style: records the prompts, answers '<n>.' with per-token logprobs."""
+
+    def __init__(self, replies):
+        self.replies, self.prompts, self.calls = replies, [], []
+
+    def __call__(self, prompts, max_new_tokens, want_scores=False):
+        self.calls.append((len(prompts), max_new_tokens, want_scores))
+        out = []
+        for p in prompts:
+            self.prompts.append(p)
+            problem = next(m["content"] for m in p if m["role"] == "user")
+            text, logprobs = self.replies[problem]
+            offsets, pos = [], 0
+            for piece in text.split("|"):
+                pos += len(piece)
+                offsets.append(pos)
+            out.append(Generation(text.replace("|", ""), logprobs, offsets))
+        return out
+
+
+def test_token_prob_short_style_scores_only_the_answer_tokens():
+    from trainers.probes import SHORT_PREFILL
+
+    replies = {"What is 0 + 3?": ("3|.", [-0.1, -3.0]),            # right, sure
+               "What is 1 + 3?": ("5|.", [-2.0, -0.01]),           # wrong, unsure
+               "What is 2 + 3?": ("1|2|.| To", [-0.5, -1.5, -0.2, -4.0]),  # wrong, two digit tokens
+               "What is 3 + 3?": ("six|.", [-0.7, -0.1]),          # no number: wrong, the line's probability
+               "What is 4 + 3?": ("", []),                         # empty reply: no confidence
+               "What is 5 + 3?": ("8|\n", [-0.3, -0.2])}
+    gen = ShortScripted(replies)
+    res = run_probe(None, None, PROBE, confidence="token_prob", generator=gen)
+    assert res.answer_style == "short" and res.max_new_tokens == 4
+    assert gen.calls == [(6, 4, True)]  # one generate call for the whole probe, 4 new tokens, with scores
+    first = gen.prompts[0]
+    assert first[0] == {"role": "system", "content": ""}  # spares the template's default system prompt
+    assert first[-1] == {"role": "assistant", "content": SHORT_PREFILL}
+    assert first[1]["content"] == "What is 0 + 3?"  # no '####' instruction in the short style
+    recs = res.records
+    assert [r.correct for r in recs] == [True, False, False, False, False, True]
+    assert recs[0].confidence == pytest.approx(math.exp(-0.1))
+    assert recs[1].confidence == pytest.approx(math.exp(-2.0))
+    assert recs[2].confidence == pytest.approx(math.exp(-1.0))  # mean of the digits '1', '2'; not '.' nor ' To'
+    assert recs[3].confidence == pytest.approx(math.exp(-0.4))
+    assert recs[4].confidence is None and res.n_unparseable == 1
+    assert recs[0].response == SHORT_PREFILL + "3."
+    assert res.correct == [True, False, False, False, True]
+
+
+def test_short_style_options_and_errors():
+    replies = {p["problem"]: ("7|.", [-0.2, -0.1]) for p in PROBE}
+    gen = ShortScripted(replies)
+    res = run_probe(None, None, PROBE, confidence="token_prob", generator=gen, system_prompt=None, batch_size=4,
+                    max_new_tokens=3)
+    assert [c[0] for c in gen.calls] == [4, 2] and gen.calls[0][1] == 3
+    assert gen.prompts[0][0]["role"] == "user"  # system_prompt=None: the template's own
+    assert res.correct == [False, False, False, False, True, False]  # only 4 + 3 = 7
+    # verbalized after a short answer: the second turn sees the prefilled answer, not the prefill twice
+    seen = []
+
+    def two_turns(prompts, max_new_tokens, want_scores=False):
+        seen.extend(prompts)
+        return [Generation("80" if p[-1]["content"].startswith("Confidence") else "7.") for p in prompts]
+
+    res = run_probe(None, None, PROBE[:2], confidence="verbalized", answer_style="short", generator=two_turns)
+    assert res.confidence == [80.0, 80.0]
+    second = seen[-1]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user", "assistant"]
+    assert second[2]["content"] == "The answer is 7."
+    # reasoning style (the default of the other modes) is unchanged: no system message, the #### instruction
+    seen.clear()
+    run_probe(None, None, PROBE[:1], generator=two_turns)
+    assert seen[0] == [{"role": "user", "content": "What is 0 + 3?\nSolve the problem. Put the final answer after ####."}]
+    with pytest.raises(ValueError, match="answer_style='long'"):
+        run_probe(None, None, PROBE, answer_style="long")
+    with pytest.raises(ValueError, match="confidence='rafs' scores the answer's reasoning"):
+        run_probe(None, None, PROBE, confidence="rafs", answer_style="short")
+
+
+def test_short_style_on_a_tiny_model_drops_the_system_message_a_template_refuses(tiny_model_path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_path)
+    tok = AutoTokenizer.from_pretrained(tiny_model_path)
+    tok.chat_template = ("{% for m in messages %}{% if m['role'] == 'system' %}{{ raise_exception('System role "
+                         "not supported') }}{% endif %}{{ m['role'] + ': ' + m['content'] + '\\n' }}{% endfor %}"
+                         "{% if add_generation_prompt %}{{ 'assistant: ' }}{% endif %}")
+    res = run_probe(model, tok, PROBE, confidence="token_prob")
+    assert res.n_failed == 0 and res.n_items == 6 and res.answer_style == "short"
+    assert all(r.response.startswith("The answer is ") for r in res.records)
+    assert all(0.0 <= c <= 1.0 for c in res.confidence)

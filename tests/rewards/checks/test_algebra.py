@@ -129,9 +129,9 @@ def test_juxtaposition_greek_and_products():
     ("x! = 24", "x = 4"),
 ])
 def test_adversarial_input_is_bounded_and_never_verified(previous, current):
-    start = time.perf_counter()
+    start = time.process_time()
     assert follows(previous, current) is not True
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 def test_never_raises_on_bad_input():

@@ -58,7 +58,7 @@ def test_answers_sympy_could_explode_on_are_bounded(answer):
     import time
 
     answers_equivalent("1", "\\sqrt{4}")  # warm math-verify's import
-    start = time.perf_counter()
+    start = time.process_time()
     answers_equivalent(answer, "x + 1")
     canonical_answer(answer)
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5

@@ -93,9 +93,9 @@ def test_detail_says_what_is_false():
                                   "midpoint " + "(1, 2) and " * 300, "distance between (1,2) and (3,4) is " + " " * 3900,
                                   r"$\begin{pmatrix}" + "1 & " * 900 + r"\end{pmatrix} = 1$"])
 def test_odd_input_never_raises_and_is_fast(junk):
-    start = time.perf_counter()
+    start = time.process_time()
     assert check_trace([junk]) == [] or isinstance(junk, str)
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5
     assert [k for k, _ in check_trace([junk, "$(1, 2) + (3, 4) = (4, 7)$"])][-1:] == [1]
 
 

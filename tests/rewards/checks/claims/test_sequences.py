@@ -87,17 +87,17 @@ def test_detail_says_the_value():
                                   "C(9999, 5000) = 3 " * 200, r"$\sum_{k=1}^{99999} k = 5$",
                                   r"1 + 2 + 4 + \cdots + " + "9" * 12 + " = 3"])
 def test_odd_input_never_raises(junk):
-    start = time.perf_counter()
+    start = time.process_time()
     assert check_trace([junk]) == []
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
     assert [k for k, _ in check_trace([junk, "The mean of 3, 5 and 10 is 7."])] == [1]
 
 
 def test_sigma_work_is_bounded_per_step():
     step = " ".join(f"$\\sum_{{k=1}}^{{{9000 + i}}} k^2 = 5$" for i in range(100))[:4000]
-    start = time.perf_counter()
+    start = time.process_time()
     check_trace([step])
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 def test_picklable():

@@ -1,0 +1,512 @@
+r"""Finding the equations a step states: annotations ``<<a=b>>``, LaTeX math and prose, each side read or refused.
+
+The side-boundary heuristics (where a side starts and stops, which unit words it keeps, when it is a description
+rather than a calculation) are documented in the package docstring, section "Extraction".
+
+>>> [(e.sides, e.source) for e in extract_equations("She sells 16 - 3 - 4 = 9 eggs.")]
+[(['16 - 3 - 4', '9'], 'plain')]
+>>> [e.sides for e in extract_equations(r"This gives \(3 \times 4 = 12\) and <<12/4=3>>3.")]
+[['12/4', '3'], ['3 \\times 4', '12']]
+>>> eq = extract_equations("4 students drank 1.5 quarts = 4 * 1.5 = 6")[0]
+>>> eq.sides, eq.values
+(['1.5', '4 * 1.5', '6'], [None, Value(6), Value(6)])
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from .budget import Budget, MAX_DELIMITERS, MAX_RELATIONS, MAX_TEXT_CHARS
+from .errors import internal_error
+from .parser import eval_tokens
+from .sides import side_meta
+from .tokens import END_KINDS, FUNCS, KEYWORDS, START_KINDS, Token, tokenize
+from .values import Value
+
+__all__ = ["Equation", "extract_equations", "tokenize_windows"]
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Equation:
+    """An equation chain ``A = B = C`` stated in a step.
+
+    ``sides``: raw text of each side; ``values``: each side's value (None: not numeric);
+    ``span``: character span in the step; ``source``: "annotation" | "latex" | "plain";
+    ``relations``: the relation between each adjacent pair ("=" or "≈");
+    ``approximate``: any relation is ``≈``/``\\approx``.
+    """
+
+    sides: list
+    values: list
+    span: tuple
+    source: str
+    relations: tuple = ()
+    approximate: bool = False
+    # internal: for each side, (its tokens, its tokens with unit words) for check_equation
+    _toks: tuple = field(default=(), repr=False, compare=False)
+
+
+
+# joinability of adjacent tokens (a, b) in text order within one side of an equation
+def _joinable(a: Token, b: Token) -> bool:
+    ka = a[0]
+    kb = b[0]
+    if ka == "|" or kb == "|" or ka == "#" or kb == "#":
+        return False
+    if kb == "(" and b[4] and ka in "n)}%!":
+        return False
+    if kb == "w":
+        wb = b[1]
+        if wb in KEYWORDS:
+            return ka in END_KINDS and ka != "t"
+        if ka == "w":
+            return a[1] == "per" or wb == "per"
+        # a unit word: after a number (or a per-unit slash)
+        return ka in "n%)}" or (ka == "o" and a[1] == "/")
+    if ka == "w":
+        wa = a[1]
+        if wa in KEYWORDS:
+            return kb in START_KINDS or kb == "o" and b[1] == "-"
+        # a unit word continues only into an operator/relation
+        return kb in "o=)}%" or kb == "t"
+    if kb == "n":
+        if ka == "!":
+            return not b[4]  # 5!3!
+        if ka == "n" or ka == "%" or ka == ")" or ka == "d":
+            return False
+        if ka == "}" or ka == "t":
+            return False
+        if ka == "v":
+            return not b[4]
+        return True
+    if ka == "v" or kb == "v":
+        if ka == "v" and kb == "v":
+            return not b[4]
+        if ka == "v":
+            return kb in "o=)}(_{!c" and (kb not in "({c" or not b[4]) or kb == "o"
+        # kb == 'v'
+        return ka in "o=({c$_x" or (ka in "n)}" and not b[4])
+    if kb == "$":
+        return ka in "o=({x" or (ka == "w" and a[1] in KEYWORDS)
+    if ka == "$":
+        return kb in "n({c"
+    if kb == "t":
+        return ka in "n%)}d" or (ka == "o" and a[1] == "/") or ka == "t"
+    if ka == "t":
+        return kb in "o=)}t"
+    return True
+
+
+def _walk_back(toks: list[Token], e: int, lo: int) -> int:
+    """Start index of the side that ends at token e-1 (side = toks[start:e])."""
+    j = e - 1
+    if j < lo or not _joinable(toks[j], toks[e]):
+        return e
+    depth = 0
+    while j >= lo:
+        k = toks[j][0]
+        if k == ")" or k == "}":
+            depth += 1
+        elif k == "(" or k == "{":
+            depth -= 1
+            if depth < 0:
+                return j + 1
+        if j == lo or not _joinable(toks[j - 1], toks[j]) or toks[j - 1][0] == "=":
+            return j
+        j -= 1
+    return lo
+
+
+def _walk_fwd(toks: list[Token], e: int, hi: int) -> int:
+    """End index (exclusive) of the side that starts at token e+1."""
+    j = e + 1
+    if j >= hi or not _joinable(toks[e], toks[j]):
+        return e + 1
+    depth = 0
+    while j < hi:
+        k = toks[j][0]
+        if k == "(" or k == "{":
+            depth += 1
+        elif k == ")" or k == "}":
+            depth -= 1
+            if depth < 0:
+                return j
+        if j + 1 >= hi or toks[j + 1][0] == "=" or not _joinable(toks[j], toks[j + 1]):
+            return j + 1
+        j += 1
+    return hi
+
+
+_LEAD_TRIM = frozenset("wt)}o%!=dx")
+_TRAIL_TRIM = frozenset("wt({o$=_c")
+_PARTIAL_KINDS = frozenset("o=x_")
+_ARG_CMDS = frozenset({"frac", "sqrt", "binom", "mod"} | FUNCS)
+
+
+def _trim(toks: list[Token], a: int, b: int) -> tuple[int, int, bool]:
+    """Drop leading/trailing tokens that cannot begin/end an expression (units, operators).
+
+    Returns (a, b, partial): ``partial`` when an operator had to be dropped, i.e. the written
+    expression extends into words we cannot read ("200 pink lilies / 5") - such a side is
+    not evaluated (a false alarm is worse than a missed check)."""
+    partial = False
+    worded = False
+    while a < b:
+        t = toks[a]
+        k = t[0]
+        if k == "x" and (a + 1 >= b or toks[a + 1][0] not in "n($c{"):
+            break  # "x = 5": a variable, not "times"
+        if k in _LEAD_TRIM and not (k == "o" and (t[1] == "-" or t[1] == "+") and not worded):
+            if k in _PARTIAL_KINDS or k == ")" or k == "}" or (k == "w" and t[1] in KEYWORDS):
+                partial = True
+            elif k == "w" or k == "t":
+                worded = True  # "\text{Chenny's Age} - 4": the words are part of the side
+            a += 1
+        else:
+            break
+    while b > a:
+        t = toks[b - 1]
+        k = t[0]
+        if k in _TRAIL_TRIM and not (k == "c" and t[1] not in _ARG_CMDS):
+            if k in _PARTIAL_KINDS or k == "(" or k == "{" or k == "c":
+                partial = True
+            b -= 1
+        else:
+            break
+    return a, b, partial
+
+
+
+_WORDY = frozenset("wv")
+
+
+def _chains(text: str, toks: list[Token], source: str, out: list, plain_text: str | None = None,
+            budget: Budget | None = None) -> None:
+    n = len(toks)
+    src = plain_text if plain_text is not None else text
+    eq_idx = [j for j in range(n) if toks[j][0] == "="]
+    if not eq_idx:
+        return
+    done = -1
+    for e in eq_idx:
+        if e <= done:
+            continue
+        start = _walk_back(toks, e, 0)
+        sides = []
+        if start < e:
+            sides.append((start, e))
+        while True:
+            end = _walk_fwd(toks, e, n)
+            if end > e + 1:
+                sides.append((e + 1, end))
+            if end < n and toks[end][0] == "=":
+                e = end
+                continue
+            break
+        done = e
+        clean = []
+        last = len(sides) - 1
+        for idx, (a, b) in enumerate(sides):
+            a2, b2, partial = _trim(toks, a, b)
+            if a2 >= b2:
+                continue
+            if idx == 0 and a > 0:
+                # the expression runs on to the left ("30/100%1000", "3 1/2", "$350 000")
+                pk = toks[a - 1][0]
+                if pk in "n%!)}d#" or (pk == "$" and toks[a2][0] == "n"):
+                    partial = True
+                elif pk in "wvt" or (pk == "|" and toks[a - 1][1][:1].isalpha()):
+                    if toks[a2][0] == "o":  # "50 students - 10 baking - 5 = 35"
+                        partial = True
+                    else:  # "25 classmates + his 1 teacher + 1 = 27"
+                        j = a - 1
+                        while j > 0 and a - j <= 3 and toks[j][0] in "wv":
+                            j -= 1
+                        kj = toks[j][0]
+                        if kj == "o" or (kj == "x" and j > 0 and toks[j - 1][0] in END_KINDS):
+                            partial = True
+            if idx == last and b < n:
+                nk = toks[b][0]
+                if nk in "n({$#" and not (nk == "$" and toks[b2 - 1][0] == "$") and \
+                        not (nk == "(" and toks[b][4] and source != "latex"):
+                    partial = True
+            clean.append((a2, b2, partial, a, b))
+        if len(clean) < 2:
+            continue
+        if budget is not None:
+            budget.sides -= len(clean)
+            if budget.sides < 0:
+                return
+        rel_list = []
+        for j in range(len(clean) - 1):
+            approx = False
+            for q in range(clean[j][1], clean[j + 1][0]):
+                if toks[q][0] == "=" and toks[q][1] == "~":
+                    approx = True
+            rel_list.append("≈" if approx else "=")
+        vals = []
+        texts = []
+        side_toks = []
+        for idx, (a, b, partial, orig_a, orig_b) in enumerate(clean):
+            st = toks[a:b]
+            full = toks[orig_a:orig_b]
+            side_toks.append((st, full))
+            r = None if partial else eval_tokens(st)
+            if r.__class__ is Value:
+                if idx == 0 and source == "plain" and orig_a > 0:
+                    # "4 students drank 1.5 quarts = 4 * 1.5": a lone number right after prose
+                    # is a description, not the left side of a calculation
+                    pt = toks[orig_a - 1]
+                    if (pt[0] in _WORDY or (pt[0] == "|" and pt[1][:1].isalpha())) and \
+                            side_meta(st, full).dec >= 0:
+                        r = None
+                vals.append(r if r.__class__ is Value else None)
+            else:
+                vals.append(None)
+            raw = src[toks[a][2]:toks[b - 1][3]]
+            if plain_text is not None and "  " in raw:
+                raw = _WS.sub(" ", raw)
+            texts.append(raw)
+        out.append(Equation(texts, vals, (toks[clean[0][0]][2], toks[clean[-1][1] - 1][3]), source,
+                            tuple(rel_list), "≈" in rel_list, tuple(side_toks)))
+
+
+_ANNOT_RE = re.compile(r"<<([^<>\n]{0,400}?)>>")
+_ENVS = r"(?:align|aligned|equation|gather|gathered|eqnarray|multline|split|flalign|alignat)\*?"
+_MATH_DELIM = re.compile(
+    r"\\\$|\$\$|\$|\\\[|\\\]|\\\(|\\\)|\\begin\{" + _ENVS + r"\}(?:\{\d+\})?|\\end\{" + _ENVS + r"\}"
+)
+_PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}")
+_EQ_HINT = re.compile(r"=|≈|≃|\\approx|\\simeq|<<")
+
+
+def _math_regions(text: str, n: int):
+    """Linear scan for LaTeX math regions: list of (start, end) of the *content*."""
+    regions = []
+    opener = None  # (kind, content_start)
+    dollar = None  # content start of a candidate $...$
+    for count, m in enumerate(_MATH_DELIM.finditer(text, 0, n)):
+        if count >= MAX_DELIMITERS:
+            break
+        d = m.group()
+        if d == "\\$":
+            continue
+        if opener is not None:
+            kind, cs = opener
+            if (kind == "$$" and d == "$$") or (kind == "\\[" and d == "\\]") or \
+                    (kind == "\\(" and d == "\\)") or (kind == "env" and d.startswith("\\end")):
+                regions.append((cs, m.start()))
+                opener = None
+            continue
+        if d == "$":
+            if dollar is None:
+                dollar = m.end()
+            else:
+                content = text[dollar:m.start()]
+                if content and len(content) <= 500 and "\n" not in content and \
+                        not content[0].isspace() and not content[-1].isspace() and \
+                        not (_PROSE.search(content) and "\\" not in content) and \
+                        not (m.end() < n and text[m.end()].isdigit()):
+                    regions.append((dollar, m.start()))
+                    dollar = None
+                else:
+                    dollar = m.end()
+            continue
+        if d == "$$":
+            opener = ("$$", m.end())
+        elif d == "\\[":
+            opener = ("\\[", m.end())
+        elif d == "\\(":
+            opener = ("\\(", m.end())
+        elif d.startswith("\\begin"):
+            opener = ("env", m.end())
+        dollar = None
+    if opener is not None:  # unclosed: math up to the end
+        regions.append((opener[1], n))
+    return regions
+
+
+def extract_equations(text: str) -> list[Equation]:
+    """Every equation chain a step states (annotations first, then in text order).
+
+    Plain-text sides stop at words and punctuation ("She sells 16 - 3 - 4 = 9 eggs" -> "16 - 3 -
+    4", "9"); a unit word after a number is kept only inside an expression ("5 cm + 3 cm").
+    A plain equation that restates an adjacent ``<<..>>`` annotation with the same values is
+    dropped (GSM8K writes both).
+    """
+    try:
+        if not isinstance(text, str):
+            return []
+        n = min(len(text), MAX_TEXT_CHARS)
+        if _EQ_HINT.search(text, 0, n) is None:
+            return []
+        out: list[Equation] = []
+        annots: list = []
+        budget = Budget()
+        if "<<" in text:
+            for m in _ANNOT_RE.finditer(text, 0, n):
+                if len(annots) >= MAX_RELATIONS:
+                    break
+                eq = _annotation(text, m, budget)
+                if eq is not None:
+                    out.append(eq)
+                annots.append((m.start(), m.end(), [eq] if eq is not None else []))
+            if annots:
+                chars = list(text[:n])
+                for s, e, _ in annots:
+                    chars[s:e] = " " * (e - s)
+                text_m = "".join(chars)
+            else:
+                text_m = text
+        else:
+            text_m = text
+        annot_starts = [a[0] for a in annots]
+        regions = _math_regions(text_m, n) if ("$" in text_m or "\\" in text_m) else []
+        pos = 0
+        segs = []
+        for s, e in regions:
+            if s > pos:
+                segs.append((pos, s, False))
+            segs.append((s, e, True))
+            pos = e
+        if pos < n:
+            segs.append((pos, n, False))
+        budget.relations = MAX_RELATIONS
+        for s, e, latex in segs:
+            if _EQ_HINT.search(text_m, s, e) is None:
+                continue
+            toks = []
+            tokenize_windows(text_m, s, e, toks, latex, budget)
+            if not toks:
+                continue
+            before = len(out)
+            _chains(text, toks, "latex" if latex else "plain", out, text_m if annots else None, budget)
+            if annots and not latex:
+                # drop plain restatements of an annotation ("16-3-4 = <<16-3-4=9>>9")
+                keep = out[:before]
+                for eq in out[before:]:
+                    dup = False
+                    k = bisect_right(annot_starts, eq.span[1] + 1)
+                    for a_s, a_e, a_eqs in annots[max(0, k - 3):k]:
+                        if a_s <= eq.span[1] + 1 and a_e >= eq.span[0] - 1:
+                            for ae in a_eqs:
+                                if all(_BARE_SIDE.fullmatch(side) for side in ae.sides):
+                                    continue  # "40-10=<<30=30>>30": the plain equation carries the computation
+                                if [v.exact if v else None for v in ae.values] == \
+                                        [v.exact if v else None for v in eq.values] or \
+                                        _same_values(ae.values, eq.values):
+                                    dup = True
+                    if not dup:
+                        keep.append(eq)
+                out[:] = keep
+        return out
+    except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT)
+        internal_error("extract_equations", text, exc)
+        return []
+
+
+
+_BARE_SIDE = re.compile(r"\s*-?[\d,]*\.?\d+\s*")
+_WINDOW = 160
+_WINDOW_MATH = 400
+_MAX_WINDOW = 2000
+
+
+def _annotation(text: str, m, budget: Budget) -> Equation | None:
+    """A GSM8K calculator annotation ``<<16-3-4=9>>``: its sides are exactly the '='-separated
+    parts (no side-boundary heuristics needed)."""
+    sides, vals, stoks = [], [], []
+    pos = m.start(1)
+    for part in m.group(1).split("="):
+        end = pos + len(part)
+        if part.strip():
+            toks: list[Token] = []
+            tokenize(text, pos, end, False, toks, True)
+            if toks:
+                r = eval_tokens(toks) if all(t[0] != "|" for t in toks) else None
+                sides.append(text[toks[0][2]:toks[-1][3]])
+                vals.append(r if r.__class__ is Value else None)
+                stoks.append((toks, toks))
+        pos = end + 1
+    if len(sides) < 2:
+        return None
+    budget.sides -= len(sides)
+    return Equation(sides, vals, (m.start(), m.end()), "annotation", ("=",) * (len(sides) - 1),
+                    False, tuple(stoks))
+
+
+def tokenize_windows(text: str, s: int, e: int, toks: list[Token], latex: bool, budget: Budget) -> None:
+    """Tokenize only what can hold an equation: in plain text the line around each relation (a
+    newline ends a plain-text side), and only a window around it (a chain of relations extends
+    the window, up to ``_MAX_WINDOW`` characters).  A window edge that cuts the text is an edge
+    token '#', which makes a side that reaches it unreadable.  ``budget``: the relations and characters
+    left for the whole text (:class:`~.budget.Budget`), so that no input costs more than a bounded amount."""
+    last_end = s
+    prev_cut = False
+    half = _WINDOW_MATH if latex else _WINDOW
+    search = _EQ_HINT.search
+    while budget.relations > 0 and budget.chars > 0:
+        m = search(text, last_end, e)
+        if m is None:
+            return
+        budget.relations -= 1
+        p = m.start()
+        # left edge
+        lo = max(last_end, p - half)
+        j = -1 if latex else text.rfind("\n", lo, p)
+        if j >= 0:
+            ws, cut_l = j + 1, False
+        elif lo == last_end:
+            ws, cut_l = lo, prev_cut
+        else:
+            k = text.find(" ", lo, p)
+            ws, cut_l = (k if k >= 0 else lo), True
+        # right edge, extended while the chain goes on
+        cap = min(e, p + _MAX_WINDOW)
+        hi = min(cap, p + half)
+        r_end = m.end()
+        steps = 0
+        while hi < cap:
+            m2 = search(text, r_end, min(cap, hi + half))  # the next relation, if windows overlap
+            if m2 is None:
+                break
+            steps += 1
+            if steps > 16:  # a dense run of relations: take the whole capped window
+                hi = cap
+                r_end = max(r_end, text.rfind("=", r_end, cap))
+                break
+            r_end = m2.end()
+            hi = min(cap, m2.start() + half)
+        j = -1 if latex else text.find("\n", p, hi)
+        if j >= 0:
+            we, cut_r = j, False
+        elif hi == e:
+            we, cut_r = e, False
+        else:
+            k = text.rfind(" ", r_end, hi)
+            we, cut_r = (k if k > r_end else hi), True
+        budget.chars -= we - ws
+        toks.append(Token("|", "\n", ws, ws, True))
+        if cut_l:
+            toks.append(Token("#", "", ws, ws, True))
+        tokenize(text, ws, we, latex, toks)
+        if cut_r:
+            toks.append(Token("#", "", we, we, True))
+        last_end = max(we, m.end())
+        prev_cut = cut_r
+
+
+def _same_values(a, b) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is None or y is None:
+            if x is not y:
+                return False
+        elif x.approx != y.approx:
+            return False
+    return True
