@@ -406,13 +406,18 @@ AUDIT_CMD = ("rafs audit rafs faithful_accuracy rafs_step_validity rafs_support 
 
 
 def run_audit_full(full: bool = False) -> dict[str, tuple[Any, str]]:
-    """The full audit of audit.md's "after" section (about 4 minutes alone, far more under load)."""
+    """The full audit of audit.md's "after" section (about 4 minutes alone, far more under load). With
+    ``RAFS_AUDIT_RUN=OUT.json,OUT.md`` the outputs of that same command, run earlier, are read instead."""
     out_dir = ROOT / "runs" / "docs_figures"
     out_dir.mkdir(parents=True, exist_ok=True)
     path, md = out_dir / "audit.json", out_dir / "audit.md"
-    subprocess.run([PYTHON, "-m", "trainers", "audit", "rafs", "faithful_accuracy", "rafs_step_validity",
-                    "rafs_support", "trl.rewards:accuracy_reward", "--n", "300", "--json", str(path),
-                    "--markdown", str(md), "--force"], cwd=ROOT, check=True)
+    reuse = os.environ.get("RAFS_AUDIT_RUN")  # "OUT.json,OUT.md" of that very command, run earlier
+    if reuse:
+        path, md = (Path(x) for x in reuse.split(","))
+    else:
+        subprocess.run([PYTHON, "-m", "trainers", "audit", "rafs", "faithful_accuracy", "rafs_step_validity",
+                        "rafs_support", "trl.rewards:accuracy_reward", "--n", "300", "--json", str(path),
+                        "--markdown", str(md), "--force"], cwd=ROOT, check=True)
     data = json.loads(path.read_text())
     table = md.read_text().strip()
     for rep in data["reports"]:
