@@ -101,6 +101,7 @@ from functools import lru_cache
 from typing import Mapping
 
 from rewards.checks.arithmetic.errors import internal_error
+from rewards.checks.polynomials import gcd, quotient, remainder, squarefree_part, trim
 from rewards.checks.arithmetic.parser import eval_tokens
 from rewards.checks.arithmetic.tokens import Token, tokenize
 from rewards.checks.arithmetic.values import Value
@@ -350,48 +351,6 @@ def _is_zero(v: Value) -> bool:
 
 
 # ------------------------------------------------------------------------------------------- polynomial tools
-def _trim(p: list) -> list:
-    p = list(p)
-    while p and p[-1] == 0:
-        p.pop()
-    return p
-
-
-def _rem(a: list, b: list) -> list:
-    a, b = _trim(a), _trim(b)
-    while len(a) >= len(b):
-        q, shift = a[-1] / b[-1], len(a) - len(b)
-        for k, c in enumerate(b):
-            a[k + shift] -= q * c
-        a = _trim(a[:-1])
-    return a
-
-
-def _quo(a: list, b: list) -> list:
-    a, b = _trim(a), _trim(b)
-    out = [Fraction(0)] * max(1, len(a) - len(b) + 1)
-    while len(a) >= len(b):
-        q, shift = a[-1] / b[-1], len(a) - len(b)
-        out[shift] = q
-        for k, c in enumerate(b):
-            a[k + shift] -= q * c
-        a = _trim(a[:-1])
-    return out
-
-
-def _gcd(a: list, b: list) -> list:
-    a, b = _trim(a), _trim(b)
-    while b:
-        a, b = b, _rem(a, b)
-    return a
-
-
-def _squarefree(p: list) -> list:
-    p = _trim(p)
-    d = _trim([k * c for k, c in enumerate(p)][1:])
-    if not d:
-        return p
-    return _trim(_quo(p, _gcd(p, d)))
 
 
 def _interpolate(xs: list, ys: list) -> list | None:
@@ -410,12 +369,12 @@ def _interpolate(xs: list, ys: list) -> list | None:
         shifted = [Fraction(0)] + coef[:-1]
         coef = [shifted[k] - xs[i] * coef[k] for k in range(deg + 1)]
         coef[0] += dd[i]
-    return _trim(coef)
+    return trim(coef)
 
 
 def _rational_roots(p: list) -> list | None:
     """All roots of p when they are all rational and p has degree 1 or 2; None otherwise."""
-    p = _trim(p)
+    p = trim(p)
     if len(p) == 2:
         return [-p[0] / p[1]]
     if len(p) == 3:
@@ -559,16 +518,16 @@ def _rational_fit(xs: list, ys: list):
             sol = _solve(rows, rhs)
             if sol is None:
                 continue
-            num, den = _trim(sol[:dn + 1]), sol[dn + 1:] + [Fraction(1)]
+            num, den = trim(sol[:dn + 1]), sol[dn + 1:] + [Fraction(1)]
             if all(_horner(den, x) != 0 and _horner(num, x) == y * _horner(den, x) for x, y in zip(xs, ys)):
                 if not num:
                     return [], [Fraction(1)]
-                g = _gcd(num, den)
+                g = gcd(num, den)
                 if len(g) > 1:
-                    num, den = _quo(num, g), _quo(den, g)
-                    den = [c / den[-1] for c in _trim(den)]
-                    num = [c * 1 for c in _trim(num)]
-                return _trim(num), den
+                    num, den = quotient(num, g), quotient(den, g)
+                    den = [c / den[-1] for c in trim(den)]
+                    num = [c * 1 for c in trim(num)]
+                return trim(num), den
     return None
 
 
@@ -594,7 +553,7 @@ def _inclusion(fa, fb, ea, eb, var, fixed, budget) -> bool | None | str:
         if not nb:
             return True
         # every zero of a (a root of na) is a zero of nb, and no pole of b
-        return not _rem(nb, _squarefree(na)) and len(_gcd(na, qb)) == 1
+        return not remainder(nb, squarefree_part(na)) and len(gcd(na, qb)) == 1
     roots = _rational_roots(na)
     if roots is None:
         return None

@@ -56,6 +56,7 @@ from typing import Sequence
 from rewards.checks.arithmetic import Equation, EquationCheck, extract_equations
 from rewards.checks.identities import FUNCTION_CALL, TEXT_MARKUP, NON_ARITHMETIC, VARIABLE, value_at
 from rewards.checks.equations import step_equations
+from rewards.checks.polynomials import is_squarefree, remainder
 
 __all__ = ["check_trace", "pair_check"]
 
@@ -155,29 +156,6 @@ def _monomial(vals, deg: int) -> list[Fraction]:
     return coef
 
 
-def _trim(p: list[Fraction]) -> list[Fraction]:
-    while p and p[-1] == 0:
-        p = p[:-1]
-    return p
-
-
-def _rem(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
-    """Remainder of ``a`` divided by ``b`` (coefficient lists, lowest first; ``b`` non-zero)."""
-    a, b = _trim(list(a)), _trim(b)
-    while len(a) >= len(b):
-        q, shift = a[-1] / b[-1], len(a) - len(b)
-        for k, c in enumerate(b):
-            a[k + shift] -= q * c
-        a = _trim(a[:-1])
-    return a
-
-
-def _squarefree(p: list[Fraction]) -> bool:
-    """No repeated root: ``gcd(p, p')`` is a constant."""
-    a, b = _trim(p), _trim([k * c for k, c in enumerate(p)][1:])
-    while b:
-        a, b = b, _rem(a, b)
-    return len(a) == 1
 
 
 def _isqrt_frac(q: Fraction) -> Fraction | None:
@@ -331,12 +309,12 @@ def pair_check(e1: Equation, e2: Equation, others: Sequence[Equation] = ()) -> s
     # no rational root to show: the second's roots (complex ones too) are all roots of the first only if its
     # polynomial, when square-free, divides the first's
     q2 = _monomial(v2, d2)
-    if not _squarefree(q2) or not _rem(_monomial(p1[1], d1), q2):
+    if not is_squarefree(q2) or not remainder(_monomial(p1[1], d1), q2):
         return None
     for o in others:
         got = _one_unknown(o)
         po = _poly(got[0], got[1], var) if got is not None and got[2] == var else None
-        if po is not None and po[0] >= d2 and not _rem(_monomial(po[1], po[0]), q2):
+        if po is not None and po[0] >= d2 and not remainder(_monomial(po[1], po[0]), q2):
             return None  # derived from another equation of the step
     return (f"{l2.strip()} = {r2.strip()} does not follow from {l1.strip()} = {r1.strip()}: "
             f"the roots of the second are not roots of the first")
