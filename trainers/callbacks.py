@@ -26,6 +26,15 @@ The history (one compact entry per screen) is written as ``validity_history.json
 reloaded in ``on_train_begin`` when training resumes from a checkpoint, so collapse is still measured against the
 original baseline.
 
+The cheap confidence is the probability the model gives its own short answer (``confidence="token_prob"``, whose
+``answer_style`` defaults to ``"short"``: one forward pass over the probe prompts and a few single-token steps, see
+:mod:`trainers.probes`); the README's GRPO quick start uses it on the probe set shipped with the package
+(:func:`trainers.probes.default_probe_set`, also used when ``probe_set`` is ``None``). The default,
+``confidence="verbalized"`` with a worked answer, generates twice per item and costs minutes per screen on CPU.
+Every history entry records the screen's wall and CPU seconds (``elapsed_s``, ``cpu_s``) and ``share_of_interval``:
+the screen's wall time over the wall time since the previous screen ended (training, saving and logging
+included), the number to watch to keep the screen cheap.
+
 >>> from trainers.probes import Generation
 >>> def blanket(prompts, max_new_tokens, want_scores=False):    # always answers 7, always 99% sure
 ...     return [Generation("99" if len(p) > 1 else "#### 7") for p in prompts]
@@ -40,7 +49,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import re
 import time
@@ -49,7 +57,9 @@ from typing import Any, Callable, Mapping
 
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
 
-from trainers.probes import CONFIDENCE_MODES, Generation, ProbeResult, normalise_probe_set, run_probe
+from trainers.probes import (ANSWER_STYLES, CONFIDENCE_MODES, Generation, ProbeResult, default_probe_set,
+                             normalise_probe_set, run_probe)
+from trainers.screen.phase_b import finite_or_none  # finite float or None (NaN/inf -> None)
 
 __all__ = ["ValidityScreenCallback", "POLICIES", "EVERY", "REPORT_NAME", "HISTORY_NAME", "BASELINE_NAME",
            "load_history"]
@@ -62,14 +72,6 @@ REPORT_NAME = "validity_report.json"
 HISTORY_NAME = "validity_history.json"
 BASELINE_NAME = "validity_report_step0.json"
 _CKPT = re.compile(r"^checkpoint-(\d+)$")
-
-
-def finite_or_none(x: Any) -> float | None:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
 def load_history(folder: str | os.PathLike) -> list[dict[str, Any]]:
@@ -89,34 +91,46 @@ class ValidityScreenCallback(TrainerCallback):
     """Screen the model's confidence signal at checkpoints; log, flag or halt.
 
     Args:
-        probe_set: ``[{"problem", "answer"}]`` items (20-50 is typical), or a ``datasets.Dataset``; every item
-            needs a gold answer.
+        probe_set: ``[{"problem", "answer"}]`` items (20-100 is typical), or a ``datasets.Dataset``; every item
+            needs a gold answer. ``None``: the 72 items shipped with the package
+            (:func:`trainers.probes.default_probe_set`).
         processing_class: the tokenizer; by default the one the trainer passes to the callback.
         every: ``"save"`` (each checkpoint), ``"evaluate"`` (each evaluation) or ``"both"``.
         baseline: screen the untrained model at step 0 in ``on_train_begin`` (skipped when resuming).
         policy: ``"flag"`` or ``"halt"``.
         halt_on_failure: stop training when a screen fails (the probe raised, nothing could be screened).
         collapse_delta: a rise of ``L`` over the baseline by more than this is a collapse (``None`` disables).
-        confidence: ``"verbalized"`` (0-100), ``"keep_withdraw"``, ``"token_prob"`` or ``"rafs"``.
-        max_new_tokens / confidence_max_new_tokens: bounds on the answer / the confidence reply.
+        confidence: ``"verbalized"`` (default, 0-100), ``"token_prob"`` (the probability of the model's own
+            answer, [0, 1]: the cheap one), ``"keep_withdraw"`` or ``"rafs"``.
+        answer_style: ``"short"`` (a few tokens after "The answer is"; default for ``token_prob``) or
+            ``"reasoning"`` (a worked solution ending in ``#### X``; default for the other modes).
+        max_new_tokens / confidence_max_new_tokens: bounds on the answer (default: the longest gold answer's
+            characters + 1 in the short style, 128 in the reasoning style) / the confidence reply.
+        batch_size: probe prompts per ``generate`` call (default 128 short, 16 reasoning).
         threshold: binarisation of the confidence, ``"median"`` or a fixed value in [0, 1] (or [0, 100]).
         screen_config: a :class:`trainers.screen.ScreenConfig` (or a dict of its fields).
         compute_on: ``"all"`` ranks run the probe (ZeRO-3/FSDP-safe) or only the ``"main"`` rank.
         generator: replaces the model's generation (see :mod:`trainers.probes`); for tests and other engines.
         model_name / benchmark: names written into the VRS report.
-        instruction: appended to every probe problem (default: "Solve the problem. Put the final answer after ####.").
+        instruction: appended to every probe problem (default: "Solve the problem. Put the final answer after
+            ####." in the reasoning style, nothing in the short style).
         token_prob_reduce: ``"mean"`` or ``"min"`` token logprob of the answer span (``confidence="token_prob"``).
+        system_prompt: the probe's system message: ``"auto"`` (default: an empty one in the short style, which
+            spares SmolLM2's 16-token default system prompt; none in the reasoning style), ``None`` (the chat
+            template's default) or a string (see :func:`trainers.probes.run_probe`).
 
     Raises ``ValueError`` naming the field, the value and the fix on a wrong configuration.
     """
 
-    def __init__(self, probe_set: Any, processing_class: Any = None, *, every: str = "save", baseline: bool = True,
-                 policy: str = "flag", halt_on_failure: bool = False, collapse_delta: float | None = 0.2,
-                 confidence: str = "verbalized", max_new_tokens: int = 128, confidence_max_new_tokens: int = 8,
-                 batch_size: int = 16, threshold: str | float = "median", screen_config: Any = None,
+    def __init__(self, probe_set: Any = None, processing_class: Any = None, *, every: str = "save",
+                 baseline: bool = True, policy: str = "flag", halt_on_failure: bool = False,
+                 collapse_delta: float | None = 0.2, confidence: str = "verbalized", answer_style: str | None = None,
+                 max_new_tokens: int | None = None, confidence_max_new_tokens: int = 8,
+                 batch_size: int | None = None, threshold: str | float = "median", screen_config: Any = None,
                  seed: int = 0, compute_on: str = "all",
                  generator: Callable[..., list[Generation]] | None = None, model_name: str | None = None,
-                 benchmark: str = "probe set", instruction: str | None = None, token_prob_reduce: str = "mean"):
+                 benchmark: str = "probe set", instruction: str | None = None, token_prob_reduce: str = "mean",
+                 system_prompt: str | None = "auto"):
         if policy not in POLICIES:
             raise ValueError(f"ValidityScreenCallback: policy={policy!r} is not a policy; use 'flag' (log and go "
                              "on) or 'halt' (stop training on Invalid or on a collapse).")
@@ -126,6 +140,12 @@ class ValidityScreenCallback(TrainerCallback):
         if confidence not in CONFIDENCE_MODES:
             raise ValueError(f"ValidityScreenCallback: confidence={confidence!r} is not a confidence mode; use one "
                              f"of {CONFIDENCE_MODES}.")
+        if answer_style is not None and answer_style not in ANSWER_STYLES:
+            raise ValueError(f"ValidityScreenCallback: answer_style={answer_style!r}; use 'short' (a few tokens "
+                             "after 'The answer is') or 'reasoning' (a worked solution ending in '#### X').")
+        if answer_style == "short" and confidence == "rafs":
+            raise ValueError("ValidityScreenCallback: confidence='rafs' scores the answer's reasoning; use "
+                             "answer_style='reasoning' with it (or confidence='token_prob').")
         if token_prob_reduce not in ("mean", "min"):
             raise ValueError(f"ValidityScreenCallback: token_prob_reduce={token_prob_reduce!r}; use 'mean' (mean "
                              "token logprob of the answer span) or 'min' (its least likely token).")
@@ -138,6 +158,8 @@ class ValidityScreenCallback(TrainerCallback):
         for name, value in (("max_new_tokens", max_new_tokens), ("confidence_max_new_tokens",
                                                                  confidence_max_new_tokens),
                             ("batch_size", batch_size)):
+            if value is None and name in ("max_new_tokens", "batch_size"):
+                continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"ValidityScreenCallback: {name}={value!r} must be a positive integer, e.g. 64.")
         if isinstance(threshold, str):
@@ -147,6 +169,8 @@ class ValidityScreenCallback(TrainerCallback):
         elif not isinstance(threshold, (int, float)) or not 0.0 <= float(threshold) <= 100.0:
             raise ValueError(f"ValidityScreenCallback: threshold={threshold!r} is out of range; use 'median' or a "
                              "number in [0, 1] (or a percentage in [0, 100]).")
+        if probe_set is None:
+            probe_set = default_probe_set()
         try:
             self.probe_set = normalise_probe_set(probe_set)
         except ValueError as exc:
@@ -169,7 +193,8 @@ class ValidityScreenCallback(TrainerCallback):
         self.batch_size, self.threshold, self.screen_config = batch_size, threshold, screen_config
         self.seed, self.compute_on, self.generator = seed, compute_on, generator
         self.model_name, self.benchmark, self.instruction = model_name, benchmark, instruction
-        self.token_prob_reduce = token_prob_reduce
+        self.token_prob_reduce, self.answer_style, self.system_prompt = token_prob_reduce, answer_style, system_prompt
+        self._last_screen_end: float | None = None
         self.history: list[dict[str, Any]] = []
         self.halted = False
         self.last_report: dict[str, Any] | None = None
@@ -186,7 +211,8 @@ class ValidityScreenCallback(TrainerCallback):
         kwargs: dict[str, Any] = dict(confidence=self.confidence, max_new_tokens=self.max_new_tokens,
                                       confidence_max_new_tokens=self.confidence_max_new_tokens,
                                       batch_size=self.batch_size, generator=self.generator,
-                                      token_prob_reduce=self.token_prob_reduce)
+                                      token_prob_reduce=self.token_prob_reduce, answer_style=self.answer_style,
+                                      system_prompt=self.system_prompt)
         if self.instruction is not None:
             kwargs["instruction"] = self.instruction
         return run_probe(model, tokenizer, self.probe_set, **kwargs)
@@ -198,7 +224,7 @@ class ValidityScreenCallback(TrainerCallback):
         Applies the policy to the entry (``entry["decision"]`` is ``"continue"`` or ``"halt"``) but touches no
         trainer state; the ``on_*`` hooks do that.
         """
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         log.info("validity screen at step %d (%s): probing %d items, %s confidence", step, event,
                  len(self.probe_set), self.confidence)
         entry: dict[str, Any] = {"step": int(step), "event": event, "epoch": finite_or_none(epoch), "status": "ok",
@@ -230,10 +256,12 @@ class ValidityScreenCallback(TrainerCallback):
             entry.update(status="failed", reason=f"{type(exc).__name__}: {exc}")
             log.warning("validity screen at step %d failed: %s", step, entry["reason"])
         entry["elapsed_s"] = round(time.perf_counter() - t0, 3)
+        entry["cpu_s"] = round(time.process_time() - c0, 3)
         self._decide(entry)
         report.update({
             "vrs": {"model": self.model_name, "benchmark": self.benchmark, "n": entry["n"],
                     "accuracy": entry["accuracy"], "elicitation": self.confidence,
+                    "answer_style": (report.get("probe") or {}).get("answer_style"),
                     "format": {"verbalized": "0-100", "keep_withdraw": "KEEP/WITHDRAW", "token_prob": "[0, 1]",
                                "rafs": "0-100"}[self.confidence],
                     "threshold": self.threshold, "probe_timing": f"{event} at step {step}",
@@ -243,7 +271,7 @@ class ValidityScreenCallback(TrainerCallback):
             "decision": entry["decision"], "collapse": entry["collapse"], "collapse_delta": self.collapse_delta,
             "baseline": None if self.baseline_entry is None else {k: self.baseline_entry.get(k) for k in
                                                                    ("step", "tier", "L", "Fp", "RBS", "r")},
-            "elapsed_s": entry["elapsed_s"],
+            "elapsed_s": entry["elapsed_s"], "cpu_s": entry["cpu_s"],
         })
         entry["report"] = report
         return entry
@@ -286,6 +314,7 @@ class ValidityScreenCallback(TrainerCallback):
             if event == "save" and state.is_world_process_zero:
                 self._write(args, step, event, self.last_report)
         else:
+            started = time.perf_counter()
             distributed, rank = self._dist()
             entry = None
             if self.compute_on == "all" or rank == 0:
@@ -298,6 +327,12 @@ class ValidityScreenCallback(TrainerCallback):
                 dist.broadcast_object_list(box, src=0)
                 entry = box[0]
             report = entry.pop("report", None)
+            interval = None if self._last_screen_end is None else started - self._last_screen_end
+            entry["share_of_interval"] = (round(entry["elapsed_s"] / interval, 4)
+                                          if interval and entry.get("elapsed_s") is not None else None)
+            if report is not None:
+                report["share_of_interval"] = entry["share_of_interval"]
+            self._last_screen_end = time.perf_counter()
             self.last_report = report
             self.history.append(entry)
             if state.is_world_process_zero:

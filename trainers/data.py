@@ -119,7 +119,7 @@ def check_data(script: "RAFSScriptArguments") -> None:
             splits.append("test")
         for split in splits:
             _local_file(script.dataset_name, split, script)
-    if script.screen and script.screen_probe_path:
+    if script.screen and script.screen_probe_path and script.screen_probe_path != "default":
         resolve_path(script.screen_probe_path, "--screen_probe_path")
 
 
@@ -217,12 +217,17 @@ def sft_dataset(raw: Any, pcol: str, script: "RAFSScriptArguments") -> Any:
 
 
 def load_probe_set(script: "RAFSScriptArguments", *, seed: int = 1) -> list[dict[str, str]]:
-    """The screen's probe set: ``screen_probe_path`` if given, else held-out rows of the training data's source
+    """The screen's probe set: ``screen_probe_path`` if given (``"default"``: the 72 distinct items shipped with the
+    package, :func:`trainers.probes.default_probe_set`), else held-out rows of the training data's source
     (``easy_arithmetic`` with another seed, the ``test`` split of a :data:`LOCAL_DATASETS` set, or the last rows
     of the data)."""
     from datasets import load_dataset
 
     n = script.screen_probe_size
+    if script.screen_probe_path == "default":  # the shipped probe set (trainers/data/probes.jsonl)
+        from trainers.probes import default_probe_set
+
+        return default_probe_set(limit=n)
     if script.screen_probe_path:
         path = resolve_path(script.screen_probe_path, "--screen_probe_path")
         ds = load_dataset("json", data_files=str(path), split="train")

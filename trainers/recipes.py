@@ -106,7 +106,8 @@ class RAFSScriptArguments(ScriptArguments):
     # -- validity screen
     screen: bool = field(default=True, metadata={"help": "run the validity screen at checkpoints"})
     screen_probe_path: str | None = field(default=None, metadata={
-        "help": "probe set file (.jsonl with problem/question and answer); default: held-out rows of the data"})
+        "help": "probe set file (.jsonl with problem/question and answer), or 'default' for the 72 distinct items "
+                "shipped with the package; unset: held-out rows of the data"})
     screen_probe_size: int = field(default=30, metadata={"help": "probe items"})
     screen_every: str = field(default="save", metadata={"help": "save, evaluate or both"})
     screen_policy: str = field(default="flag", metadata={"help": "flag or halt"})

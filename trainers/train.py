@@ -110,12 +110,16 @@ def build_screen_callback(script: RAFSScriptArguments, tokenizer: Any = None, *,
         return None
     from trainers.callbacks import ValidityScreenCallback
 
+    # token_prob reads the probability of a short answer ("The answer is 7"): the training instruction and a long
+    # generation budget would only cost time (the answer's length bounds the generation)
+    short = script.screen_confidence == "token_prob"
     return ValidityScreenCallback(
         probe_set if probe_set is not None else load_probe_set(script), tokenizer, every=script.screen_every,
         baseline=script.screen_baseline, policy=script.screen_policy, halt_on_failure=script.screen_halt_on_failure,
         collapse_delta=script.screen_collapse_delta, confidence=script.screen_confidence,
-        max_new_tokens=script.screen_max_new_tokens, batch_size=script.screen_batch_size, model_name=model_name,
-        benchmark=script.dataset_name or script.dataset_path or "probe set", instruction=script.instruction)
+        max_new_tokens=None if short else script.screen_max_new_tokens, batch_size=script.screen_batch_size,
+        model_name=model_name, benchmark=script.dataset_name or script.dataset_path or "probe set",
+        instruction=None if short else script.instruction)
 
 
 def screen_callback(trainer: Any) -> "ValidityScreenCallback | None":

@@ -259,6 +259,8 @@ def test_every_evaluate_and_both_screen_once_per_step(tmp_path):
     ({"max_new_tokens": 0}, r"max_new_tokens=0 must be a positive integer"),
     ({"compute_on": "gpu0"}, r"compute_on='gpu0'"),
     ({"token_prob_reduce": "max"}, r"token_prob_reduce='max'"),
+    ({"answer_style": "long"}, r"answer_style='long'.*'short'"),
+    ({"answer_style": "short", "confidence": "rafs"}, r"confidence='rafs' scores the answer's reasoning"),
     ({"screen_config": {"L_treshold": 0.9}}, r"screen_config has an unknown field"),
 ])
 def test_wrong_config_fails_at_construction(kwargs, message):
@@ -300,3 +302,48 @@ def test_every_rank_takes_rank0s_decision(tmp_path):
              join=True)
     got = [json.loads((results / f"rank{r}.json").read_text()) for r in range(2)]
     assert got[0] == got[1] == {"stop": True, "tier": "Invalid"}
+
+
+def test_default_probe_set_and_token_prob_screen_record_their_cost(tmp_path):
+    """probe_set=None screens the 72 shipped items; the token-probability confidence takes one short generation per
+    screen; every entry records its wall and CPU seconds and its share of the time since the previous screen."""
+    import math
+    import time
+
+    from trainers.probes import SHORT_PREFILL, default_probe_set
+
+    gold = {it["problem"]: it["answer"] for it in default_probe_set()}
+    index = {it["problem"]: i for i, it in enumerate(default_probe_set())}
+    calls = []
+
+    def short(prompts, max_new_tokens, want_scores=False):
+        calls.append((len(prompts), max_new_tokens, want_scores))
+        out = []
+        for p in prompts:
+            assert p[-1] == {"role": "assistant", "content": SHORT_PREFILL}
+            right = index[p[1]["content"]] % 2 == 0  # the even items of the shipped set
+            answer = gold[p[1]["content"]] if right else "1000"
+            out.append(Generation(answer + ".", [-0.05 if right else -2.0, -0.1],
+                                  [len(answer), len(answer) + 1]))
+        return out
+
+    cb = ValidityScreenCallback(confidence="token_prob", generator=short)
+    assert len(cb.probe_set) == 72
+    args = make_args(tmp_path)
+    fire(cb, "on_train_begin", args, 0)
+    time.sleep(0.05)  # "training" between the screens
+    (tmp_path / "checkpoint-3").mkdir()
+    fire(cb, "on_save", args, 3)
+    assert calls == [(72, 3, True), (72, 3, True)]  # one generate call of 3 new tokens (answers <= 81) a screen
+    base, save = cb.history
+    assert base["tier"] == "Valid" and base["L"] == 0.0 and base["Fp"] == 0.0 and base["accuracy"] == 0.5
+    assert base["r"] > 0.9
+    assert base["share_of_interval"] is None  # nothing before the baseline
+    assert save["share_of_interval"] is not None and 0.0 < save["share_of_interval"]
+    assert all(h["cpu_s"] >= 0.0 and h["elapsed_s"] > 0.0 for h in cb.history)
+    report = json.loads((tmp_path / "checkpoint-3" / REPORT_NAME).read_text())
+    assert report["vrs"]["elicitation"] == "token_prob" and report["vrs"]["format"] == "[0, 1]"
+    assert report["vrs"]["answer_style"] == "short" and report["probe"]["max_new_tokens"] == 3
+    assert report["share_of_interval"] == save["share_of_interval"]
+    first = report["probe"]["records"][0]
+    assert first["confidence"] == pytest.approx(math.exp(-0.05))

@@ -222,8 +222,8 @@ def test_token_prob_short_style_scores_only_the_answer_tokens():
                "What is 5 + 3?": ("8|\n", [-0.3, -0.2])}
     gen = ShortScripted(replies)
     res = run_probe(None, None, PROBE, confidence="token_prob", generator=gen)
-    assert res.answer_style == "short" and res.max_new_tokens == 4
-    assert gen.calls == [(6, 4, True)]  # one generate call for the whole probe, 4 new tokens, with scores
+    assert res.answer_style == "short" and res.max_new_tokens == 2  # the longest gold answer '8' and its end
+    assert gen.calls == [(6, 2, True)]  # one generate call for the whole probe, 2 new tokens, with scores
     first = gen.prompts[0]
     assert first[0] == {"role": "system", "content": ""}  # spares the template's default system prompt
     assert first[-1] == {"role": "assistant", "content": SHORT_PREFILL}
@@ -262,7 +262,8 @@ def test_short_style_options_and_errors():
     # reasoning style (the default of the other modes) is unchanged: no system message, the #### instruction
     seen.clear()
     run_probe(None, None, PROBE[:1], generator=two_turns)
-    assert seen[0] == [{"role": "user", "content": "What is 0 + 3?\nSolve the problem. Put the final answer after ####."}]
+    instruction = "Solve the problem. Put the final answer after ####."
+    assert seen[0] == [{"role": "user", "content": f"What is 0 + 3?\n{instruction}"}]
     with pytest.raises(ValueError, match="answer_style='long'"):
         run_probe(None, None, PROBE, answer_style="long")
     with pytest.raises(ValueError, match="confidence='rafs' scores the answer's reasoning"):
@@ -277,7 +278,37 @@ def test_short_style_on_a_tiny_model_drops_the_system_message_a_template_refuses
     tok.chat_template = ("{% for m in messages %}{% if m['role'] == 'system' %}{{ raise_exception('System role "
                          "not supported') }}{% endif %}{{ m['role'] + ': ' + m['content'] + '\\n' }}{% endfor %}"
                          "{% if add_generation_prompt %}{{ 'assistant: ' }}{% endif %}")
+    with pytest.raises(Exception, match="System role not supported"):
+        tok.apply_chat_template([{"role": "system", "content": ""}], tokenize=False)
     res = run_probe(model, tok, PROBE, confidence="token_prob")
     assert res.n_failed == 0 and res.n_items == 6 and res.answer_style == "short"
     assert all(r.response.startswith("The answer is ") for r in res.records)
     assert all(0.0 <= c <= 1.0 for c in res.confidence)
+
+
+def test_prompts_are_batched_by_length_and_replies_come_back_in_order():
+    probe = [{"problem": "Q" + "x" * ((n % 5) * 10) + f" {n}", "answer": str(n)} for n in range(10)]
+    batches = []
+
+    def echo(prompts, max_new_tokens, want_scores=False):
+        if len(prompts[0]) > 1:  # turn 2: the confidence
+            return [Generation("50") for _ in prompts]
+        batches.append([len(p[0]["content"]) for p in prompts])
+        return [Generation("#### " + p[0]["content"].split("\n")[0].split()[-1]) for p in prompts]
+
+    res = run_probe(None, None, probe, generator=echo, batch_size=4)
+    assert res.correct == [True] * 10  # every reply went back to its own item
+    assert [len(b) for b in batches] == [4, 4, 2]
+    assert all(max(a) <= min(b) for a, b in zip(batches, batches[1:]))  # shortest prompts first
+
+
+def test_a_failed_batch_names_its_items():
+    def broken_long(prompts, max_new_tokens, want_scores=False):
+        if any("long" in p[0]["content"] for p in prompts):
+            raise RuntimeError("out of memory")
+        return [Generation("#### 1") for _ in prompts]
+
+    probe = [{"problem": f"What is {i}?" + (" long" * 20 if i in (1, 4) else ""), "answer": "1"} for i in range(6)]
+    res = run_probe(None, None, probe, generator=broken_long, batch_size=2, confidence="rafs")
+    assert [r.error is not None for r in res.records] == [False, True, False, False, True, False]
+    assert res.failures == ["items 1, 4: generation failed: RuntimeError: out of memory"]
