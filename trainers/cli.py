@@ -8,6 +8,11 @@ Shared promises, kept here so every command keeps them the same way:
 
 * help text is plain text: descriptions taken from reStructuredText docstrings go through :func:`plain_text`
   (applied by :func:`build_parser` to every subcommand, nested ones included);
+* help fits the terminal (``COLUMNS``): :class:`HelpFormatter` re-wraps prose paragraphs and keeps indented
+  example blocks as written; no option may be abbreviated (``--for`` is not ``--force``);
+* an unknown ``--rafs.KEY`` flag is one line naming the key, the closest valid key and every valid key
+  (:func:`trainers.config.unknown_flag_error`, the wording a ``--config`` file gets);
+* ``rafs … | head`` stops quietly with exit status 141 (SIGPIPE), rich tables included (:func:`rich_console`);
 * no file is overwritten without ``--force`` (:func:`refuse_overwrite`), and files are written atomically
   (:func:`atomic_write`, i.e. :func:`rewards.adapters.files.atomic_write`: a temporary file in the same
   folder, then ``os.replace``).
@@ -31,7 +36,8 @@ if TYPE_CHECKING:
     from rewards.adapters.files import atomic_write
 
 __all__ = ["main", "build_parser", "COMMANDS", "CommandError", "version", "plain_text", "plain_help",
-           "refuse_overwrite", "atomic_write", "check_output_file"]
+           "HelpFormatter", "wrap_help", "finish_parser", "rich_console", "refuse_overwrite", "atomic_write",
+           "check_output_file"]
 
 COMMANDS = ("score", "screen", "filter", "eval", "audit", "train", "experiment", "demo", "serve")
 
@@ -115,6 +121,91 @@ def plain_help(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+_BULLET = re.compile(r"^([*\u2022-]|\d+[.)])\s+")
+
+
+def wrap_help(text: str, width: int, indent: str = "") -> str:
+    r"""``text`` re-wrapped to ``width`` columns for a terminal: each paragraph (blocks are separated by blank lines)
+    is refilled, a list item (``* ``, ``- ``, ``1. ``) keeps its marker and a hanging indent, and a block whose first
+    line is indented (an example or code block) is kept exactly as written. Every line starts with ``indent``.
+
+    >>> print(wrap_help("one two three four\nfive six\n\n    rafs score x.jsonl --out y.jsonl", 14))
+    one two three
+    four five six
+    <BLANKLINE>
+        rafs score x.jsonl --out y.jsonl
+    >>> print(wrap_help("* alpha beta gamma\n  delta", 14))
+    * alpha beta
+      gamma delta
+    """
+    import textwrap
+
+    blocks = re.split(r"\n[ \t]*\n", text.strip("\n"))
+    out = []
+    for block in blocks:
+        lines = block.splitlines()
+        if not lines:
+            continue
+        if lines[0][:1] in (" ", "\t"):
+            out.append("\n".join(indent + line.rstrip() for line in lines))
+            continue
+        items: list[tuple[str, list[str]]] = []
+        for line in lines:
+            marker = _BULLET.match(line)
+            if marker or not items:
+                lead = marker.group(0) if marker else ""
+                items.append((lead, [line[len(lead):].strip()]))
+            else:
+                items[-1][1].append(line.strip())
+        out.append("\n".join(
+            textwrap.fill(" ".join(words), max(width, 11), initial_indent=indent + lead,
+                          subsequent_indent=indent + " " * len(lead), break_long_words=False,
+                          break_on_hyphens=False)
+            for lead, words in items))
+    return "\n\n".join(out)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter (option help wrapped to the terminal width, ``COLUMNS`` when set) with descriptions and
+    epilogs re-wrapped by :func:`wrap_help`: prose fits the terminal, indented example blocks stay as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return wrap_help(text, width, indent)
+
+
+def _parsers(parser: argparse.ArgumentParser):
+    """``parser`` and every sub-command parser under it (nested ones included), each once."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in {id(p): p for p in action.choices.values()}.values():
+                yield from _parsers(sub)
+
+
+def finish_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Apply the shared promises to ``parser`` and every sub-command under it: help without markup
+    (:func:`plain_help`), help that fits the terminal (:class:`HelpFormatter`) and no abbreviated options
+    (``allow_abbrev=False``: ``--for`` is an error, not ``--force``). Returns ``parser``."""
+    plain_help(parser)
+    for p in _parsers(parser):
+        p.formatter_class = HelpFormatter
+        p.allow_abbrev = False
+    return parser
+
+
+def rich_console(**kwargs):
+    """A :class:`rich.console.Console` (same arguments) whose closed pipe raises :class:`BrokenPipeError`, which
+    :func:`main` turns into a quiet exit 141 like every other command (rich's own handling exits 1)."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError(32, "Broken pipe")
+
+    return _Console(**kwargs)
+
+
 # -- writing files -----------------------------------------------------------------------------------------------
 
 def refuse_overwrite(path: str | os.PathLike, *, force: bool, flag: str | None = None) -> None:
@@ -176,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(_run=module.run, _name=name)
         if getattr(module, "PASS_THROUGH", False):
             parser.get_default("_pass_through").add(name)
-    return plain_help(parser)
+    return finish_parser(parser)
 
 
 def _pass_through(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
@@ -193,10 +284,38 @@ def _pass_through(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]
     return argv
 
 
+def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub-)command ``args`` ran, e.g. ``rafs experiment faithfulness``'s."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                return _command_parser(chosen, args)
+    return parser
+
+
+def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, extras: list[str]) -> int:
+    """Arguments the command does not know: an unknown ``--rafs.KEY`` of a command that takes ``--rafs.*`` flags is
+    one line naming the key, the closest valid key and the valid keys (exit 2); anything else is argparse's error of
+    the command's own parser (its usage, then ``rafs <command>: error: unrecognized arguments``)."""
+    command = _command_parser(parser, args)
+    # set by trainers.config.add_config_arguments on a command that takes --rafs.* flags (a hook, not an import:
+    # trainers.config imports this module)
+    unknown_flag = getattr(args, "_unknown_rafs_flag", None)
+    for token in extras:
+        if unknown_flag is not None and token.startswith("--rafs."):
+            print(f"rafs {getattr(args, '_name', command.prog)}: error: {unknown_flag(token)}", file=sys.stderr)
+            return 2
+    command.error(f"unrecognized arguments: {' '.join(extras)}")
+    return 2  # pragma: no cover - error() exits
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(_pass_through(parser, argv))
+    args, extras = parser.parse_known_args(_pass_through(parser, argv))
+    if extras:
+        return _unrecognized(parser, args, extras)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:

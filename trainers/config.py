@@ -12,7 +12,8 @@ the scorer's settings (:class:`rewards.RAFSConfig`) the same way:
 
 The valid keys are the fields of :class:`rewards.RAFSConfig` (read from the dataclass, not a list kept here); an
 unknown key, a value of the wrong type or a value out of range is a :class:`trainers.cli.CommandError` of one line
-that names the key, where it came from and the fix.
+that names the key, where it came from and the fix; an unknown ``--rafs.KEY`` flag gets the same line
+(:func:`unknown_key_error`), with the closest valid key and the list of valid keys.
 
 >>> load_rafs_config({"tau_accept": 70}, {"theta_step": "0.4"}).tau_accept
 70.0
@@ -41,7 +42,8 @@ from typing import Any, Iterable, Mapping
 from trainers.cli import CommandError
 
 __all__ = ["load_rafs_config", "load_command_config", "read_config_file", "rafs_fields", "add_config_arguments",
-           "config_from_args", "rafs_overrides_from_args", "config_to_dict", "RAFS_FLAG_PREFIX"]
+           "config_from_args", "rafs_overrides_from_args", "config_to_dict", "unknown_key_error",
+           "unknown_flag_error", "RAFS_FLAG_PREFIX"]
 
 RAFS_FLAG_PREFIX = "--rafs."
 _DEST_PREFIX = "rafs__"
@@ -237,11 +239,36 @@ def read_config_file(path: str | os.PathLike, *, flag: str = "--config") -> dict
     return dict(data)
 
 
-def _unknown(key: Any, origin: str, valid: Iterable[str]) -> CommandError:
+def unknown_key_error(key: Any, origin: str, valid: Iterable[str]) -> CommandError:
+    """The one-line error for an unknown config ``key`` found in ``origin`` (a file, a mapping, a flag): the key, the
+    closest of the ``valid`` keys, and all of them. The same wording for a ``--config`` file and a ``--rafs.KEY``
+    flag (:func:`trainers.cli.main` uses it for an unknown flag).
+
+    >>> str(unknown_key_error("tau_acept", "the flag --rafs.tau_acept", ["tau_accept", "theta_step"]))
+    "unknown config key 'tau_acept' in the flag --rafs.tau_acept; did you mean 'tau_accept'? valid keys: \
+tau_accept, theta_step"
+    """
     valid = sorted(set(valid))
-    close = difflib.get_close_matches(_norm(key), valid, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ";"
+    close = difflib.get_close_matches(_norm(key), valid, n=1) or [
+        v for v in valid if _norm(key) and v.startswith(_norm(key))]  # an abbreviation: --rafs.tau
+    if len(close) > 1:
+        hint = f"; did you mean one of {', '.join(map(repr, close))}?"
+    else:
+        hint = f"; did you mean {close[0]!r}?" if close else ";"
     return CommandError(f"unknown config key {str(key)!r} in {origin}{hint} valid keys: {', '.join(valid)}")
+
+
+def unknown_flag_error(token: str) -> CommandError:
+    """The one-line error for an unknown ``--rafs.KEY`` flag (``token`` as typed, ``--rafs.KEY`` or
+    ``--rafs.KEY=VALUE``): :func:`unknown_key_error` over the fields of ``RAFSConfig``. :func:`add_config_arguments`
+    hands it to :func:`trainers.cli.main`, which prints it for a flag argparse did not recognise.
+
+    >>> message = str(unknown_flag_error("--rafs.tau=99"))
+    >>> message.startswith("unknown config key 'tau' in the flag --rafs.tau; did you mean 'tau_accept'? valid keys:")
+    True
+    """
+    flag = token.split("=", 1)[0]
+    return unknown_key_error(flag[len(RAFS_FLAG_PREFIX):], f"the flag {flag}", rafs_fields())
 
 
 def _typed(name: str, value: Any, tp: Any, origin: str, *, text: bool) -> Any:
@@ -323,13 +350,13 @@ def load_command_config(source: str | os.PathLike | Mapping[str, Any] | None = N
             elif name in extra and block is data:
                 options[name] = value
             else:
-                raise _unknown(key, block_origin, valid if block is data else fields)
+                raise unknown_key_error(key, block_origin, valid if block is data else fields)
     for key, value in (overrides or {}).items():
         if value is None:
             continue
         name = _norm(key)
         if name not in fields:
-            raise _unknown(key, overrides_origin, fields)
+            raise unknown_key_error(key, overrides_origin, fields)
         values[name] = _typed(name, value, fields[name], overrides_origin, text=True)
     try:
         config = _config_class()(**values)
@@ -401,6 +428,7 @@ def add_config_arguments(parser: argparse.ArgumentParser, *, config_flag: bool =
     if config_flag:
         group.add_argument("--config", metavar="FILE", default=None,
                            help=config_help or "YAML or JSON file of RAFSConfig fields (e.g. tau_accept: 70)")
+    parser.set_defaults(_unknown_rafs_flag=unknown_flag_error)  # read by trainers.cli.main for an unknown flag
     helps = _field_help()
     aliases = aliases or {}
     for name, tp in rafs_fields().items():

@@ -71,7 +71,8 @@ def test_calibrate_on(tmp_path):
 
 
 @pytest.mark.parametrize("mutate,message", [
-    (lambda rows: rows[2].pop("final_answer_correct"), "row 2 (id 'c1'): missing field 'final_answer_correct'"),
+    # rows[2] is the third row of the file: row numbers are 1-based, as a user counts them
+    (lambda rows: rows[2].pop("final_answer_correct"), "row 3 (id 'c1'): missing field 'final_answer_correct'"),
     (lambda rows: rows[0].update(label=7), "field 'label' = 7 is out of range for 2 step(s)"),
 ])
 def test_bad_rows_exit_2_with_one_line(tmp_path, capsys, mutate, message):

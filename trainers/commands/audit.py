@@ -236,14 +236,13 @@ def _print_tables(console, name: str, reports: list) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from rewards.audit.battery import (AuditError, audit, load_problems, markdown_table, read_problems,
                                        select_families)
     from rewards.audit.families import FAMILIES
-    from trainers.cli import CommandError
+    from trainers.cli import CommandError, rich_console
 
-    console = Console(width=100, highlight=False, soft_wrap=False)
+    # rich_console: a closed pipe (rafs audit … | head) ends in the quiet exit 141 of every command, not rich's exit 1
+    console = rich_console(width=100, highlight=False, soft_wrap=False)
     if args.list_families:
         from rich.table import Table
 

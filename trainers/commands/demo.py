@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.max_steps is not None and args.max_steps < 1:
         raise CommandError(f"--max-steps {args.max_steps}: give a positive number of steps, e.g. 2")
+    if args.recipe is not None and os.path.isdir(args.recipe):
+        raise CommandError(f"--recipe {args.recipe!r} is a folder; pass one recipe YAML file")
     if args.recipe is not None and not os.path.isfile(args.recipe):
         raise CommandError(f"--recipe {args.recipe!r} does not exist")
     from trainers.demo import DEMO_RECIPE, run_demo

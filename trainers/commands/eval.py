@@ -138,12 +138,12 @@ def _write(path: str, text: str) -> None:
 
 def print_summary(report, console=None) -> None:
     """A rich table of the headline figures, the silent-failure detection per detector and the misses by kind."""
-    from rich.console import Console
     from rich.table import Table
 
     from rewards.adapters.evaluation.markdown import number_ci  # "0.712 [0.650, 0.770]"
+    from trainers.cli import rich_console
 
-    console = console or Console()
+    console = console or rich_console()  # a closed pipe (rafs eval … | head) exits 141 quietly
     meta, sf = report["meta"], report["silent_failure"]
     head = Table(title=f"rafs eval — {meta.get('source')} (n={report['n']}, θ={meta['theta']}, "
                        f"{meta['theta_source']})")

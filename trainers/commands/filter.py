@@ -29,8 +29,10 @@ fields (``tau_accept``, ...; :mod:`trainers.config`); flags given on the command
 Example::
 
     rafs filter ../shared/data/gsm8k/train.jsonl --out runs/gsm8k_filtered
-    rafs filter data/shards/ --out runs/f --config recipes/dataset_filtering/config_gsm8k.yaml --min-rafs 80
-    RAY_ADDRESS=ray://head:10001 rafs filter /mnt/shared/traces/ --out /mnt/shared/filtered --engine ray
+    rafs filter data/shards/ --out runs/f --min-rafs 80 \\
+        --config recipes/dataset_filtering/config_gsm8k.yaml
+    RAY_ADDRESS=ray://head:10001 rafs filter /mnt/shared/traces/ --out /mnt/shared/filtered \\
+        --engine ray
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ scorer's settings come from ``--config FILE`` (YAML or JSON) and ``--rafs.FIELD 
 Example::
 
     rafs score examples/traces.jsonl
-    rafs score ../shared/data/processbench/gsm8k.json --out runs/pb_scores.jsonl --rafs.tau_accept 70
+    rafs score ../shared/data/processbench/gsm8k.json --out runs/pb_scores.jsonl \\
+        --rafs.tau_accept 70
     rafs score ../shared/data/gsm8k/train.jsonl --out runs/gsm8k_scores.jsonl --config my_rafs.yaml
 """
 

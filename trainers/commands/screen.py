@@ -61,15 +61,15 @@ def _configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register the ``screen`` subcommand on an argparse ``subparsers`` object and return its parser."""
     p = subparsers.add_parser("screen", help="screen a confidence signal for validity (Phase A + B, VRS report)",
-                              description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+                              description=__doc__.split("\n\n")[0])
     return _configure(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """A stand-alone parser with the same arguments (for tests and ``python -m``)."""
-    from trainers.cli import plain_help
+    from trainers.cli import finish_parser
 
-    return plain_help(_configure(argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])))
+    return finish_parser(_configure(argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])))
 
 
 def _err(msg: str) -> int:
@@ -170,10 +170,12 @@ def _console() -> Any:
     """A console as wide as the terminal, or as ``COLUMNS`` when set; 220 columns when piped without it."""
     from rich.console import Console
 
+    from trainers.cli import rich_console  # a closed pipe (rafs screen … | head) exits 141 quietly
+
     probe = Console()
     if probe.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
-        return Console(width=probe.width)
-    return Console(width=220)
+        return rich_console(width=probe.width)
+    return rich_console(width=220)
 
 
 def _print_table(results: list[Any], console: Any = None) -> None:
@@ -202,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
     from trainers.screen import ScreenConfig, ScreenInputError, results_to_json, results_to_markdown, screen_groups
 
     data = Path(args.data)
+    if data.is_dir():
+        return _err(f"DATA.csv {str(data)!r} is a folder; pass one CSV file")
     if not data.is_file():
         return _err(f"{data}: no such file")
     from trainers.cli import CommandError, refuse_overwrite
@@ -273,6 +277,8 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 plt.close(fig)
             print(f"wrote {plot}", file=sys.stderr if json_out == "-" else sys.stdout)
+    except BrokenPipeError:
+        raise  # the reader went away (rafs screen … | head): trainers.cli.main exits 141 quietly
     except OSError as e:
         return _err(f"cannot write output: {e.strerror}: {e.filename}")
 
@@ -283,7 +289,11 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return run(args)
+    try:
+        return run(args)
+    except BrokenPipeError:  # `… | head`: stop quietly with the SIGPIPE status, as trainers.cli.main does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,8 +17,10 @@ is given or it resumes (``--resume_from_checkpoint``).
 
 Example::
 
-    rafs train recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml --max_steps 2 --output_dir runs/try
-    rafs train --config recipes/SmolLM2-135M-Instruct/sft/config_filtered.yaml --max_steps 5 --output_dir runs/sft
+    rafs train recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml --max_steps 2 \\
+        --output_dir runs/try
+    rafs train --config recipes/SmolLM2-135M-Instruct/sft/config_filtered.yaml --max_steps 5 \\
+        --output_dir runs/sft
     rafs train recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml --dry-run \\
         --reward_funcs faithful_accuracy trl.rewards.accuracy_reward
 
@@ -74,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     recipe_path = paths[0]
     dry_run = bool(getattr(args, "dry_run", False) or flags["dry_run"])
     force = bool(getattr(args, "force", False) or flags["force"])
+    if os.path.isdir(recipe_path):
+        raise CommandError(f"recipe {recipe_path!r} is a folder; pass one recipe YAML file (e.g. "
+                           "recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml)")
     if not os.path.isfile(recipe_path):
         raise CommandError(f"recipe {recipe_path!r} does not exist; see recipes/ (e.g. "
                            "recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml)")

@@ -163,8 +163,8 @@ def parse_correct(values: Iterable[Any], *, field_name: str = "correct", drop_un
     """Parse correctness labels: booleans, 0/1, or the strings true/false, yes/no, correct/incorrect.
 
     Returns ``(correct, valid)``: two boolean arrays; rows that are missing (None, NaN, "") have ``valid`` False.
-    A value that is neither raises :class:`ScreenInputError` naming it, unless ``drop_unparseable`` (then that row
-    is invalid too).
+    A value that is neither raises :class:`ScreenInputError` naming it and its row (1-based: the first value is row
+    1, the first data row of a CSV), unless ``drop_unparseable`` (then that row is invalid too).
     """
     arr = _as_1d(values)
     if arr.dtype == bool:
@@ -175,9 +175,10 @@ def parse_correct(values: Iterable[Any], *, field_name: str = "correct", drop_un
         bad = valid & (x != 0) & (x != 1)
         if bad.any():
             if not drop_unparseable:
-                v = x[bad][0]
+                i = int(np.flatnonzero(bad)[0])
                 raise ScreenInputError(
-                    f"{field_name}: value {v:g} is not a correctness label; use 1/0, true/false or booleans"
+                    f"{field_name}: value {x[i]:g} (row {i + 1}) is not a correctness label; use 1/0, true/false "
+                    "or booleans"
                 )
             valid &= ~bad
         return (x == 1) & valid, valid
@@ -201,7 +202,7 @@ def parse_correct(values: Iterable[Any], *, field_name: str = "correct", drop_un
                 valid[i] = False
             else:
                 raise ScreenInputError(
-                    f"{field_name}: value {v!r} (row {i}) is not a correctness label; "
+                    f"{field_name}: value {v!r} (row {i + 1}) is not a correctness label; "
                     "use true/false, 1/0, yes/no or correct/incorrect"
                 )
     return out, valid
@@ -214,7 +215,8 @@ def parse_confidence(values: Iterable[Any], *, scale: Literal["auto", "unit", "p
     ``scale="auto"`` reads a numeric column as binary when every value is 0 or 1, as ``unit`` when every value
     lies in [0, 1], and as ``percent`` when the largest lies in (1, 100]; pass ``scale`` to force one reading
     (e.g. ``"percent"`` for a 0-100 column whose values happen to be 0 or 1). Numbers outside [0, 100], negative
-    numbers and unknown strings raise :class:`ScreenInputError` naming the value, unless ``drop_unparseable``.
+    numbers and unknown strings raise :class:`ScreenInputError` naming the value and its row (1-based), unless
+    ``drop_unparseable``.
     """
     if scale not in ("auto", "unit", "percent", "binary"):
         raise ScreenInputError(f"scale={scale!r}: use 'auto', 'unit', 'percent' or 'binary'")
@@ -266,16 +268,17 @@ def parse_confidence(values: Iterable[Any], *, scale: Literal["auto", "unit", "p
                 valid[i] = False
             else:
                 raise ScreenInputError(
-                    f"{field_name}: value {v!r} (row {i}) is not a confidence; use numbers in [0, 1] or [0, 100], "
+                    f"{field_name}: value {v!r} (row {i + 1}) is not a confidence; use numbers in [0, 1] or [0, 100], "
                     "booleans, KEEP/WITHDRAW, BET/NO BET or high/low (or drop such rows with drop_unparseable)"
                 )
     xv = x[valid]
     bad = (xv < 0) | (xv > 100)
     if bad.any():
         if not drop_unparseable:
+            i = int(np.flatnonzero(valid)[bad][0])
             raise ScreenInputError(
-                f"{field_name}: value {xv[bad][0]:g} is outside [0, 100]; confidence must be a probability in "
-                "[0, 1] or a percentage in [0, 100]"
+                f"{field_name}: value {x[i]:g} (row {i + 1}) is outside [0, 100]; confidence must be a probability "
+                "in [0, 1] or a percentage in [0, 100]"
             )
         idx = np.flatnonzero(valid)[bad]
         valid[idx] = False

@@ -11,7 +11,7 @@ A bad row raises ``ValueError`` naming the source, the row (and its ``id``), the
 >>> validate_rows([{"id": "b", "problem": "p", "steps": "1 + 1 = 2", "label": -1, "final_answer_correct": True}])
 Traceback (most recent call last):
 ...
-ValueError: rows: row 0 (id 'b'): field 'steps' = '1 + 1 = 2' must be a non-empty list of strings (one string per step)
+ValueError: rows: row 1 (id 'b'): field 'steps' = '1 + 1 = 2' must be a non-empty list of strings (one string per step)
 """
 
 from __future__ import annotations
@@ -31,16 +31,16 @@ def _where(source: str, i: int, row: Mapping[str, Any] | None = None) -> str:
 
 
 def validate_rows(rows: Iterable[Any], source: str = "rows") -> list[dict]:
-    """Check every row has the ProcessBench fields with sane values; raise ``ValueError`` naming the row, the field,
-    the value and the fix. Returns the rows as a list.
+    """Check every row has the ProcessBench fields with sane values; raise ``ValueError`` naming the row (1-based:
+    the first row is row 1), the field, the value and the fix. Returns the rows as a list.
 
     >>> validate_rows([{"problem": "p", "steps": ["a"], "label": 3, "final_answer_correct": True}])
     Traceback (most recent call last):
     ...
-    ValueError: rows: row 0: field 'label' = 3 is out of range for 1 step(s); use -1 (no wrong step) or 0..0
+    ValueError: rows: row 1: field 'label' = 3 is out of range for 1 step(s); use -1 (no wrong step) or 0..0
     """
     out = []
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, 1):  # 1-based, as a user counts the rows of a file
         where = _where(source, i, row)
         if not isinstance(row, Mapping):
             raise ValueError(f"{where}: expected a JSON object with fields {list(REQUIRED_FIELDS)}, "

@@ -219,7 +219,7 @@ def test_json_and_jsonl_input(tmp_path):
 
 
 @pytest.mark.parametrize("change,message", [
-    (lambda r: r.pop("label"), "row 1 (id 'e2'): missing field 'label'"),
+    (lambda r: r.pop("label"), "row 2 (id 'e2'): missing field 'label'"),
     (lambda r: r.update(label=3), "field 'label' = 3 is out of range for 3 step(s); use -1 (no wrong step) or 0..2"),
     (lambda r: r.update(label=-2), "field 'label' = -2 is out of range"),
     (lambda r: r.update(label=True), "field 'label' = True must be an integer"),
@@ -231,7 +231,7 @@ def test_bad_rows_name_row_and_field(change, message):
     change(rows[1])
     with pytest.raises(ValueError) as err:
         validate_rows(rows, source="x.json")
-    assert message in str(err.value) and str(err.value).startswith("x.json: row 1")
+    assert message in str(err.value) and str(err.value).startswith("x.json: row 2")  # rows[1]: 1-based
 
 
 def test_bad_jsonl_line(tmp_path):
