@@ -738,10 +738,11 @@ def _relation(previous, current, bindings: tuple) -> Relation:
         return Relation("undecided", "not evaluable")
 
 
-def _identity(eq, names, rng, budget) -> bool:
-    """``left = right`` at every one of PROPORTIONAL_POINTS random points (where defined)."""
+def _identity(eq, names, rng, budget, *, tries: int = 2, short: bool | None = False) -> bool | None:
+    """``left = right`` at every one of PROPORTIONAL_POINTS random points (where defined), drawing at most
+    ``tries × PROPORTIONAL_POINTS`` points; ``short`` when too few points were defined."""
     seen = 0
-    for _ in range(2 * PROPORTIONAL_POINTS):
+    for _ in range(tries * PROPORTIONAL_POINTS):
         d = _difference(eq, {n: _draw(rng) for n in sorted(names)}, budget)
         if d is None:
             continue
@@ -750,7 +751,7 @@ def _identity(eq, names, rng, budget) -> bool:
         seen += 1
         if seen >= PROPORTIONAL_POINTS:
             return True
-    return False
+    return short
 
 
 def follows(previous, current, bindings: Mapping[str, Fraction] | None = None) -> bool | None:
@@ -848,17 +849,7 @@ def _identical(left: str, right: str, bindings: tuple) -> bool | None:
     if not names:
         return None
     rng, budget = _rng(left, right, str(bindings)), _Budget()
-    seen = 0
-    for _ in range(3 * PROPORTIONAL_POINTS):
-        d = _difference(eq, {n: _draw(rng) for n in sorted(names)}, budget)
-        if d is None:
-            continue
-        if not _is_zero(d):
-            return False
-        seen += 1
-        if seen >= PROPORTIONAL_POINTS:
-            return True
-    return None
+    return _identity(eq, names, rng, budget, tries=3, short=None)
 
 
 def unknowns(side: str) -> frozenset[str] | None:
