@@ -349,7 +349,7 @@ def _distinct_steps(trace: Trace, steps: list[int], q: list[float]) -> list[int]
     a derivation three times neither raises ``P_R`` nor dilutes a false step."""
     best: dict[str, int] = {}
     for t in steps:
-        key = " ".join(trace.steps[t].split())
+        key = " ".join(trace.steps[t].replace("\\boxed", "").split())  # a copy with or without its box
         if key not in best or q[t] < q[best[key]]:
             best[key] = t
     return sorted(best.values())
