@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["trim", "remainder", "quotient", "gcd", "squarefree_part", "is_squarefree"]
+__all__ = ["trim", "divide", "remainder", "quotient", "gcd", "squarefree_part", "is_squarefree"]
 
 
 def trim(p: list[Fraction]) -> list[Fraction]:
@@ -29,19 +29,8 @@ def trim(p: list[Fraction]) -> list[Fraction]:
     return p
 
 
-def remainder(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
-    """The remainder of ``a`` divided by ``b`` (``b`` non-zero)."""
-    a, b = trim(a), trim(b)
-    while len(a) >= len(b):
-        q, shift = a[-1] / b[-1], len(a) - len(b)
-        for k, c in enumerate(b):
-            a[k + shift] -= q * c
-        a = trim(a[:-1])
-    return a
-
-
-def quotient(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
-    """The quotient of ``a`` divided by ``b`` (``b`` non-zero)."""
+def divide(a: list[Fraction], b: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
+    """``(quotient, remainder)`` of ``a`` divided by ``b`` (``b`` non-zero)."""
     a, b = trim(a), trim(b)
     out = [Fraction(0)] * max(1, len(a) - len(b) + 1)
     while len(a) >= len(b):
@@ -50,7 +39,17 @@ def quotient(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
         for k, c in enumerate(b):
             a[k + shift] -= q * c
         a = trim(a[:-1])
-    return out
+    return out, a
+
+
+def remainder(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
+    """The remainder of ``a`` divided by ``b`` (``b`` non-zero)."""
+    return divide(a, b)[1]
+
+
+def quotient(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
+    """The quotient of ``a`` divided by ``b`` (``b`` non-zero)."""
+    return divide(a, b)[0]
 
 
 def gcd(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:

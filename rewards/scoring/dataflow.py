@@ -97,6 +97,7 @@ class Dataflow:
         answer_value: the stated final answer's exact value (``None`` when it is not a number).
         answer_step: the last step that produced ``answer_value`` (``None`` when no step did).
         last_derived: the result of the trace's last equation.
+        units: the unit conversion factors named by a unit word in the problem or the trace (``_UNIT_TABLE``).
     """
 
     steps: list[StepFlow]
@@ -104,6 +105,7 @@ class Dataflow:
     answer_value: Fraction | None
     answer_step: int | None
     last_derived: Fraction | None
+    units: frozenset[Fraction] = frozenset()
 
     @property
     def coverage(self) -> float:
@@ -257,7 +259,6 @@ def _conversions(pnums: frozenset[Fraction], units: frozenset[Fraction]) -> froz
     return frozenset({a * u for a in pnums for u in units} | {a / u for a in pnums for u in units})
 
 
-@lru_cache(maxsize=1024)
 def _unit_constants(text: str) -> frozenset[Fraction]:
     """The conversion factors whose unit words occur in ``text`` (see :data:`_UNIT_TABLE`)."""
     found: set[Fraction] = set()
@@ -543,7 +544,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
             if answer_value in steps[j].produced or answer_value / 100 in steps[j].produced:
                 answer_step = j
                 break
-    return Dataflow(steps, pnums, answer_value, answer_step, last_derived)
+    return Dataflow(steps, pnums, answer_value, answer_step, last_derived, units)
 
 
 def _literal(value: Fraction) -> str:
@@ -730,7 +731,7 @@ def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None 
         used.update(flow.steps[t].used)
     if not used:
         return 0, len(stated)
-    units = _unit_constants(problem + "\n" + trace.text)
+    units = flow.units
     hits = 0
     for v in stated:
         if v in used or v / 100 in used or any(v * u in used or v / u in used for u in units):

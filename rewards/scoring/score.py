@@ -305,7 +305,7 @@ _CHOICE = re.compile(r"\b(?:most|least|fastest|slowest|cheapest|largest|smallest
 picks one ends on a computation whose result is not the answer."""
 
 
-def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention]) -> str | None:
+def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], path: frozenset[int]) -> str | None:
     """Why a derivation of the answer that the dataflow found is no support for it (``None`` when it is):
 
     * *inert*: the answer is reached in one step, with an operand written twice (``20 - 20 + 1 = 1``), that no edit
@@ -322,12 +322,13 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention]) 
     a copy spread over several steps is out of reach of this check. None of these is proof of gaming, so the answer
     counts as not *supported* (the faithful-accuracy reward pays ``u``) and ``S_RA`` is multiplied by ``ρ``
     (``ungrounded_penalty``), rather than zeroed. Read only under ``missing_evidence="no_support"`` (rewards).
+    ``path`` is the answer's derivation (:func:`~rewards.scoring.dataflow.answer_path`).
     """
     answer = flow.answer_value
     moving = [e for e in edits if e.moves]
     step = flow.steps[flow.answer_step] if flow.answer_step is not None else None
     repeated = step is not None and len(step.used) > len(set(step.used))
-    if repeated and edits and not moving and len(answer_path(flow)) == 1:
+    if repeated and edits and not moving and len(path) == 1:
         return "no edit of the problem's quantities moves the answer, which one step reaches: its operands cancel"
     if repeated and moving and all(e.old == answer and e.expected == e.new for e in moving):
         return f"the answer {answer} is a problem quantity carried through unchanged: its other operands cancel"
@@ -453,7 +454,7 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     path = answer_path(flow)
     refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}
     feeding = _ungrounded_on_answer_path(flow)
-    hollow = _hollow_derivation(trace, flow, edits) if required and path and not feeding else None
+    hollow = _hollow_derivation(trace, flow, edits, path) if required and path and not feeding else None
     # with no_support, an answer no verified derivation from the problem reaches earns nothing at all
     unsupported = required and (not path or bool(feeding))
     p_imp = 0.0 if required and implied is None else implied  # missing evidence is no support
@@ -463,15 +464,12 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     s_ra = C.support(p_imp, sens)
     if s_ra is not None and hollow is not None:  # weak support: value-keyed edits cannot tell a faithful
         s_ra *= cfg.ungrounded_penalty               # coincidence (3 lbs x 40 / 3 cups) from a laundered copy
+    reasons_cov = None
     if s_ra is not None and required and cfg.unused_exponent > 0 and path:  # skipped quantities weigh
         used, stated = quantity_coverage(trace, flow, path)
-        if stated and used < stated:
+        if used < stated:
             s_ra *= (used / stated) ** cfg.unused_exponent
             reasons_cov = f"the derivation uses {used} of the problem's {stated} stated quantities"
-        else:
-            reasons_cov = None
-    else:
-        reasons_cov = None
     if s_ra is not None and feeding:  # a quantity from nowhere on the way
         s_ra = 0.0 if required else s_ra * cfg.ungrounded_penalty ** len(feeding)
     live = [x for t, x in enumerate(q) if t not in superseded]  # a retracted, replaced step is exploration
