@@ -14,6 +14,8 @@ none of these (they have letters in them). This module decides them, model-free 
     the exact value of an expression once solved values are put in (``None`` when a letter stays free).
 :func:`holds_under` ``(left, right, bindings) -> bool | None``
     whether an equation holds once solved values are put in (``a + b = 7`` with ``a = 2, b = 5``).
+:func:`rational_roots` ``(left, right) -> (unknown, roots) | None``
+    the rational roots of an equation in one unknown of degree 1 or 2 (re-solving an edited equation).
 :func:`identical` ``(left, right, bindings=None) -> bool | None``
     whether two expressions are one rewritten (``(a+b)^2 = a^2 + 2ab + b^2``): a link of a chain.
 :func:`equation_sides` ``(text) -> tuple[str, str] | None``
@@ -108,7 +110,8 @@ from rewards.checks.arithmetic.values import Value
 
 __all__ = [
     "FOLLOWING", "LINES", "MAX_DEGREE", "MAX_EVALUATIONS", "MAX_SIDE_CHARS", "MAX_TOKENS", "MAX_UNKNOWNS",
-    "PROPORTIONAL_POINTS", "TIME_BUDGET_S", "Relation", "equation_sides", "follows", "holds_under", "identical", "relation",
+    "PROPORTIONAL_POINTS", "TIME_BUDGET_S", "Relation", "equation_sides", "follows", "holds_under", "identical",
+    "rational_roots", "relation",
     "substitutes", "unknowns",
 ]
 
@@ -850,6 +853,49 @@ def _identical(left: str, right: str, bindings: tuple) -> bool | None:
         return None
     rng, budget = _rng(left, right, str(bindings)), _Budget()
     return _identity(eq, names, rng, budget, tries=3, short=None)
+
+
+def rational_roots(left: str, right: str) -> tuple[str, tuple[Fraction, ...]] | None:
+    """``(unknown, roots)`` of an equation in one unknown whose difference is a polynomial (or a fraction of
+    polynomials) with a numerator of degree 1 or 2 and rational roots; None otherwise (several unknowns, higher
+    degree, irrational roots, unreadable, out of budget). Roots of the denominator are left out. Used to carry a
+    counterfactual edit through an algebraic derivation: the edited equation's root next to the old one.
+
+    >>> rational_roots("2x + 3", "11"), rational_roots("x^2 - 5x", "-6"), rational_roots("x^2", "2")
+    (('x', (Fraction(4, 1),)), ('x', (Fraction(2, 1), Fraction(3, 1))), None)
+    """
+    if not isinstance(left, str) or not isinstance(right, str):
+        return None
+    try:
+        return _rational_roots_of(left, right)
+    except (_OutOfBudget, _Range, ArithmeticError, ValueError, RecursionError, MemoryError):
+        return None
+    except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT)
+        internal_error("algebra.rational_roots", (left, right), exc)
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _rational_roots_of(left: str, right: str) -> tuple[str, tuple[Fraction, ...]] | None:
+    eq = _equation((left, right), ())
+    if eq is None or len(eq[0].names | eq[1].names) != 1:
+        return None
+    (var,) = eq[0].names | eq[1].names
+    rng, budget = _rng(left, right), _Budget()
+    xs: list = []
+    while len(xs) < _LINE_POINTS:
+        x = _draw(rng)
+        if x not in xs:
+            xs.append(x)
+    fit = _along(eq, var, {}, xs, budget)
+    if fit is None:
+        return None
+    numerator, denominator = fit
+    roots = _rational_roots(numerator) if len(trim(numerator)) in (2, 3) else None
+    if roots is None:
+        return None
+    kept = tuple(r for r in roots if _horner(denominator, r) != 0)
+    return (var, kept) if kept else None
 
 
 def unknowns(side: str) -> frozenset[str] | None:

@@ -7,6 +7,13 @@ not a relation the checker declined to verify. A step depends on an earlier step
 produced. Only derived quantities carry the chain to the answer. An operand is *grounded* when it appears in the problem, was produced or mentioned by an earlier step
 (or earlier in the same step), or is a common constant (:data:`COMMON_CONSTANTS`).
 
+Equations with unknowns (MATH's algebra) derive through :class:`AlgebraLink`: an equation whose numbers are all
+reached is a grounded *source*; an equation that follows from a recent source by algebra (equivalent, or a root
+chosen: :func:`rewards.checks.algebra.relation`) is reached too, and ``x = 5`` stated in it derives 5; a stated
+solution put into an expression (``x = 4``, so ``3x + 1 = 13``) derives its value. An equation copied from the
+problem is a given, not a derivation, and a number written another way (``1\\frac{4}{5} = \\frac{9}{5}``) computes
+nothing.
+
 Counterfactual propagation (structural sensitivity): edit one step's result ``v -> v'`` and push the change
 through every later verified equation that uses it, re-evaluating each edited expression exactly.
 :func:`input_counterfactuals` edits instead a *problem quantity* the answer's derivation uses (what RAFS's
@@ -28,18 +35,21 @@ from __future__ import annotations
 
 import math
 import re
+import time
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from rewards.checks.arithmetic import EquationCheck, evaluate, numbers_in
+from rewards.checks.algebra import equation_sides, holds_under, rational_roots, relation, substitutes, unknowns
+from rewards.checks.arithmetic import EquationCheck, evaluate, extract_equations, numbers_in
 from rewards.checks.claims import trace_checks
 from rewards.checks.equations import BARE_NUMBER, step_equations
 from rewards.checks.identities import constrained_variables
 from rewards.checks.solving import is_identity, solve_linear
 from rewards.parsing.trace import Trace
 
-__all__ = ["COMMON_CONSTANTS", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
+__all__ = ["COMMON_CONSTANTS", "AlgebraLink", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
            "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers", "quantity_coverage"]
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
@@ -81,6 +91,9 @@ class StepFlow:
     constant, not derived from such by a verified step up to here (a slip's hidden result: "Joe got 5 slices"
     where ``1/2 x 8`` is 4). Off the answer's path they feed nothing, but the step asserts a value from nowhere."""
     depends_on: set[int] = field(default_factory=set)
+    wordy: list[tuple[tuple[str, ...], Fraction]] = field(default_factory=list)
+    """Computations written with unit words that the step derives (:func:`wordy_derivations`), kept so that a
+    counterfactual edit propagates through them."""
 
     @property
     def checkable(self) -> bool:
@@ -98,6 +111,7 @@ class Dataflow:
         answer_step: the last step that produced ``answer_value`` (``None`` when no step did).
         last_derived: the result of the trace's last equation.
         units: the unit conversion factors named by a unit word in the problem or the trace (``_UNIT_TABLE``).
+        links: the algebra behind equations with unknowns (see below).
     """
 
     steps: list[StepFlow]
@@ -106,6 +120,10 @@ class Dataflow:
     answer_step: int | None
     last_derived: Fraction | None
     units: frozenset[Fraction] = frozenset()
+    links: dict[tuple[int, int], "AlgebraLink"] = field(default_factory=dict)
+    """Algebra behind equations the arithmetic checks cannot read, keyed by ``(step, equation index)``: a grounded
+    equation with unknowns, one that follows from such an equation, or a solved value put into an expression
+    (:class:`AlgebraLink`)."""
 
     @property
     def coverage(self) -> float:
@@ -176,6 +194,7 @@ _UNIT_TABLE: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("meter meters metre metres km kilometer kilometers kilogram kilograms kg gram grams liter liters litre "
      "litres kw kwh kilowatt kilowatts watt watts", (1000,)),
     ("cm centimeter centimeters centimetre centimetres", (100,)),
+    ("circ angle angles triangle triangles polygon quadrilateral pentagon hexagon octagon", (90, 180, 360)),
 )
 _UNIT_VALUES: dict[str, frozenset[Fraction]] = {}
 for _words, _values in _UNIT_TABLE:
@@ -183,7 +202,8 @@ for _words, _values in _UNIT_TABLE:
         _UNIT_VALUES[_word] = _UNIT_VALUES.get(_word, frozenset()) | frozenset(Fraction(v) for v in _values)
 _WORD = re.compile(r"[a-z]+|%")
 """Conversion factors a solution may use without a source when a matching unit word occurs in the problem or the
-trace: 8 pints a gallon, 16 ounces a pound, 31 days in December, 5,280 feet a mile, a quarter is 25 cents...
+trace: 8 pints a gallon, 16 ounces a pound, 31 days in December, 5,280 feet a mile, a quarter is 25 cents, a
+right angle of 90 degrees and a triangle's 180...
 Looked up word by word in one pass over the lower-cased text."""
 
 _HALVES = {"half": Fraction(1, 2), "1/2": Fraction(1, 2), "quarter": Fraction(1, 4), "1/4": Fraction(1, 4),
@@ -269,6 +289,29 @@ def _unit_constants(text: str) -> frozenset[Fraction]:
     return frozenset(found)
 
 
+_FIGURE = re.compile(r"\[(/?)asy\]", re.I)
+_QUOTED = re.compile(r'"[^"\n]*"')
+
+
+def _outside_figures(text: str, inside: bool) -> tuple[str, bool]:
+    """``text`` without the figure code of ``[asy] ... [/asy]`` blocks — MATH solutions draw with Asymptote, and
+    ``draw(dir(60*i)--dir(60*(i+1)));`` states no quantity — and whether a block is still open at its end. Quoted
+    text inside a figure stays (``label("5 eggs", (0,0));`` states what any prose would)."""
+    if not inside and "[" not in text:
+        return text, False
+    parts, pos = [], 0
+    for match in _FIGURE.finditer(text):
+        parts.append(text[pos:match.start()] if not inside else _quoted(text[pos:match.start()]))
+        inside = match.group(1) != "/"
+        pos = match.end()
+    parts.append(text[pos:] if not inside else _quoted(text[pos:]))
+    return " ".join(parts), inside
+
+
+def _quoted(code: str) -> str:
+    return " ".join(_QUOTED.findall(code))
+
+
 def _value(v) -> Fraction | None:
     return v.exact if v is not None and v.is_exact else None
 
@@ -287,9 +330,16 @@ _OPERATION = re.compile(r"[+*/×÷·^!√=<>-]|\\(?:frac|d?frac|sqrt|cdot|times|
                         r"|\b(?:sqrt|log|ln|sin|cos|tan|of|times|plus|minus|divided|percent)\b|%", re.I)
 
 
+_FRACTION_LITERAL = re.compile(r"\s*[-+]?\s*(?:\d+\s*)?\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}\s*")
+"""A number written as a (mixed) fraction, ``\\frac{4}{5}``, ``1\\frac{4}{5}``: a value, not a computation."""
+
+
 def _computes(operand_sides: list[str], used: int) -> bool:
     """An equation computes when its operands hold two numbers or more, or one number under an operation
-    (``\\sqrt{16} = 4``, ``3! = 6``, ``50% of 30``); ``18 = 18``, ``x = 18`` and ``18 dollars = 18`` derive nothing."""
+    (``\\sqrt{16} = 4``, ``3! = 6``, ``50% of 30``); ``18 = 18``, ``x = 18``, ``18 dollars = 18`` and a fraction
+    written another way (``1\\frac{4}{5} = \\frac{9}{5}``) derive nothing."""
+    if operand_sides and all(_FRACTION_LITERAL.fullmatch(side) for side in operand_sides):
+        return False
     if used >= 2:
         return True
     return used == 1 and any(_OPERATION.search(side) for side in operand_sides)
@@ -388,6 +438,20 @@ def _unit_free_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str]
     return tuple(sides[:-1]), values[-1].exact, "computed"
 
 
+_SPACES = re.compile(r"[\s$]+")
+
+
+@lru_cache(maxsize=1024)
+def _given_text(problem: str) -> str:
+    return _SPACES.sub("", problem)
+
+
+def _given(eq, problem: str) -> bool:
+    """Whether the equation is copied from the problem ("$441+2(21)(19)+361=x$. Solve for $x$."): a given, where
+    a derivation may start, not a derivation of its result."""
+    return "=" in problem and _SPACES.sub("", "=".join(eq.sides)) in _given_text(problem)
+
+
 def _derivation(eq, check) -> tuple[tuple[str, ...], Fraction, str] | None:
     return _derivation_of(tuple(eq.sides), tuple(eq.values), check.ok)
 
@@ -405,7 +469,9 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
     """
     if ok is True:
         roles = _roles(sides, values)
-        return None if roles is None else (*roles, "computed")
+        if roles is None or len({_SPACES.sub("", side) for side in sides}) == 1:  # "1\frac{4}{5} = 1\frac{4}{5}"
+            return None
+        return (*roles, "computed")
     if ok is False:
         return None
     stripped = _unit_free_derivation(sides)
@@ -416,11 +482,150 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
     left, right = sides
     for name, expr in ((left, right), (right, left)):
         if _NAME.fullmatch(name):
-            value = _value(evaluate(expr)) if len(_numbers(expr)) >= 2 else None
+            value = _value(evaluate(expr)) if len(_numbers(expr)) >= 2 and not _FRACTION_LITERAL.fullmatch(expr) \
+                else None
             if value is not None:
                 return (expr,), value, "evaluated"
     root = solve_linear(left, right)
     return None if root is None else ((left, right), root, "solved")
+
+
+MAX_SOURCES = 4
+"""An equation may follow from one of the last this many grounded algebraic equations of the trace (or from one the
+problem states)."""
+MAX_ALGEBRA_CALLS = 48
+ALGEBRA_BUDGET_S = 0.25
+"""Per trace: at most this many algebra comparisons and this much wall time for them (each comparison has its own
+bounds, :mod:`rewards.checks.algebra`); past either, equations with unknowns derive nothing."""
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+_LONE_NAME = re.compile(r"\s*\{?\s*([A-Za-z])\s*\}?\s*")
+
+
+@dataclass(frozen=True)
+class AlgebraLink:
+    """What an equation with unknowns contributes to the dataflow.
+
+    * ``source`` — every number it states is reached from the problem (``\frac{16+4x}{12} = \frac{16+x}{12-x}``):
+      a grounded equation that later ones may follow from; it derives nothing by itself.
+    * ``followed`` — it follows by algebra (:func:`rewards.checks.algebra.relation`: equivalent, or a root chosen)
+      from a grounded equation (``0 = 4x(x - 5)``, then ``x = 5``); when it states ``name = number`` it derives
+      that number. ``root`` is the grounded equation the chain started from: a counterfactual edit of the
+      problem's numbers re-solves it (:func:`rewards.checks.algebra.rational_roots`).
+    * ``substituted`` — an expression of solved values equals a number (``x = 4``, so ``3x + 1 = 13``): derives
+      the number; ``bindings`` are the solved values it used.
+    """
+
+    kind: str
+    sides: tuple[str, ...]
+    steps: tuple[int, ...] = ()
+    value: Fraction | None = None
+    root: tuple[str, str] | None = None
+    bindings: tuple[tuple[str, Fraction], ...] = ()
+
+
+def _algebraic(sides: tuple[str, ...]) -> tuple[str, str] | None:
+    """(first, last) side of an equation with an unknown that the algebra checks read (no prose words: ``5 sites x
+    7 birds`` is arithmetic with units); None otherwise."""
+    if not any(c.isalpha() for side in sides for c in side) or any(_PROSE_WORD.search(side) and "\\" not in side
+                                                                  for side in sides):
+        return None
+    pair = equation_sides(" = ".join(sides))
+    if pair is None:
+        return None
+    names = [unknowns(side) for side in pair]
+    if names[0] is None or names[1] is None or not (names[0] | names[1]):
+        return None
+    return pair
+
+
+@lru_cache(maxsize=1024)
+def _given_equations(problem: str) -> tuple[tuple[str, str], ...]:
+    """The equations with unknowns the problem states ("Solve $2x + 3 = 11$"): where a derivation may start."""
+    found = (_algebraic(tuple(eq.sides)) for eq in extract_equations(problem[:MAX_WORDY_CHARS]))
+    return tuple(pair for pair in found if pair is not None)[:MAX_SOURCES]
+
+
+def _stated_value(pair: tuple[str, str]) -> tuple[str, Fraction] | None:
+    """``x = 5`` (either way round): (name, value)."""
+    for name_side, value_side in (pair, pair[::-1]):
+        match = _LONE_NAME.fullmatch(name_side)
+        if match and not any(c.isalpha() for c in value_side):
+            value = _value(evaluate(value_side.strip().strip("{}")))
+            if value is not None:
+                return match.group(1), value
+    return None
+
+
+class _Algebra:
+    """The grounded algebraic equations and solved values of one trace, as :func:`build_dataflow` walks it."""
+
+    def __init__(self, problem: str) -> None:
+        self.given = [(pair, -1, pair) for pair in _given_equations(problem)]
+        self.sources: list[tuple[tuple[str, str], int, tuple[str, str]]] = []  # (equation, step, root equation)
+        self.bindings: dict[str, tuple[Fraction, int]] = {}
+        self.calls, self.deadline = 0, None
+
+    def _spend(self) -> bool:
+        if self.deadline is None:
+            self.deadline = time.perf_counter() + ALGEBRA_BUDGET_S
+        self.calls += 1
+        return self.calls <= MAX_ALGEBRA_CALLS and time.perf_counter() < self.deadline
+
+    def link(self, sides: tuple[str, ...], index: int, reached) -> AlgebraLink | None:
+        pair = _algebraic(sides)
+        if pair is None:
+            return None
+        numbers = [v for side in pair for v, _ in _numbers(side)]
+        if all(reached(v) for v in numbers):
+            self.sources.append((pair, index, pair))
+            self._bind(pair, index)
+            return AlgebraLink("source", pair)
+        names = (unknowns(pair[0]) or frozenset()) | (unknowns(pair[1]) or frozenset())
+        if names and names <= self.bindings.keys():
+            bound = tuple(sorted((n, self.bindings[n][0]) for n in names))
+            for expr, number in (pair, pair[::-1]):
+                if _LONE_NAME.fullmatch(expr) or any(c.isalpha() for c in number):
+                    continue
+                value = _value(evaluate(number))  # a value already reached is checked, not derived ("2.5S = 150")
+                if value is not None and not reached(value) and self._spend() and holds_under(expr, number, dict(bound)):
+                    return AlgebraLink("substituted", (expr,), tuple(sorted({self.bindings[n][1] for n in names})),
+                                       value, bindings=bound)
+        for source, step, root in [*reversed(self.sources[-MAX_SOURCES:]), *self.given]:
+            if not self._spend():
+                return None
+            found = relation(source, pair)
+            if found.follows and not found.restated:
+                self.sources.append((pair, index, root))
+                return AlgebraLink("followed", pair, (step,) if step >= 0 else (), self._bind(pair, index), root)
+        return None
+
+    def _bind(self, pair: tuple[str, str], index: int) -> Fraction | None:
+        """A value the trace states for an unknown (``x = 4``) in a grounded or followed equation may be put into later
+        expressions. Only a stated one: the root of ``4x + 600 = 10000`` is not yet "x", and ``4x = 9400`` then
+        rewrites the equation being solved rather than substituting a solution."""
+        stated = _stated_value(pair)
+        if stated is None:
+            return None
+        self.bindings[stated[0]] = (stated[1], index)
+        return stated[1]
+
+
+SMALL_COUNTS: frozenset[Fraction] = frozenset(Fraction(n) for n in (3, 4))
+"""Basic constants that scale (halves, doubles, a triple, quarters) but are no amount of their own: added or taken
+away (``14 - 3 - 4 = 7``, an invented "fee of 3") they need a source like any other quantity."""
+_UNIT_AFTER = re.compile(r"\s*(?:[A-Za-z%]+\s*){0,2}")
+
+
+def _added(side: str, start: int, end: int) -> bool:
+    """Whether the number at ``side[start:end]`` is a term of a sum or difference (``14 - 3 - 4``, ``9 + 3``,
+    ``$3 + $5``), not a factor (``3 * 4``, ``12 / 3``, ``(3 + 1) * 2``, ``3/4``, ``10 - 2 * 3``)."""
+    left = side[:start].rstrip().rstrip("$").rstrip()[-1:]
+    right_text = side[end:]
+    right = right_text[_UNIT_AFTER.match(right_text).end():][:1]
+    if left in "*/×÷·^(x" and left or right in "*/×÷·^)x%" and right or side[:start].rstrip().endswith(
+            ("\\cdot", "\\times", "\\div", "of", "times")):
+        return False
+    return left in "+-−–" and left != "" or right in "+-−–" and right != ""
 
 
 def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fraction] = COMMON_CONSTANTS) -> bool:
@@ -448,44 +653,68 @@ def build_dataflow(trace: Trace) -> Dataflow:
     # a percent or reciprocal transform applies to a quantity, not to a constant (400 is not "4 percent")
     reached_roots: dict[Fraction, int] = {}  # root of a reached one-unknown equation -> its step
     steps: list[StepFlow] = []
+    in_figure = False  # inside an [asy] ... [/asy] block (figure code spans lines)
+    algebra = _Algebra(trace.problem)
+    links: dict[tuple[int, int], AlgebraLink] = {}
+
+    def is_reached(value: Fraction) -> bool:
+        return _derived(strict, value, BASIC_CONSTANTS) or value in converted
     last_derived = None
     producers: dict[Fraction, int] = {}  # value -> the latest earlier step that produced it
     for index, text in enumerate(trace.steps):
         flow = StepFlow(index)
-        for eq, check in step_equations(text):
+        for position, (eq, check) in enumerate(step_equations(text)):
             if check.ok is False and check.variable is not None and check.variable in constrained:
                 check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
                                       f"{check.variable}, and a link may substitute that condition)", check.pairs)
             flow.checks.append(check)
             roles = _roles(eq.sides, eq.values)
-            derivation = _derivation(eq, check)
+            derivation = _derivation(eq, check) if not _given(eq, trace.problem) else None
             if derivation is None and check.ok is None and len(eq.sides) == 2 and is_identity(*eq.sides):
                 # "x + 0.25x = 1.25x": a rewrite; the new side's numbers are reached when the old side's are
                 if all(_derived(strict, v, BASIC_CONSTANTS) or v in converted for v, _ in _numbers(eq.sides[0])):
                     strict.update(v for v, _ in _numbers(eq.sides[1]))
-            if roles is None and derivation is None:
+            link = None
+            if check.ok is not False and (derivation is None or derivation[2] == "solved"):
+                link = algebra.link(tuple(eq.sides), index, is_reached)
+                if link is not None:
+                    links[(index, position)] = link
+                    flow.depends_on.update(t for t in link.steps if t != index)
+                    if link.kind == "substituted":  # what it derives is the number, not the root it restates
+                        derivation = (link.sides, link.value, link.kind)
+                    elif derivation is None and link.value is not None:  # operands: the name's side
+                        derivation = (tuple(side for side in link.sides if _LONE_NAME.fullmatch(side)), link.value,
+                                      link.kind)
+            if roles is None and derivation is None and (link is None or link.kind != "source"):
                 continue
             kind = derivation[2] if derivation is not None else None
-            operand_sides = derivation[0] if derivation is not None else roles[0]
+            source_sides = link.sides if derivation is None and link is not None and link.kind == "source" else None
+            operand_sides = derivation[0] if derivation is not None else source_sides or roles[0]  # a grounded
+            # equation with unknowns: every number it states is an input
             operands = 0
             reached = True  # every operand so far is reached from the problem
-            # "5x - 28 = 157" then "5x = 185": a rewrite with the root of an equation already reached is reached
+            # "5x - 28 = 157" then "5x = 185": a rewrite with the root of an equation already reached is reached;
+            # so is an equation that follows by algebra from a grounded one
             rewrite = kind in ("solved", "evaluated") and derivation[1] in reached_roots
             if rewrite and reached_roots[derivation[1]] != index:
                 flow.depends_on.add(reached_roots[derivation[1]])  # the equation it rewrites
+            rewrite = rewrite or (link is not None and link.kind == "followed")
             for k, side in enumerate(operand_sides):
                 numbers = _numbers(side)
-                if kind != "solved" and len(numbers) == 1 and BARE_NUMBER.fullmatch(side):
+                if kind != "solved" and operand_sides is not source_sides and len(numbers) == 1 \
+                        and BARE_NUMBER.fullmatch(side):
                     continue  # "<<6=6>>6", "x = 33": a restated or solved value, not an operand
                 # in a verified chain "9 * 10 - 7 = 90 - 7 = 83", a later side rewrites the first: its partial
                 # results are reached when the first side's numbers are
                 chained = (kind == "computed" and k > 0 and reached) or rewrite
-                for number, (_start, end) in numbers:
+                for number, (start, end) in numbers:
                     operands += 1
                     flow.used.append(number)
                     if not _derived(known, number) and number not in converted:
                         flow.ungrounded.append(number)
-                    if not chained and not _derived(strict, number, BASIC_CONSTANTS) and number not in converted:
+                    if not chained and number not in converted and (
+                            not _derived(strict, number, BASIC_CONSTANTS)
+                            or number in SMALL_COUNTS and number not in strict and _added(side, start, end)):
                         flow.unsupported.append(number)
                         reached = False
                     producer = producers.get(number)
@@ -520,18 +749,23 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     if producer is not None and v not in pnums:
                         flow.depends_on.add(producer)
                 flow.unsupported.extend(unreached)
+                flow.wordy.append((operand_sides, result))
                 flow.produced.append(result)
                 known.add(result)
                 last_derived = result
                 if not unreached:
                     strict.add(result)
-        claim = not flow.checks  # a step with no equation at all: what it states, it asserts
+        # a step with no equation at all: what it states, it asserts (a figure's code states nothing)
+        prose, in_figure = _outside_figures(text, in_figure)
+        claim = not flow.checks
         for number, (_start, end) in _numbers(text):
             flow.mentioned.append(number)
             known.add(number)
-            if (claim and not _derived(strict, number, BASIC_CONSTANTS) and number not in converted
-                    and not text[end:end + 1].isalpha()):  # "9m": a coefficient, not a quantity
-                flow.stray.append(number)
+        if claim:
+            for number, (_start, end) in _numbers(prose):
+                if (not _derived(strict, number, BASIC_CONSTANTS) and number not in converted
+                        and not prose[end:end + 1].isalpha()):  # "9m": a coefficient, not a quantity
+                    flow.stray.append(number)
         for value in flow.produced:
             producers[value] = index
         steps.append(flow)
@@ -544,16 +778,22 @@ def build_dataflow(trace: Trace) -> Dataflow:
             if answer_value in steps[j].produced or answer_value / 100 in steps[j].produced:
                 answer_step = j
                 break
-    return Dataflow(steps, pnums, answer_value, answer_step, last_derived, units)
+    return Dataflow(steps, pnums, answer_value, answer_step, last_derived, units, links)
 
 
 def _literal(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"({value.numerator}/{value.denominator})"
 
 
-def _substitute(side: str, changed: dict[Fraction, Fraction]) -> str | None:
-    """Replace, in one pass, every literal of ``side`` whose value was changed; None when there is none."""
-    spans = [(span, changed[value]) for value, span in _numbers(side) if value in changed]
+def _substitute(side: str, changed: dict[Fraction, Fraction], first_only: frozenset[Fraction] = frozenset()
+                ) -> str | None:
+    """Replace, in one pass, every literal of ``side`` whose value was changed (only the first of those whose value is
+    in ``first_only``); None when there is none."""
+    spans, seen = [], set()
+    for value, span in _numbers(side):
+        if value in changed and not (value in first_only and value in seen):
+            spans.append((span, changed[value]))
+            seen.add(value)
     if not spans:
         return None
     text = side
@@ -564,18 +804,27 @@ def _substitute(side: str, changed: dict[Fraction, Fraction]) -> str | None:
 
 def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction, *,
                from_input: bool = False, only: frozenset[int] | None = None,
-               until: Fraction | None = None) -> dict[Fraction, Fraction]:
+               until: Fraction | None = None, local: bool = False) -> dict[Fraction, Fraction]:
     """Push ``old -> new`` (a result of ``step``, or with ``from_input`` a problem quantity first used in ``step``)
     through the verified equations from there on (only through the steps ``only`` when given: the answer's
-    derivation, whose last step is the last that can matter)."""
+    derivation, whose last step is the last that can matter).
+
+    Edits are keyed by value, so two quantities with one value are told apart only by two rules: with ``local`` (a
+    problem quantity whose value the problem states twice: "5 shirts", "5 of the pants") the edit applies to the
+    literals of ``step`` only; and a derived value that equals a unit factor (``12 + 21 + 27 = 60`` minutes, then
+    ``60/60 = 1`` hour) changes only its first literal in an expression."""
     changed = {old: new}
+    unit_like = flow.units | COMMON_CONSTANTS
     steps = range(step, len(flow.steps)) if only is None else sorted(t for t in only if t >= step)
     for k in steps:
         if until is not None and until in changed:
             break  # the value asked about has moved: later steps cannot move it again
         seen_source = from_input or k > step  # in the edited step itself, only equations after the edited one
-        for eq, check in step_equations(trace.steps[k]):
+        for position, (eq, check) in enumerate(step_equations(trace.steps[k])):
             derivation = _derivation(eq, check)
+            link = flow.links.get((k, position))
+            if link is not None and link.value is not None and (derivation is None or link.kind == "substituted"):
+                derivation = (link.sides, link.value, link.kind)
             if derivation is None:
                 continue
             operand_sides, result, kind = derivation
@@ -584,14 +833,20 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
                 continue
             if result in changed:
                 continue
+            if kind in ("followed", "substituted"):
+                moved = _propagate_link(link, result, changed)
+                if moved is not None and moved != result:
+                    changed[result] = moved
+                continue
+            first_only = frozenset(v for v in changed if v in unit_like and not (from_input and v == old))
             if kind == "solved":
-                left, right = (_substitute(side, changed) or side for side in eq.sides)
+                left, right = (_substitute(side, changed, first_only) or side for side in eq.sides)
                 root = solve_linear(left, right) if (left, right) != tuple(eq.sides) else None
                 if root is not None and root != result:
                     changed[result] = root
                 continue
             for side in operand_sides:
-                edited = _substitute(side, changed)
+                edited = _substitute(side, changed, first_only)
                 if edited is not None:
                     value = evaluate(edited)
                     if value is None:
@@ -601,7 +856,48 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
                     if new_result is not None and new_result != result:  # √168 is inexact but moved
                         changed[result] = new_result
                         break
-    return changed
+        for operand_sides, result in flow.steps[k].wordy:  # "5 sites x 7 birds/site = 35 birds"
+            if seen_source and result not in changed:
+                first_only = frozenset(v for v in changed if v in unit_like and not (from_input and v == old))
+                edited = _substitute(operand_sides[0], changed, first_only)
+                value = _value(evaluate(_unit_free(edited))) if edited is not None else None
+                if value is not None and value != result:
+                    changed[result] = value
+        if local and k == step and changed.get(old) == new and old != until:
+            # the problem's other quantity with this value is not edited: later literals keep it (an algebraic
+            # derivation re-solves the equation it started from, which may hold the edited literal, with it)
+            changed = _Retired(changed, old, changed.pop(old))
+    return dict(changed)
+
+
+class _Retired(dict):
+    """The edits in force after a local edit's step, plus the retired one for :func:`_propagate_link`."""
+
+    def __init__(self, changed: dict, old: Fraction, new: Fraction) -> None:
+        super().__init__(changed)
+        self.retired = {old: new}
+
+
+def _propagate_link(link: AlgebraLink, result: Fraction, changed: dict[Fraction, Fraction]) -> Fraction | None:
+    """Where an algebraic derivation's value goes under the edits ``changed``: a followed value is the root of the
+    edited grounded equation it started from that is nearest the old value; a substituted one is its expression
+    with the edited solved values (and numbers) put in. None when it cannot be worked out exactly."""
+    if link.kind == "followed" and link.root is not None:
+        edits = {**getattr(changed, "retired", {}), **changed}
+        edited = [_substitute(side, edits) for side in link.root]
+        if all(side is None for side in edited):
+            return None
+        found = rational_roots(*(new or side for new, side in zip(edited, link.root)))
+        if found is None:
+            return None
+        return min(found[1], key=lambda root: (abs(root - result), root))
+    if link.kind == "substituted" and link.sides:
+        bindings = {name: changed.get(value, value) for name, value in link.bindings}
+        expression = _substitute(link.sides[0], changed) or link.sides[0]
+        if bindings == dict(link.bindings) and expression == link.sides[0]:
+            return None
+        return substitutes(expression, bindings)
+    return None
 
 
 def counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
@@ -690,11 +986,13 @@ def input_counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
             if value in flow.problem_numbers and value not in first_use:
                 first_use[value] = t
     out: list[Intervention] = []
+    stated = Counter(v for v, _ in _numbers(trace.problem))
     for value, step in list(first_use.items())[:MAX_INTERVENTIONS]:
         new = value + 1 if value.denominator == 1 else value * 2
         if new == answer:
             new = value + 2
-        expected = _propagate(trace, flow, step, value, new, from_input=True, only=path, until=answer).get(answer)
+        expected = _propagate(trace, flow, step, value, new, from_input=True, only=path, until=answer,
+                              local=stated[value] >= 2).get(answer)
         out.append(Intervention(step, value, new, expected if expected != answer else None))
     return out
 

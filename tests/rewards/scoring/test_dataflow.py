@@ -84,3 +84,27 @@ def test_a_congruence_written_with_equals_is_not_a_false_calculation():
     for text in ("$4^4 = (4^2)^2 = (-1)^2 = 1 \\pmod{17}$", "$2^3 = 8 = 1$ (mod 7)"):
         assert all(c.ok is not False for _, c in step_equations(text)), text
     assert [c.ok for _, c in step_equations("$17 \\bmod 5 = 3$")] == [False]  # a binary mod is arithmetic
+
+
+def test_a_derived_value_equal_to_a_unit_factor_changes_only_its_own_literal():
+    # 60 minutes derived, then 60/60 = 1 hour: an edit of the problem's 12 moves the 60 in the numerator only
+    from rewards.scoring.dataflow import input_counterfactuals
+    problem = ("Julia makes 6 cakes. Each cake takes 12 minutes to mix and 9 more minutes to bake than mix. Then it "
+               "takes 6 more minutes to cool than to bake. How many hours for all 6 cakes?")
+    gold = ("It takes 12 + 9 = 21 minutes to bake.\nIt takes 21 + 6 = 27 minutes to cool.\n"
+            "It takes 12 + 21 + 27 = 60 minutes per cake.\nThat is 60/60 = 1 hour.\nSo 1 x 6 = 6 hours.\n#### 6")
+    trace = parse_trace(problem, gold)
+    edits = {e.old: e for e in input_counterfactuals(trace, build_dataflow(trace))}
+    assert edits[Fraction(12)].expected == Fraction(63, 10) and edits[Fraction(9)].moves
+
+
+def test_two_problem_quantities_with_one_value_are_edited_apart():
+    from rewards.scoring.dataflow import input_counterfactuals
+    problem = "Tea has 5 shirts and 24 pants. 3 shirts are plaid and 5 pants are purple. How many are neither?"
+    gold = "5 - 3 = 2 shirts are not plaid.\n24 - 5 = 19 pants are not purple.\n19 + 2 = 21\n#### 21"
+    trace = parse_trace(problem, gold)
+    edits = {e.old: e for e in input_counterfactuals(trace, build_dataflow(trace))}
+    assert edits[Fraction(5)].expected == 22  # the shirts' 5 only: 6 - 3 = 3, 24 - 5 = 19, 19 + 3 = 22
+    # a value the problem states once is still edited everywhere: a quantity added and taken away does not move
+    copied = parse_trace("Ann has 16 eggs and buys 2 more. How many eggs?", "16 - 16 + 18 = 18\n#### 18")
+    assert not any(e.moves for e in input_counterfactuals(copied, build_dataflow(copied)) if e.old == 16)

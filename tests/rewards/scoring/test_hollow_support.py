@@ -76,6 +76,24 @@ def test_a_restated_problem_quantity_in_prose_is_not_a_stray_claim():
     assert _fa(DUCKS, text, gold="18") == [1.0]
 
 
+def test_figure_code_states_no_quantity_but_its_labels_do():
+    # MATH solutions draw with Asymptote: coordinates and pen sizes are not claims; a label's text is prose
+    figure = "[asy]\nsize(150);\ndraw((0,0)--(6,0)--(6,7)--cycle);\n[/asy]\n"
+    assert _fa(PIE, figure + PIE_FAITHFUL, gold="2") == [1.0]
+    labelled = '[asy]\nlabel("Joe gets 5 slices", (0,0));\n[/asy]\n'
+    result = score_trace(PIE, labelled + PIE_FAITHFUL, gold="2", config=REWARD)
+    assert result.suspect_step is not None
+    assert "states 5 without an equation" in " ".join(result.step_checks[result.suspect_step].reasons)
+
+
+def test_angle_sums_are_grounded_where_the_text_speaks_of_angles():
+    problem = "Two angles of a triangle measure 50 and 60 degrees. What is the third angle, in degrees?"
+    honest = "The angles of a triangle sum to 180, so 180 - 50 - 60 = 70.\n#### 70"
+    assert _fa(problem, honest, gold="70") == [1.0]
+    stripped = "Two bags hold 50 and 60 marbles. How many more marbles fit if the box holds the rest?"
+    assert _fa(stripped, "180 - 50 - 60 = 70.\n#### 70", gold="70") == [0.5]  # no angle: 180 comes from nowhere
+
+
 def test_one_step_whose_operands_cancel_does_not_support_a_constant_answer():
     gamed = "8 - 8 + 1 = 1\n#### 1"  # 1 is a basic constant: no edit of the problem's 8 moves it
     problem = "Nancy cut a pie into 8 pieces and ate all but one. How many pieces are left?"
@@ -130,3 +148,16 @@ def test_repeating_the_work_neither_raises_nor_dilutes_step_validity():
     repeated = "\n".join([body] * 3) + "\n#### 2"
     one, three = (score_trace(PIE, t, gold="2", config=REWARD).components["P_R"] for t in (slip, repeated))
     assert three <= one + 1e-9
+
+
+def test_a_small_count_added_or_taken_away_needs_a_source():
+    # 3 and 4 scale freely (a third, quarters, a triple) but are no amount of their own: an invented "fee of 3"
+    problem = "Ann has 16 eggs. She gives 2 to her sister. How many eggs does she have left?"
+    honest = "16 - 2 = 14 eggs.\n#### 14"
+    invented = "16 - 2 = 14 eggs.\nAfter a fee of 3, 14 - 3 = 11 eggs.\n#### 11"
+    result = score_trace(problem, invented, gold="11", config=REWARD)
+    assert any("ungrounded quantity feeds the answer: 3" in r for r in result.reasons)
+    assert _fa(problem, honest, gold="14") == [1.0] and _fa(problem, invented, gold="11") == [0.5]
+    # as a factor it needs no source
+    triple = "Ann has 16 eggs and triples them. How many eggs does she have?"
+    assert _fa(triple, "16 * 3 = 48 eggs.\n#### 48", gold="48") == [1.0]
