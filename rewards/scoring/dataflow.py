@@ -162,9 +162,16 @@ class Intervention:
         return self.expected is not None
 
 
+_TIMES_X = re.compile(r"(?<=\d)[x×](?=\d)")
+"""A product written without spaces (``15x2=30``): ``numbers_in`` reads 15 and the name ``x2``."""
+
+
 @lru_cache(maxsize=65536)
 def _numbers(text: str) -> tuple[tuple[Fraction, tuple[int, int]], ...]:
-    """:func:`rewards.checks.arithmetic.numbers_in`, cached (sides repeat across propagation and group members)."""
+    """:func:`rewards.checks.arithmetic.numbers_in`, cached (sides repeat across propagation and group members).
+    ``15x2`` reads as the two factors 15 and 2 (the ``x`` is blanked, so spans stay those of ``text``)."""
+    if "x" in text or "×" in text:
+        text = _TIMES_X.sub(" ", text)
     return tuple(numbers_in(text))
 
 
@@ -220,6 +227,10 @@ _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "su
 _DAY_RANGE = re.compile(r"\b(" + "|".join(_DAYS) + r")s?\s+(?:to|through|thru|until|till|-|–)\s+(" + "|".join(_DAYS)
                         + r")\b", re.I)
 _WEEKEND = re.compile(r"\bweekends?\b", re.I)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_MONTH_RANGE = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(?:to|through|thru|until|till|-|–)\s+("
+                          + "|".join(_MONTHS) + r")\b", re.I)
 
 
 @lru_cache(maxsize=4096)
@@ -252,6 +263,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
         values.add(Fraction(5))
     for first, last in _DAY_RANGE.findall(problem):  # "from Monday to Saturday" -> 6 days
         values.add(Fraction((_DAYS.index(last.lower()) - _DAYS.index(first.lower())) % 7 + 1))
+    for first, last in _MONTH_RANGE.findall(problem):  # "from January to July" -> 7 months
+        values.add(Fraction((_MONTHS.index(last.lower()) - _MONTHS.index(first.lower())) % 12 + 1))
     if _WEEKEND.search(problem):
         values.add(Fraction(2))
     return frozenset(values)
@@ -346,9 +359,9 @@ def _computes(operand_sides: list[str], used: int) -> bool:
 
 
 _NAME = re.compile(r"\s*\$?\s*[A-Za-z]\s*")
-_TIMES_WORD = re.compile(r"(?:(?<=\d)\s*(?:[x×]|times)|\s(?:[x×]|times))\s*(?=\$?\s*\d)")
+_TIMES_WORD = re.compile(r"(?:(?<=\d)\s*(?:[xX×]|times)|\s(?:[xX×]|times))\s*(?=\$?\s*\d)")
 _PER_UNIT = re.compile(r"\s*(?:/|\bper\b)\s*[A-Za-z][A-Za-z-]*")
-_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
 
 def _unit_free(side: str) -> str:
@@ -357,13 +370,17 @@ def _unit_free(side: str) -> str:
     return _WORDS.sub(" ", _PER_UNIT.sub(" ", side))
 
 
-_WORDY_TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?|[-+*/×÷=]|[A-Za-z][A-Za-z'-]*|[^\sA-Za-z\d]")
+_WORDY_TOKEN = re.compile(r"\$?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?|[-–−+*/×÷=]|[A-Za-z][A-Za-z'’-]*|[^\sA-Za-z\d]")
+_NUMBER_TOKEN = re.compile(r"\$?\.?\d")
+_PAREN_WORDS = re.compile(r"\(\s*[A-Za-z][A-Za-z\s'’-]*\)")
 MAX_WORDY_CHARS = 2000
 """Only the first this many characters of a step are read for equations with unit words (bounded work)."""
-MAX_UNIT_WORDS = 6
-"""At most this many words may follow a number inside one operand (``12 bags of hammers``)."""
-_OPERATOR = frozenset("+-*/×÷") | {"x", "times"}
-_STATED_RESULT = re.compile(r"=\s*\$?(\d[\d,]*(?:\.\d+)?)")
+MAX_UNIT_WORDS = 12
+"""At most this many words may follow a number inside one operand (``12 bags of hammers``, ``52 cards in a full
+deck of cards``)."""
+_OPERATOR = frozenset("+-–−*/×÷") | {"x", "X", "times"}
+_TIMES = ("x", "X", "times")
+_STATED_RESULT = re.compile(r"=\s*\$?(\d[\d,]*(?:\.\d+)?|\.\d+)")
 
 
 def _results_unexplained(text: str, produced: list[Fraction]) -> bool:
@@ -389,46 +406,55 @@ def wordy_derivations(step: str) -> list[tuple[tuple[str, ...], Fraction]]:
     [(('5 sites x 7 birds/site',), Fraction(35, 1))]
     """
     text = step[:MAX_WORDY_CHARS]
+    if "(" in text:  # "1 (Jose) + 4 siblings = 5", "$240 (house and food) + $9 (phone) = $249": words in brackets
+        text = _PAREN_WORDS.sub(lambda m: " " * len(m.group()), text)
     tokens = [(m.group(), m.start(), m.end()) for m in _WORDY_TOKEN.finditer(text)]
     out = []
     for i, (tok, _start, _end) in enumerate(tokens):
         if tok != "=" or i + 1 >= len(tokens) or not tokens[i + 1][0][-1:].isdigit() and "%" not in tokens[i + 1][0]:
             continue
         # walk back: operand (number, up to MAX_UNIT_WORDS words or "/ word"), then operator, then operand ...
-        j, numbers, begin = i - 1, 0, None
+        j, begins = i - 1, []
         while j >= 0:
             words = 0
-            while j >= 0 and (tokens[j][0][0].isalpha() and tokens[j][0] not in ("x", "times") or tokens[j][0] == "/"
-                              and j > 0 and tokens[j - 1][0][0].isdigit() is False):
-                words += tokens[j][0][0].isalpha()
+            while j >= 0 and (tokens[j][0][0].isalpha() and (tokens[j][0] not in _TIMES or j + 1 < len(tokens)
+                                                              and tokens[j + 1][0] in (*_OPERATOR, "="))
+                              or tokens[j][0] == "/" and j > 0 and tokens[j - 1][0][0].isdigit() is False):
+                words += tokens[j][0][0].isalpha()  # "3 times * 350": "times" before an operator is a unit word
                 j -= 1
                 if words > MAX_UNIT_WORDS:
                     break
-            if words > MAX_UNIT_WORDS or j < 0 or not tokens[j][0].lstrip("$")[:1].isdigit():
+            if words > MAX_UNIT_WORDS or j < 0 or not _NUMBER_TOKEN.match(tokens[j][0]):
                 break
-            numbers += 1
-            begin = tokens[j][1]
+            begins.append(tokens[j][1])
             j -= 1
-            if j >= 0 and tokens[j][0] in _OPERATOR:
-                j -= 1
+            k = j
+            while k >= 0 and tokens[k][0][0].isalpha() and tokens[k][0] not in _TIMES and j - k < MAX_UNIT_WORDS:
+                k -= 1  # words before an operand's number: "Caleb's 7 gallons + Cynthia's 8 gallons = 15 gallons"
+            if k >= 0 and tokens[k][0] in _OPERATOR:
+                j = k - 1
                 continue
             break
-        if numbers < 2 or begin is None:
+        if len(begins) < 2:
             continue
-        left = text[begin:tokens[i][1]].strip()
-        value = evaluate(_unit_free(left))
         stated = evaluate(tokens[i + 1][0].replace(",", "").lstrip("$"))
-        if value is not None and stated is not None and value.is_exact and stated.is_exact \
-                and value.exact == stated.exact:
-            out.append(((left,), stated.exact))
+        if stated is None or not stated.is_exact:
+            continue
+        for begin in begins[:0:-1]:  # the longest reading first, then shorter ones ("250-page book in 250/10 = 25")
+            left = text[begin:tokens[i][1]].strip()
+            value = evaluate(_unit_free(left))
+            if value is not None and value.is_exact and value.exact == stated.exact:
+                out.append(((left,), stated.exact))
+                break
     return out
 
 
 def _unit_free_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str] | None:
     """An equation the checker declined because of unit words, whose sides agree exactly once the words are dropped
-    (``8 mice * 6 pups/mouse = 48 pups``): a verified computation for the dataflow. It only ever *derives*; the
-    checker, which declined to judge it, never refutes on this reading."""
-    if len(sides) < 2 or not any(c.isalpha() for side in sides for c in side):
+    (``8 mice * 6 pups/mouse = 48 pups``), or because the extractor left its last side unread (``40*.8=32 are 5
+    dollar winners``, ``500*$.25=$125 on the half-priced bricks``, ``6(2)=12$``): a verified computation for the
+    dataflow. It only ever *derives*; the checker, which declined to judge it, never refutes on this reading."""
+    if len(sides) < 2:
         return None
     values = [evaluate(_unit_free(side)) for side in sides]
     if any(v is None or not v.is_exact or v.exact is None for v in values):

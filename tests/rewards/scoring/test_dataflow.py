@@ -108,3 +108,18 @@ def test_two_problem_quantities_with_one_value_are_edited_apart():
     # a value the problem states once is still edited everywhere: a quantity added and taken away does not move
     copied = parse_trace("Ann has 16 eggs and buys 2 more. How many eggs?", "16 - 16 + 18 = 18\n#### 18")
     assert not any(e.moves for e in input_counterfactuals(copied, build_dataflow(copied)) if e.old == 16)
+
+
+def test_computations_written_the_way_gold_solutions_write_them_are_derived():
+    from rewards.scoring.dataflow import problem_numbers
+    cases = [
+        ("He buys 15 packs of 2 pens.", "15x2=30 pens\n#### 30", 30),
+        ("40 tickets win, and 0.8 of them pay 5 dollars.", "40*.8=32 are 5 dollar winners\n#### 32", 32),
+        ("Caleb has 7 gallons and Cynthia has 8 gallons.", "Caleb’s 7 gallons + Cynthia’s 8 gallons = 15 gallons\n#### 15",
+         15),
+        ("A 250-page book is read in 10 days.", "She reads 250/10 = 25 pages a day.\n#### 25", 25),
+    ]
+    for problem, text, value in cases:
+        flow = build_dataflow(parse_trace(problem, text))
+        assert flow.answer_step is not None and Fraction(value) in flow.steps[0].produced, text
+    assert Fraction(7) in problem_numbers("She saves from January to July.")
