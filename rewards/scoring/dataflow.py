@@ -586,7 +586,7 @@ class _Algebra:
     """The grounded algebraic equations and solved values of one trace, as :func:`build_dataflow` walks it."""
 
     def __init__(self, problem: str) -> None:
-        self.given = [(pair, -1, pair) for pair in _given_equations(problem)]
+        self.problem = problem
         self.sources: list[tuple[tuple[str, str], int, tuple[str, str]]] = []  # (equation, step, root equation)
         self.bindings: dict[str, tuple[Fraction, int]] = {}
         self.calls, self.deadline = 0, None
@@ -616,7 +616,8 @@ class _Algebra:
                 if value is not None and not reached(value) and self._spend() and holds_under(expr, number, dict(bound)):
                     return AlgebraLink("substituted", (expr,), tuple(sorted({self.bindings[n][1] for n in names})),
                                        value, bindings=bound)
-        for source, step, root in [*reversed(self.sources[-MAX_SOURCES:]), *self.given]:
+        given = [(pair, -1, pair) for pair in _given_equations(self.problem)] if "=" in self.problem else []
+        for source, step, root in [*reversed(self.sources[-MAX_SOURCES:]), *given]:
             if not self._spend():
                 return None
             found = relation(source, pair)
