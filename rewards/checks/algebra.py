@@ -834,12 +834,18 @@ def identical(left: str, right: str, bindings: Mapping[str, Fraction] | None = N
     key = _key(bindings)
     if key is None or not isinstance(left, str) or not isinstance(right, str):
         return None
+    return _never_raising("algebra.identical", _identical, left, right, key)
+
+
+def _never_raising(name: str, fn, *args):
+    """``fn(*args)``, or None when it runs out of budget or fails on model output (logged as an internal error,
+    raised only under ``RAFS_STRICT``)."""
     try:
-        return _identical(left, right, key)
+        return fn(*args)
     except (_OutOfBudget, _Range, ArithmeticError, ValueError, RecursionError, MemoryError):
         return None
     except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT)
-        internal_error("algebra.identical", (left, right), exc)
+        internal_error(name, args, exc)
         return None
 
 
@@ -866,13 +872,7 @@ def rational_roots(left: str, right: str) -> tuple[str, tuple[Fraction, ...]] | 
     """
     if not isinstance(left, str) or not isinstance(right, str):
         return None
-    try:
-        return _rational_roots_of(left, right)
-    except (_OutOfBudget, _Range, ArithmeticError, ValueError, RecursionError, MemoryError):
-        return None
-    except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT)
-        internal_error("algebra.rational_roots", (left, right), exc)
-        return None
+    return _never_raising("algebra.rational_roots", _rational_roots_of, left, right)
 
 
 @lru_cache(maxsize=4096)
