@@ -812,13 +812,15 @@ def _literal(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"({value.numerator}/{value.denominator})"
 
 
-def _substitute(side: str, changed: dict[Fraction, Fraction], first_only: frozenset[Fraction] = frozenset()
-                ) -> str | None:
-    """Replace, in one pass, every literal of ``side`` whose value was changed (only the first of those whose value is
-    in ``first_only``); None when there is none."""
+def _substitute(side: str, changed: dict[Fraction, Fraction], first_only: frozenset[Fraction] = frozenset(),
+                keep: Fraction | None = None) -> str | None:
+    """Replace, in one pass, every literal of ``side`` whose value was changed — of a value in ``first_only`` other
+    than ``keep``, only the first literal; None when there is none."""
     spans, seen = [], set()
     for value, span in _numbers(side):
-        if value in changed and not (value in first_only and value in seen):
+        if value in changed:
+            if value in seen and value in first_only and value != keep:
+                continue
             spans.append((span, changed[value]))
             seen.add(value)
     if not spans:
@@ -842,6 +844,7 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
     ``60/60 = 1`` hour) changes only its first literal in an expression."""
     changed = {old: new}
     unit_like = flow.units | COMMON_CONSTANTS
+    keep = old if from_input else None  # an edited problem quantity changes in every literal
     steps = range(step, len(flow.steps)) if only is None else sorted(t for t in only if t >= step)
     for k in steps:
         if until is not None and until in changed:
@@ -865,15 +868,14 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
                 if moved is not None and moved != result:
                     changed[result] = moved
                 continue
-            first_only = frozenset(v for v in changed if v in unit_like and not (from_input and v == old))
             if kind == "solved":
-                left, right = (_substitute(side, changed, first_only) or side for side in eq.sides)
+                left, right = (_substitute(side, changed, unit_like, keep) or side for side in eq.sides)
                 root = solve_linear(left, right) if (left, right) != tuple(eq.sides) else None
                 if root is not None and root != result:
                     changed[result] = root
                 continue
             for side in operand_sides:
-                edited = _substitute(side, changed, first_only)
+                edited = _substitute(side, changed, unit_like, keep)
                 if edited is not None:
                     value = evaluate(edited)
                     if value is None:
@@ -885,8 +887,7 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
                         break
         for operand_sides, result in flow.steps[k].wordy:  # "5 sites x 7 birds/site = 35 birds"
             if seen_source and result not in changed:
-                first_only = frozenset(v for v in changed if v in unit_like and not (from_input and v == old))
-                edited = _substitute(operand_sides[0], changed, first_only)
+                edited = _substitute(operand_sides[0], changed, unit_like, keep)
                 value = _value(evaluate(_unit_free(edited))) if edited is not None else None
                 if value is not None and value != result:
                     changed[result] = value

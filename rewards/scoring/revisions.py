@@ -298,7 +298,8 @@ def _retraction(t, steps, flow, index: _Index, answer, n):
     known = [(vt, vf, end) for (vt, vf), end in pairs if vt is not None and vf is not None and vt != vf]
     if known:
         v_true, v_false, eq_end = known[0]
-        same_step = _recheck_in_step(flow.steps[t].checks, steps[t], eq_end, v_true, v_false)
+        operands = _operands(next(c for c, (vt_vf, _end) in zip(false_checks, pairs) if vt_vf == (v_true, v_false)))
+        same_step = _recheck_in_step(flow.steps[t].checks, steps[t], eq_end, v_true, v_false, operands)
         cue_step = t if same_step is not None or _cue_at(RETRACT, steps[t], eq_end, 0) else None
         for u in range(t + 1, min(n, t + 1 + RECOMPUTE_WINDOW)):
             if cue_step is None and _cue_at(RETRACT, steps[u]):
@@ -307,7 +308,7 @@ def _retraction(t, steps, flow, index: _Index, answer, n):
                 if _cue_at(ABANDON, steps[u]):
                     break
                 continue
-            found = _recomputation(flow.steps[u].checks, v_true, v_false)
+            found = _recomputation(flow.steps[u].checks, v_true, v_false, operands)
             if found == "right":
                 return _confirm(t, u, v_true, v_false, flow, index, answer)
             if found is not None:
@@ -345,20 +346,30 @@ def _equation_numbers(checks) -> set[Fraction]:
     return out
 
 
-def _recheck_in_step(checks, text, eq_end, v_true, v_false) -> str | None:
+def _recheck_in_step(checks, text, eq_end, v_true, v_false, operands=None) -> str | None:
     """A correction inside the false step itself, after a cue: 'right', a fake reason, or None."""
     m = RETRACT.search(text, eq_end)
     if m is None:
         return None
     later = [c for c in checks if _span_end(c) > m.start()]
-    return _recomputation(later, v_true, v_false)
+    return _recomputation(later, v_true, v_false, operands)
 
 
-def _recomputation(checks, v_true, v_false) -> str | None:
-    """'right' when a true equation among ``checks`` produces ``v_true``; a reason when the same computation is
-    stated false again; ``None`` when neither."""
+def _operands(check) -> list[Fraction]:
+    """The numbers on an equation's operand sides (all sides but the last)."""
+    from rewards.checks.arithmetic import numbers_in
+
+    sides = list(getattr(getattr(check, "equation", None), "sides", ()) or ())
+    return [v for side in sides[:-1] for v, _span in numbers_in(str(side)[:400])]
+
+
+def _recomputation(checks, v_true, v_false, operands: Sequence[Fraction] | None = None) -> str | None:
+    """'right' when a true equation among ``checks`` produces ``v_true`` from the false computation's own operands
+    (at least two of them, or all when it had fewer: ``25 - 20 = 5`` after ``20 * .25 = 6`` merely lands on 5); a
+    reason when the same computation is stated false again; ``None`` when neither."""
+    need = min(2, len(set(operands))) if operands else 0
     for c in checks:
-        if c.ok is True and _true_result(c) == v_true:
+        if c.ok is True and _true_result(c) == v_true and len(set(_operands(c)) & set(operands or ())) >= need:
             return "right"
         if c.ok is False:
             vt, vf = _false_values(c)

@@ -106,6 +106,20 @@ def test_a_cue_with_no_recomputation_is_fake():
     assert 0 in rev.fake and rev.superseded == {}
 
 
+def test_a_later_computation_that_lands_on_the_right_value_is_no_correction():
+    # 20 * .25 is 5, stated 6; after the cue, 25 - 20 = 5 is another quantity that happens to be 5
+    problem = ("Tom's rabbit runs 25 miles per hour and his cat 20 miles per hour. The cat gets a 15-minute head "
+               "start. In hours, how long until the rabbit catches up?")
+    completion = ("The cat got a 15/60=.25 hour head start\nThat means it ran 20*.25=6 miles\n"
+                  "Wait, that does not look right. Let me continue.\nThe rabbit goes 25-20=5 mph faster\n"
+                  "So it takes 5/5=1 hour\n#### 1")
+    trace, rev = _analyse(problem, completion)
+    assert 1 in rev.fake and rev.superseded == {}
+    fixed = completion.replace("Let me continue.", "Recomputing: 20 * .25 = 5 miles.")
+    trace, rev = _analyse(problem, fixed)
+    assert 1 in rev.superseded and rev.fake == {}
+
+
 def test_an_uncorrected_slip_is_neither_superseded_nor_fake():
     trace, rev = _analyse(JANET, "She has 16 - 3 - 4 = 8 eggs left.\nShe makes 8 * 2 = 16 dollars.\n#### 16")
     assert rev == Revisions()
