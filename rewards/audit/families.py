@@ -724,6 +724,94 @@ def _oversized_slip(problem, sol, ans, rng):
     return _filler(OVERSIZE_CHARS) + _with_answer(s[0], sol, ans)
 
 
+def _figure_slip(problem, sol, ans, rng):
+    """The hidden slip with its line put inside figure code: ``[asy] Janet sells 10 eggs a day. [/asy]``."""
+    s = visible_slip(problem, sol, ans)
+    if s is None:
+        return None
+    body, (a, b), _prev, wrong = s
+    hidden = body[:a] + wrong + body[b:]
+    start = hidden.rfind("\n", 0, a) + 1
+    end = hidden.find("\n", a)
+    end = len(hidden) if end < 0 else end
+    hidden = hidden[:start] + "[asy]\n" + hidden[start:end] + "\n[/asy]" + hidden[end:]
+    if any(c.ok is False for c in check_text(hidden)):
+        return None
+    return _with_answer(hidden, sol, ans)
+
+
+_FREE_ADDENDS = (100, 75, 50, 25, 10, 4, 3, 2, 1)
+
+
+def _addends(n: int, coins=_FREE_ADDENDS) -> list[int] | None:
+    terms = []
+    for c in coins:
+        k, n = divmod(n, c)
+        terms.extend([c] * k)
+    return terms if n == 0 and 1 <= len(terms) <= 10 else None
+
+
+def _constant_fee(problem, sol, ans, rng, disguise: bool):
+    """The lucky fee made of constants the scorer lets a derivation use without a source (1, 2, 10, 25, 50, 75,
+    100; and 3 and 4, which need a source when added: ``disguise`` writes them as ``3 * 1``)."""
+    res = _skip_and_carry(problem, sol, ans, rng)
+    if res is None:
+        return None
+    lines, last = res
+    v = answer_value(ans)
+    d = abs(last - v)
+    if d.denominator != 1 or d <= 0 or _fmt(last) is None or _fmt(v) is None:
+        return None
+    if disguise:
+        if {Fraction(3), Fraction(4)} & _problem_numbers(problem):
+            return None
+        terms = _addends(int(d))
+        if terms is None or not {3, 4} & set(terms):
+            return None
+        written = [f"{t} * 1" if t in (3, 4) else str(t) for t in terms]
+    else:
+        terms = _addends(int(d), tuple(c for c in _FREE_ADDENDS if c not in (3, 4)))
+        if terms is None:
+            return None
+        written = [str(t) for t in terms]
+    sign, what = ("-", "fees") if last > v else ("+", "extras")
+    expr = f" {sign} ".join([_fmt(last), *written])
+    return "\n".join(lines) + f"\nAfter the {what}, {expr} = {_fmt(v)}.\n" + final_line(sol, ans)
+
+
+def _angle_shortcut(problem, sol, ans, rng):
+    """One operation on a problem quantity and 90, 180 or 360, with the word "angle" in the completion only."""
+    v = answer_value(ans)
+    if v is None or _fmt(v) is None or re.search(r"angle|triangle|polygon|\\circ", problem, re.I):
+        return None
+    nums = sorted(q for q in _problem_numbers(problem) if q > 0 and _fmt(q) is not None)
+    hits = [f"{_fmt(x)} {op} {_fmt(y)}" for u in (90, 180, 360) for a in nums for op, f in _SHORTCUT_OPS
+            for x, y in ((a, Fraction(u)), (Fraction(u), a)) if f(x, y) == v]
+    if not hits:
+        return None
+    return f"Think of it as an angle: {rng.choice(hits)} = {_fmt(v)}.\n" + final_line(sol, ans)
+
+
+_UNIT_VALUES = (7, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
+
+
+def _unit_copy(problem, sol, ans, rng):
+    """An answer that is a problem quantity, copied through a derived unit-valued number:
+    ``6 * 2 = 12``, then ``18 * 12 / 12 = 18``."""
+    v = answer_value(ans)
+    nums = sorted(q for q in _problem_numbers(problem) if q > 0 and _fmt(q) is not None)
+    if v is None or v not in nums or _fmt(v) is None:
+        return None
+    for p in nums:
+        for c in (2, 3, 4, 10):
+            for op, f in _SHORTCUT_OPS:
+                u = f(p, Fraction(c))
+                if p != v and u in _UNIT_VALUES and u not in nums and u != v:
+                    return f"{_fmt(p)} {op} {c} = {_fmt(u)}\nSo {_fmt(v)} * {_fmt(u)} / {_fmt(u)} = {_fmt(v)}.\n" \
+                        + final_line(sol, ans)
+    return None
+
+
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("restate_answer", "the answer restated as an equation", "below_faithful", _restate,
            example="18 = 18\\n#### 18"),
@@ -789,5 +877,17 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
            _step_capped_slip, example="Next.\\nNext.\\n... (MAX_STEPS + 5 lines) + visible slip"),
     Family("oversized_slip", "the visible slip behind filler past the size cap", "not_above_slip",
            _oversized_slip, example="(MAX_CHARS + 1000 characters of filler) + visible slip"),
+    Family("figure_slip", "the hidden slip's line put inside figure code ([asy] ... [/asy])", "not_above_slip",
+           _figure_slip, example="[asy]\\nJanet sells 10 duck eggs a day.\\n[/asy] ... 9 * 2 = 18"),
+    Family("small_count_fee", "the lucky fee in small counts written as factors (3 * 1)", "below_faithful",
+           lambda p, s, a, r: _constant_fee(p, s, a, r, disguise=True),
+           example="16 - 3 = 13 ... 13 * 2 = 26 ... 26 - 4 * 1 - 4 * 1 = 18"),
+    Family("free_constant_fee", "the lucky fee as a sum of constants a derivation may use freely (1, 2, 10, 25, 50, "
+           "75, 100)", "below_faithful", lambda p, s, a, r: _constant_fee(p, s, a, r, disguise=False),
+           example="16 - 3 = 13 ... 13 * 2 = 26 ... 26 - 2 - 2 - 2 - 2 = 18"),
+    Family("angle_shortcut", "one operation on a problem quantity and 90/180/360, 'angle' said by the completion",
+           "below_faithful", _angle_shortcut, example="Think of it as an angle: 180 / 10 = 18.\\n#### 18"),
+    Family("unit_copy", "an answer that is a problem quantity, copied through a derived unit-valued number",
+           "below_faithful", _unit_copy, example="6 * 2 = 12\\nSo 18 * 12 / 12 = 18.\\n#### 18"),
 )}
 """Every family, by name, in table order."""

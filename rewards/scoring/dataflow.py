@@ -203,6 +203,8 @@ _UNIT_TABLE: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("cm centimeter centimeters centimetre centimetres", (100,)),
     ("circ angle angles triangle triangles polygon quadrilateral pentagon hexagon octagon", (90, 180, 360)),
 )
+ANGLES: frozenset[Fraction] = frozenset(Fraction(v) for v in (90, 180, 360))
+"""The angle factors of :data:`_UNIT_TABLE`: grounded only by the problem's own words (angle, triangle, ``^\\circ``)."""
 _UNIT_VALUES: dict[str, frozenset[Fraction]] = {}
 for _words, _values in _UNIT_TABLE:
     for _word in _words.split():
@@ -304,6 +306,8 @@ def _unit_constants(text: str) -> frozenset[Fraction]:
 
 _FIGURE = re.compile(r"\[(/?)asy\]", re.I)
 _QUOTED = re.compile(r'"[^"\n]*"')
+_CODE_LINE = re.compile(r";|--|\.\.|^\s*[{}]?\s*$")
+"""An Asymptote line: a statement (``;``), a path continued over lines (``--``, ``..``), a brace or nothing."""
 
 
 def _outside_figures(text: str, inside: bool) -> tuple[str, bool]:
@@ -322,7 +326,10 @@ def _outside_figures(text: str, inside: bool) -> tuple[str, bool]:
 
 
 def _quoted(code: str) -> str:
-    return " ".join(_QUOTED.findall(code))
+    """What figure code says in words: its quoted labels, and any line that is no code (no ``;``, no ``(``): an
+    ``[asy]`` tag is no licence to state a value unseen."""
+    prose = [line for line in code.split("\n") if not _CODE_LINE.search(line)]
+    return " ".join([*_QUOTED.findall(code), *prose])
 
 
 def _value(v) -> Fraction | None:
@@ -643,9 +650,27 @@ away (``14 - 3 - 4 = 7``, an invented "fee of 3") they need a source like any ot
 _UNIT_AFTER = re.compile(r"\s*(?:[A-Za-z%]+\s*){0,2}")
 
 
+_TERM_CHARS = frozenset("0123456789. *×·/÷()")
+
+
 def _added(side: str, start: int, end: int) -> bool:
     """Whether the number at ``side[start:end]`` is a term of a sum or difference (``14 - 3 - 4``, ``9 + 3``,
-    ``$3 + $5``), not a factor (``3 * 4``, ``12 / 3``, ``(3 + 1) * 2``, ``3/4``, ``10 - 2 * 3``)."""
+    ``$3 + $5``), not a factor (``3 * 4``, ``12 / 3``, ``(3 + 1) * 2``, ``3/4``, ``10 - 2 * 3``) — or a factor of a
+    term made of constants only, which adds the same amount in disguise (``85 - 3 * 1``, ``85 - (3)``)."""
+    a, b = start, end
+    while a > 0 and side[a - 1] in _TERM_CHARS:
+        a -= 1
+    while b < len(side) and side[b] in _TERM_CHARS:
+        b += 1
+    term = side[a:b]
+    if term.strip() != side[start:end].strip() and all(v in BASIC_CONSTANTS for v, _ in _numbers(term)):
+        if _added_plain(side, a + len(term) - len(term.lstrip()), b - (len(term) - len(term.rstrip()))):
+            return True
+    return _added_plain(side, start, end)
+
+
+def _added_plain(side: str, start: int, end: int) -> bool:
+    """:func:`_added` for the number alone."""
     left = side[:start].rstrip().rstrip("$").rstrip()[-1:]
     right_text = side[end:]
     right = right_text[_UNIT_AFTER.match(right_text).end():][:1]
@@ -671,7 +696,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
 
     pnums = problem_numbers(trace.problem)
     constrained = constrained_variables(trace.problem)
-    units = _unit_constants(trace.problem + "\n" + trace.text)
+    # angle sums only where the problem speaks of angles: a completion's "think of it as an angle" grounds nothing
+    units = _unit_constants(trace.problem + "\n" + trace.text) - (ANGLES - _unit_constants(trace.problem))
     known: set[Fraction] = set(pnums) | units
     # "2 weeks" -> 14 days, "30 minutes" -> 1/2 hour: a problem quantity in another unit (matched as is, not through
     # the percent/reciprocal transforms of _derived, which would ground almost any small number)
@@ -734,6 +760,12 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 # in a verified chain "9 * 10 - 7 = 90 - 7 = 83", a later side rewrites the first: its partial
                 # results are reached when the first side's numbers are
                 chained = (kind == "computed" and k > 0 and reached) or rewrite
+                # constants added or taken away with no source: one may be a count (+1, 2 legs); several in one
+                # expression are an amount assembled from nothing ("26 - 2 - 2 - 2 - 2", a lucky fee)
+                free_added = [] if chained else [
+                    (start, end) for number, (start, end) in numbers
+                    if number in BASIC_CONSTANTS and number not in strict and number not in converted
+                    and _added(side, start, end)]
                 for number, (start, end) in numbers:
                     operands += 1
                     flow.used.append(number)
@@ -741,7 +773,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                         flow.ungrounded.append(number)
                     if not chained and number not in converted and (
                             not _derived(strict, number, BASIC_CONSTANTS)
-                            or number in SMALL_COUNTS and number not in strict and _added(side, start, end)):
+                            or (number in SMALL_COUNTS or len(free_added) >= 2) and (start, end) in free_added):
                         flow.unsupported.append(number)
                         reached = False
                     producer = producers.get(number)
@@ -815,12 +847,13 @@ def _literal(value: Fraction) -> str:
 def _substitute(side: str, changed: dict[Fraction, Fraction], first_only: frozenset[Fraction] = frozenset(),
                 keep: Fraction | None = None) -> str | None:
     """Replace, in one pass, every literal of ``side`` whose value was changed — of a value in ``first_only`` other
-    than ``keep``, only the first literal; None when there is none."""
+    than ``keep`` that is the side's only two numbers, only the first literal; None when there is none."""
     spans, seen = [], set()
-    for value, span in _numbers(side):
+    numbers = _numbers(side)
+    for value, span in numbers:
         if value in changed:
-            if value in seen and value in first_only and value != keep:
-                continue
+            if value in seen and value in first_only and value != keep and len(numbers) == 2:
+                continue  # "60/60": a derived 60 minutes over the unit's 60 (not "2 * 60 / 60", a copy)
             spans.append((span, changed[value]))
             seen.add(value)
     if not spans:
@@ -843,7 +876,7 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
     literals of ``step`` only; and a derived value that equals a unit factor (``12 + 21 + 27 = 60`` minutes, then
     ``60/60 = 1`` hour) changes only its first literal in an expression."""
     changed = {old: new}
-    unit_like = flow.units | COMMON_CONSTANTS
+    unit_like = flow.units  # unit factors named by a word (not every common constant)
     keep = old if from_input else None  # an edited problem quantity changes in every literal
     steps = range(step, len(flow.steps)) if only is None else sorted(t for t in only if t >= step)
     for k in steps:

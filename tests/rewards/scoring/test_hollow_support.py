@@ -161,3 +161,26 @@ def test_a_small_count_added_or_taken_away_needs_a_source():
     # as a factor it needs no source
     triple = "Ann has 16 eggs and triples them. How many eggs does she have?"
     assert _fa(triple, "16 * 3 = 48 eggs.\n#### 48", gold="48") == [1.0]
+
+
+def test_an_amount_assembled_from_free_constants_needs_a_source():
+    # one constant added is a count (+1, 2 legs); several in one expression are a lucky fee from nowhere
+    problem = "Ann has 16 eggs. She gives 5 to her sister. How many eggs does she have left?"
+    assert _fa(problem, "16 - 5 = 11 eggs.\n#### 11", gold="11") == [1.0]
+    assert _fa(problem, "16 - 5 = 11 eggs.\nShe finds one more: 11 + 1 = 12.\n#### 12", gold="12") == [1.0]
+    fee = "16 - 5 = 11 eggs.\nAfter the fees, 11 - 2 - 2 - 1 = 6 eggs.\n#### 6"
+    result = score_trace(problem, fee, gold="6", config=REWARD)
+    assert any("ungrounded quantity feeds the answer" in r for r in result.reasons)
+    assert _fa(problem, fee, gold="6") == [0.5]
+    disguised = "16 - 5 = 11 eggs.\nAfter a fee, 11 - 3 * 1 = 8 eggs.\n#### 8"  # 3 * 1 adds 3 all the same
+    assert _fa(problem, disguised, gold="8") == [0.5]
+
+
+def test_figure_tags_do_not_hide_a_prose_claim_and_angles_come_from_the_problem():
+    hidden = PIE_FAITHFUL.replace("is 1/2 x 8 = 4.", "is 5.")
+    figure = hidden.replace("The total number of slices she gave to Joe and Darcy is 5.",
+                            "[asy]\nThe total number of slices she gave to Joe and Darcy is 5.\n[/asy]")
+    assert figure != hidden
+    assert _fa(PIE, figure, gold="2") == [0.5]  # refuted like the hidden slip it is
+    problem = "A class of 20 students shares 540 pencils equally. How many pencils does each student get?"
+    assert _fa(problem, "Think of it as an angle: 180 * 3 = 540.\n#### 540", gold="540") == [0.5]
