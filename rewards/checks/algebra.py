@@ -15,7 +15,8 @@ none of these (they have letters in them). This module decides them, model-free 
 :func:`holds_under` ``(left, right, bindings) -> bool | None``
     whether an equation holds once solved values are put in (``a + b = 7`` with ``a = 2, b = 5``).
 :func:`rational_roots` ``(left, right) -> (unknown, roots) | None``
-    the rational roots of an equation in one unknown of degree 1 or 2 (re-solving an edited equation).
+    the rational roots of an equation in one unknown of degree 1 or 2 (re-solving an edited equation);
+    :func:`real_roots` its real roots of any degree up to :data:`MAX_DEGREE`, approximated within 1e-6.
 :func:`identical` ``(left, right, bindings=None) -> bool | None``
     whether two expressions are one rewritten (``(a+b)^2 = a^2 + 2ab + b^2``): a link of a chain.
 :func:`equation_sides` ``(text) -> tuple[str, str] | None``
@@ -111,7 +112,7 @@ from rewards.checks.arithmetic.values import Value
 __all__ = [
     "FOLLOWING", "LINES", "MAX_DEGREE", "MAX_EVALUATIONS", "MAX_SIDE_CHARS", "MAX_TOKENS", "MAX_UNKNOWNS",
     "PROPORTIONAL_POINTS", "TIME_BUDGET_S", "Relation", "equation_sides", "follows", "holds_under", "identical",
-    "rational_roots", "relation",
+    "rational_roots", "real_roots", "relation",
     "substitutes", "unknowns",
 ]
 
@@ -876,7 +877,8 @@ def rational_roots(left: str, right: str) -> tuple[str, tuple[Fraction, ...]] | 
 
 
 @lru_cache(maxsize=4096)
-def _rational_roots_of(left: str, right: str) -> tuple[str, tuple[Fraction, ...]] | None:
+def _line_fit(left: str, right: str) -> tuple[str, list, list] | None:
+    """``(unknown, N, Q)``: the difference of an equation in one unknown as a reduced fraction of polynomials."""
     eq = _equation((left, right), ())
     if eq is None or len(eq[0].names | eq[1].names) != 1:
         return None
@@ -888,14 +890,53 @@ def _rational_roots_of(left: str, right: str) -> tuple[str, tuple[Fraction, ...]
         if x not in xs:
             xs.append(x)
     fit = _along(eq, var, {}, xs, budget)
+    return None if fit is None else (var, trim(fit[0]), fit[1])
+
+
+def _rational_roots_of(left: str, right: str) -> tuple[str, tuple[Fraction, ...]] | None:
+    fit = _line_fit(left, right)
     if fit is None:
         return None
-    numerator, denominator = fit
-    roots = _rational_roots(numerator) if len(trim(numerator)) in (2, 3) else None
+    var, numerator, denominator = fit
+    roots = _rational_roots(numerator) if len(numerator) in (2, 3) else None
     if roots is None:
         return None
     kept = tuple(r for r in roots if _horner(denominator, r) != 0)
     return (var, kept) if kept else None
+
+
+def real_roots(left: str, right: str) -> tuple[str, tuple[Fraction, ...]] | None:
+    """``(unknown, roots)`` like :func:`rational_roots`, for any degree up to :data:`MAX_DEGREE` and irrational roots
+    too: the real roots of the numerator (numerically, to a relative 1e-9) as rationals within 1e-6
+    (``Fraction.limit_denominator(10**6)``), roots of the denominator left out. None when there is none or the
+    equation cannot be fitted.
+
+    >>> [round(float(r), 6) for r in real_roots("x^2", "2")[1]], real_roots("x^3 - 6x^2 + 11x", "6")[1][-1]
+    ([-1.414214, 1.414214], Fraction(3, 1))
+    >>> real_roots("x^2", "-1") is None
+    True
+    """
+    if not isinstance(left, str) or not isinstance(right, str):
+        return None
+    return _never_raising("algebra.real_roots", _real_roots_of, left, right)
+
+
+def _real_roots_of(left: str, right: str) -> tuple[str, tuple[Fraction, ...]] | None:
+    import numpy as np
+
+    fit = _line_fit(left, right)
+    if fit is None or len(fit[1]) < 2:
+        return None
+    var, numerator, denominator = fit
+    found = np.roots([float(c) for c in reversed(numerator)])
+    kept = []
+    for root in found:
+        if abs(root.imag) > 1e-9 * max(1.0, abs(root.real)):
+            continue
+        value = Fraction(float(root.real)).limit_denominator(10**6)
+        if abs(float(_horner(denominator, value))) > 1e-9:
+            kept.append(value)
+    return (var, tuple(sorted(set(kept)))) if kept else None
 
 
 def unknowns(side: str) -> frozenset[str] | None:

@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from rewards.checks.algebra import equation_sides, holds_under, rational_roots, relation, substitutes, unknowns
+from rewards.checks.algebra import (equation_sides, holds_under, rational_roots, real_roots, relation, substitutes,
+                                    unknowns)
 from rewards.checks.arithmetic import EquationCheck, evaluate, extract_equations, numbers_in
 from rewards.checks.claims import trace_checks
 from rewards.checks.equations import BARE_NUMBER, step_equations
@@ -529,7 +530,8 @@ problem states)."""
 MAX_ALGEBRA_CALLS = 48
 ALGEBRA_BUDGET_S = 0.25
 """Per trace: at most this many algebra comparisons and this much wall time for them (each comparison has its own
-bounds, :mod:`rewards.checks.algebra`); past either, equations with unknowns derive nothing."""
+bounds, :mod:`rewards.checks.algebra`); past either, equations with unknowns derive nothing. The counterfactual
+re-solves of a trace share one more such time budget; past it, an algebraic value does not move."""
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 _LONE_NAME = re.compile(r"\s*\{?\s*([A-Za-z])\s*\}?\s*")
 
@@ -866,7 +868,8 @@ def _substitute(side: str, changed: dict[Fraction, Fraction], first_only: frozen
 
 def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction, *,
                from_input: bool = False, only: frozenset[int] | None = None,
-               until: Fraction | None = None, local: bool = False) -> dict[Fraction, Fraction]:
+               until: Fraction | None = None, local: bool = False,
+               deadline: list[float] | None = None) -> dict[Fraction, Fraction]:
     """Push ``old -> new`` (a result of ``step``, or with ``from_input`` a problem quantity first used in ``step``)
     through the verified equations from there on (only through the steps ``only`` when given: the answer's
     derivation, whose last step is the last that can matter).
@@ -897,7 +900,7 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
             if result in changed:
                 continue
             if kind in ("followed", "substituted"):
-                moved = _propagate_link(link, result, changed)
+                moved = _propagate_link(link, result, changed, deadline)
                 if moved is not None and moved != result:
                     changed[result] = moved
                 continue
@@ -939,16 +942,23 @@ class _Retired(dict):
         self.retired = {old: new}
 
 
-def _propagate_link(link: AlgebraLink, result: Fraction, changed: dict[Fraction, Fraction]) -> Fraction | None:
+def _propagate_link(link: AlgebraLink, result: Fraction, changed: dict[Fraction, Fraction],
+                    deadline: list[float] | None = None) -> Fraction | None:
     """Where an algebraic derivation's value goes under the edits ``changed``: a followed value is the root of the
     edited grounded equation it started from that is nearest the old value; a substituted one is its expression
     with the edited solved values (and numbers) put in. None when it cannot be worked out exactly."""
+    if deadline is not None:  # one budget for every re-solve of a trace's counterfactuals (ALGEBRA_BUDGET_S)
+        if not deadline:
+            deadline.append(time.perf_counter() + ALGEBRA_BUDGET_S)
+        elif time.perf_counter() > deadline[0]:
+            return None
     if link.kind == "followed" and link.root is not None:
         edits = {**getattr(changed, "retired", {}), **changed}
         edited = [_substitute(side, edits) for side in link.root]
         if all(side is None for side in edited):
             return None
-        found = rational_roots(*(new or side for new, side in zip(edited, link.root)))
+        root = tuple(new or side for new, side in zip(edited, link.root))
+        found = rational_roots(*root) or real_roots(*root)  # a quadratic edited by +1 rarely keeps rational roots
         if found is None:
             return None
         return min(found[1], key=lambda root: (abs(root - result), root))
@@ -1048,12 +1058,13 @@ def input_counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
                 first_use[value] = t
     out: list[Intervention] = []
     stated = Counter(v for v, _ in _numbers(trace.problem))
+    deadline: list[float] = []  # set at the first algebraic re-solve
     for value, step in list(first_use.items())[:MAX_INTERVENTIONS]:
         new = value + 1 if value.denominator == 1 else value * 2
         if new == answer:
             new = value + 2
         expected = _propagate(trace, flow, step, value, new, from_input=True, only=path, until=answer,
-                              local=stated[value] >= 2).get(answer)
+                              local=stated[value] >= 2, deadline=deadline).get(answer)
         out.append(Intervention(step, value, new, expected if expected != answer else None))
     return out
 

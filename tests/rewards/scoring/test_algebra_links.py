@@ -68,3 +68,21 @@ def test_the_algebra_budget_bounds_a_long_trace():
     text = "\n".join(f"$x^2 + {k}x = {k + 1}y$" for k in range(200)) + "\n#### 5"
     flow = build_dataflow(parse_trace(DOGS, text))
     assert flow.answer_step is None
+
+
+def test_counterfactuals_through_a_long_algebra_chain_stay_bounded():
+    import time
+
+    # one grounded quadratic, then eighty rewrites that each follow from it, each stating the root: every input
+    # edit re-solves the chain, under one time budget per trace
+    problem = "Find the positive x with x^2 + 10x = 96."
+    chain = "\n".join(["$x^2 + 10x = 96$", *["$x^2 + 10x - 96 = 0$, so $x = 6$" for _ in range(80)]])
+    trace = parse_trace(problem, chain + "\n#### 6")
+    start = time.process_time()
+    flow = build_dataflow(trace)
+    edits = input_counterfactuals(trace, flow)
+    assert time.process_time() - start < 5.0
+    assert flow.answer_step is not None and edits
+    # the edited quadratics have irrational roots: the root next to 6 is carried on, approximately
+    moved = {e.old: e.expected for e in edits}
+    assert abs(float(moved[96]) - (-5 + 122 ** 0.5)) < 1e-5  # x^2 + 10x = 97
