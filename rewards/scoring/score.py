@@ -482,6 +482,8 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
         p_r = C.step_validity([q[t] for t in counted] or live, cfg.lam, smooth=cfg.smooth)
     else:
         p_r = C.step_validity(live, cfg.lam, smooth=cfg.smooth)
+    if p_r is not None and hollow is not None:  # valid steps that carry nothing: a copy is no evidence of validity
+        p_r *= cfg.ungrounded_penalty             # either (the step-validity reward must not pay it in full)
     comps: dict[str, float | None] = {"P_R": p_r, "S_RA": s_ra, **group_components}
     reasons: list[str] = list(revision_reasons)
     suspect = min(refuted) if refuted else None

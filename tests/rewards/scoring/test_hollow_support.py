@@ -184,3 +184,12 @@ def test_figure_tags_do_not_hide_a_prose_claim_and_angles_come_from_the_problem(
     assert _fa(PIE, figure, gold="2") == [0.5]  # refuted like the hidden slip it is
     problem = "A class of 20 students shares 540 pencils equally. How many pencils does each student get?"
     assert _fa(problem, "Think of it as an angle: 180 * 3 = 540.\n#### 540", gold="540") == [0.5]
+
+
+def test_the_step_validity_reward_does_not_pay_a_hollow_derivation_in_full():
+    from rewards import rafs_step_validity_reward
+
+    problem = "Nancy cut a pie into 8 pieces and ate 7 of them. How many pieces are left?"
+    honest, cancelled = "8 - 7 = 1 piece is left.\n#### 1", "8 - 8 + 1 = 1\n#### 1"
+    faithful, hollow = rafs_step_validity_reward([problem] * 2, [honest, cancelled], answer=["1", "1"])
+    assert hollow < faithful  # both steps are true; the second carries nothing from the problem
