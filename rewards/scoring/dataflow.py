@@ -357,10 +357,8 @@ _FRACTION_LITERAL = re.compile(r"\s*[-+]?\s*(?:\d+\s*)?\\[dt]?frac\s*\{\s*\d+\s*
 
 def _computes(operand_sides: list[str], used: int) -> bool:
     """An equation computes when its operands hold two numbers or more, or one number under an operation
-    (``\\sqrt{16} = 4``, ``3! = 6``, ``50% of 30``); ``18 = 18``, ``x = 18``, ``18 dollars = 18`` and a fraction
-    written another way (``1\\frac{4}{5} = \\frac{9}{5}``) derive nothing."""
-    if operand_sides and all(_FRACTION_LITERAL.fullmatch(side) for side in operand_sides):
-        return False
+    (``\\sqrt{16} = 4``, ``3! = 6``, ``50% of 30``); ``18 = 18``, ``x = 18`` and ``18 dollars = 18`` derive
+    nothing."""
     if used >= 2:
         return True
     return used == 1 and any(_OPERATION.search(side) for side in operand_sides)
@@ -606,34 +604,48 @@ class _Algebra:
         self.calls += 1
         return self.calls <= MAX_ALGEBRA_CALLS and time.perf_counter() < self.deadline
 
-    def link(self, sides: tuple[str, ...], index: int, reached) -> AlgebraLink | None:
+    def link(self, sides: tuple[str, ...], index: int, reached, given_values: frozenset[Fraction] = frozenset()
+             ) -> AlgebraLink | None:
         pair = _algebraic(sides)
         if pair is None:
             return None
-        numbers = [v for side in pair for v, _ in _numbers(side)]
-        if all(reached(v) for v in numbers):
-            self.sources.append((pair, index, pair))
-            self._bind(pair, index)
-            return AlgebraLink("source", pair)
         names = (unknowns(pair[0]) or frozenset()) | (unknowns(pair[1]) or frozenset())
-        if names and names <= self.bindings.keys():
+        if names and names <= self.bindings.keys():  # solved values put into an expression: "a + b = -1"
             bound = tuple(sorted((n, self.bindings[n][0]) for n in names))
             for expr, number in (pair, pair[::-1]):
                 if _LONE_NAME.fullmatch(expr) or any(c.isalpha() for c in number):
                     continue
-                value = _value(evaluate(number))  # a value already reached is checked, not derived ("2.5S = 150")
-                if value is not None and not reached(value) and self._spend() and holds_under(expr, number, dict(bound)):
+                value = _value(evaluate(number))  # a given checked is no derivation ("2.5S = 150", 150 given)
+                if value is not None and value not in given_values and self._spend() \
+                        and holds_under(expr, number, dict(bound)):
                     return AlgebraLink("substituted", (expr,), tuple(sorted({self.bindings[n][1] for n in names})),
                                        value, bindings=bound)
+        grounded = all(reached(v) for v in (v for side in pair for v, _ in _numbers(side)))
+        if grounded and _stated_value(pair) is None:
+            self.sources.append((pair, index, pair))
+            return AlgebraLink("source", pair)
+        # an equation that follows from a grounded one; "x = -4" after "0 = (x + 4)(x - 1)" is a root chosen, even
+        # when -4 is a number any derivation may use
         given = [(pair, -1, pair) for pair in _given_equations(self.problem)] if "=" in self.problem else []
         for source, step, root in [*reversed(self.sources[-MAX_SOURCES:]), *given]:
             if not self._spend():
-                return None
+                break
             found = relation(source, pair)
             if found.follows and not found.restated:
                 self.sources.append((pair, index, root))
                 return AlgebraLink("followed", pair, (step,) if step >= 0 else (), self._bind(pair, index), root)
+        if grounded:
+            self.sources.append((pair, index, pair))
+            self._bind(pair, index)
+            return AlgebraLink("source", pair)
         return None
+
+    def bind_computed(self, sides: tuple[str, ...], value: Fraction, index: int) -> None:
+        """``x = \\frac{288}{72} = 4``, a verified computation assigned to a name: ``x`` may be put into later
+        expressions."""
+        match = _LONE_NAME.fullmatch(sides[0]) if sides else None
+        if match:
+            self.bindings[match.group(1)] = (value, index)
 
     def _bind(self, pair: tuple[str, str], index: int) -> Fraction | None:
         """A value the trace states for an unknown (``x = 4``) in a grounded or followed equation may be put into later
@@ -716,8 +728,15 @@ def build_dataflow(trace: Trace) -> Dataflow:
         return _derived(strict, value, BASIC_CONSTANTS) or value in converted
     last_derived = None
     producers: dict[Fraction, int] = {}  # value -> the latest earlier step that produced it
+    seen_steps: set[str] = set()
     for index, text in enumerate(trace.steps):
         flow = StepFlow(index)
+        written = " ".join(text.split())
+        if written in seen_steps and "=" in written:  # a step written again derives nothing new (repeat_steps)
+            flow.mentioned.extend(v for v, _ in _numbers(text))
+            steps.append(flow)
+            continue
+        seen_steps.add(written)
         for position, (eq, check) in enumerate(step_equations(text)):
             if check.ok is False and check.variable is not None and check.variable in constrained:
                 check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
@@ -731,7 +750,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     strict.update(v for v, _ in _numbers(eq.sides[1]))
             link = None
             if check.ok is not False and (derivation is None or derivation[2] == "solved"):
-                link = algebra.link(tuple(eq.sides), index, is_reached)
+                link = algebra.link(tuple(eq.sides), index, is_reached, pnums)
                 if link is not None:
                     links[(index, position)] = link
                     flow.depends_on.update(t for t in link.steps if t != index)
@@ -793,6 +812,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     strict.add(derivation[1])
                     if kind == "solved":
                         reached_roots.setdefault(derivation[1], index)
+                    elif kind == "computed":
+                        algebra.bind_computed(tuple(eq.sides), derivation[1], index)
         if ("=" in text and not any(c.ok is False for c in flow.checks) and any(c.isalpha() for c in text)
                 and _results_unexplained(text, flow.produced)):
             for operand_sides, result in wordy_derivations(text):

@@ -328,7 +328,9 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
     moving = [e for e in edits if e.moves]
     step = flow.steps[flow.answer_step] if flow.answer_step is not None else None
     repeated = step is not None and len(step.used) > len(set(step.used))
-    if repeated and edits and not moving and len(path) == 1:
+    algebra = any(key[0] == flow.answer_step and link.kind == "followed" and link.value == answer
+                  for key, link in flow.links.items())  # a root chosen from a grounded equation is no copy
+    if repeated and edits and not moving and len(path) == 1 and not algebra:
         return "no edit of the problem's quantities moves the answer, which one step reaches: its operands cancel"
     if repeated and moving and all(e.old == answer and e.expected == e.new for e in moving):
         return f"the answer {answer} is a problem quantity carried through unchanged: its other operands cancel"

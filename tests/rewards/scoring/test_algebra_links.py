@@ -86,3 +86,26 @@ def test_counterfactuals_through_a_long_algebra_chain_stay_bounded():
     # the edited quadratics have irrational roots: the root next to 6 is carried on, approximately
     moved = {e.old: e.expected for e in edits}
     assert abs(float(moved[96]) - (-5 + 122 ** 0.5)) < 1e-5  # x^2 + 10x = 97
+
+
+def test_a_root_chosen_is_derived_even_when_it_is_a_small_number_and_solved_values_add_up():
+    # "x = -4" after "0 = (x+4)(x-1)": a root chosen, though -4 is a number any derivation may use
+    problem = "What real value of $x$ less than 0 satisfies $x^2+3x-4 = 0$?"
+    gold = "We have $0 = x^2+3x-4 = (x+4)(x-1)$.\nThe negative root is $x = -4$.\n#### -4"
+    assert _fa(problem, gold, gold="-4") == [1.0]
+    # stated values put into an expression: "a = -3", "b = 2", so "a + b = -1"
+    problem = "If $2a + 6 = 0$ and $3b = 6$, what is $a + b$?"
+    gold = "From $2a + 6 = 0$, $a = -3$.\nFrom $3b = 6$, $b = 2$.\nSo $a + b = -1$.\n#### -1"
+    flow = build_dataflow(parse_trace(problem, gold))
+    assert any(link.kind == "substituted" and link.value == -1 for link in flow.links.values())
+    assert _fa(problem, gold, gold="-1") == [1.0]
+
+
+def test_a_step_written_again_derives_nothing_new():
+    problem = "Ann has 3 boxes of 4 pens and 5 loose pens. How many pens?"
+    once = "3 * 4 = 12 pens in boxes.\n12 + 5 = 17 pens.\n#### 17"
+    thrice = "3 * 4 = 12 pens in boxes.\n12 + 5 = 17 pens.\n" * 3 + "#### 17"
+    a, b = rafs_reward([problem] * 2, [once, thrice], answer=["17", "17"])
+    assert b <= a + 0.005
+    flow = build_dataflow(parse_trace(problem, thrice))
+    assert flow.answer_step == 1 and not flow.steps[3].produced
