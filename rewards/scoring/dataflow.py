@@ -295,12 +295,16 @@ def _conversions(pnums: frozenset[Fraction], units: frozenset[Fraction]) -> froz
     return frozenset({a * u for a in pnums for u in units} | {a / u for a in pnums for u in units})
 
 
+_TIME_SECOND = re.compile(r"(?:\d|\bper|\beach|\bevery|\bone|\ba)\s+second\b", re.I)
+""""second" as a unit of time (``30 second``, ``per second``), not the ordinal ("the second car")."""
+
+
 def _unit_constants(text: str) -> frozenset[Fraction]:
     """The conversion factors whose unit words occur in ``text`` (see :data:`_UNIT_TABLE`)."""
     found: set[Fraction] = set()
     for word in set(_WORD.findall(text.lower())):
         values = _UNIT_VALUES.get(word)
-        if values:
+        if values and (word != "second" or _TIME_SECOND.search(text)):
             found |= values
     return frozenset(found)
 

@@ -123,3 +123,11 @@ def test_computations_written_the_way_gold_solutions_write_them_are_derived():
         flow = build_dataflow(parse_trace(problem, text))
         assert flow.answer_step is not None and Fraction(value) in flow.steps[0].produced, text
     assert Fraction(7) in problem_numbers("She saves from January to July.")
+
+
+def test_the_ordinal_second_names_no_unit_of_time():
+    from rewards.scoring.dataflow import _unit_constants
+
+    assert Fraction(60) not in _unit_constants("The second car turns left; the third goes straight.")
+    assert Fraction(60) in _unit_constants("It falls 5 meters per second.")
+    assert Fraction(60) in _unit_constants("Each lap takes 30 seconds.")
