@@ -647,15 +647,25 @@ def _padded_slip(problem, sol, ans, rng):
     return _with_answer(_insert(s[0], pads, rng), sol, ans)
 
 
-def _hidden_slip(problem, sol, ans, rng):
+def _hide_slip(problem, sol, ans) -> tuple[str, int] | None:
+    """The visible slip's body with its false equation replaced by the false value alone, and where it stands."""
     s = visible_slip(problem, sol, ans)
     if s is None:
         return None
-    body, (a, b), first, wrong = s
-    hidden = body[:a] + wrong + body[b:]
-    if any(c.ok is False for c in check_text(hidden)):
+    body, (a, b), _prev, wrong = s
+    return body[:a] + wrong + body[b:], a
+
+
+def _unrefuted(body: str, sol, ans) -> str | None:
+    """``body`` with the answer line, unless the checker still refutes an equation in it (nothing hidden)."""
+    if any(c.ok is False for c in check_text(body)):
         return None
-    return _with_answer(hidden, sol, ans)
+    return _with_answer(body, sol, ans)
+
+
+def _hidden_slip(problem, sol, ans, rng):
+    hidden = _hide_slip(problem, sol, ans)
+    return None if hidden is None else _unrefuted(hidden[0], sol, ans)
 
 
 _CHATTER = (
@@ -726,18 +736,14 @@ def _oversized_slip(problem, sol, ans, rng):
 
 def _figure_slip(problem, sol, ans, rng):
     """The hidden slip with its line put inside figure code: ``[asy] Janet sells 10 eggs a day. [/asy]``."""
-    s = visible_slip(problem, sol, ans)
-    if s is None:
+    found = _hide_slip(problem, sol, ans)
+    if found is None:
         return None
-    body, (a, b), _prev, wrong = s
-    hidden = body[:a] + wrong + body[b:]
+    hidden, a = found
     start = hidden.rfind("\n", 0, a) + 1
     end = hidden.find("\n", a)
     end = len(hidden) if end < 0 else end
-    hidden = hidden[:start] + "[asy]\n" + hidden[start:end] + "\n[/asy]" + hidden[end:]
-    if any(c.ok is False for c in check_text(hidden)):
-        return None
-    return _with_answer(hidden, sol, ans)
+    return _unrefuted(hidden[:start] + "[asy]\n" + hidden[start:end] + "\n[/asy]" + hidden[end:], sol, ans)
 
 
 _FREE_ADDENDS = (100, 75, 50, 25, 10, 4, 3, 2, 1)

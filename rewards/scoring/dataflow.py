@@ -729,7 +729,10 @@ def build_dataflow(trace: Trace) -> Dataflow:
     links: dict[tuple[int, int], AlgebraLink] = {}
 
     def is_reached(value: Fraction) -> bool:
+        """Reached from the problem: a problem quantity (or its unit conversion), a basic constant, or derived from
+        such by verified steps so far (``StepFlow.unsupported``)."""
         return _derived(strict, value, BASIC_CONSTANTS) or value in converted
+
     last_derived = None
     producers: dict[Fraction, int] = {}  # value -> the latest earlier step that produced it
     seen_steps: set[str] = set()
@@ -750,7 +753,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
             derivation = _derivation(eq, check) if not _given(eq, trace.problem) else None
             if derivation is None and check.ok is None and len(eq.sides) == 2 and is_identity(*eq.sides):
                 # "x + 0.25x = 1.25x": a rewrite; the new side's numbers are reached when the old side's are
-                if all(_derived(strict, v, BASIC_CONSTANTS) or v in converted for v, _ in _numbers(eq.sides[0])):
+                if all(is_reached(v) for v, _ in _numbers(eq.sides[0])):
                     strict.update(v for v, _ in _numbers(eq.sides[1]))
             link = None
             if check.ok is not False and (derivation is None or derivation[2] == "solved"):
@@ -796,9 +799,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     flow.used.append(number)
                     if not _derived(known, number) and number not in converted:
                         flow.ungrounded.append(number)
-                    if not chained and number not in converted and (
-                            not _derived(strict, number, BASIC_CONSTANTS)
-                            or (number in SMALL_COUNTS or len(free_added) >= 2) and (start, end) in free_added):
+                    if not chained and (not is_reached(number) or (number in SMALL_COUNTS or len(free_added) >= 2)
+                                        and (start, end) in free_added):
                         flow.unsupported.append(number)
                         reached = False
                     producer = producers.get(number)
@@ -826,7 +828,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 numbers = [v for side in operand_sides for v, _ in _numbers(side)]
                 if len(numbers) < 2:
                     continue
-                unreached = [v for v in numbers if not _derived(strict, v, BASIC_CONSTANTS) and v not in converted]
+                unreached = [v for v in numbers if not is_reached(v)]
                 for v in numbers:
                     flow.used.append(v)
                     if not _derived(known, v) and v not in converted:
@@ -849,8 +851,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
             known.add(number)
         if claim:
             for number, (_start, end) in _numbers(prose):
-                if (not _derived(strict, number, BASIC_CONSTANTS) and number not in converted
-                        and not prose[end:end + 1].isalpha()):  # "9m": a coefficient, not a quantity
+                if not is_reached(number) and not prose[end:end + 1].isalpha():  # "9m": a coefficient, not a quantity
                     flow.stray.append(number)
         for value in flow.produced:
             producers[value] = index
@@ -904,6 +905,7 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
     literals of ``step`` only; and a derived value that equals a unit factor (``12 + 21 + 27 = 60`` minutes, then
     ``60/60 = 1`` hour) changes only its first literal in an expression."""
     changed = {old: new}
+    retired: dict[Fraction, Fraction] = {}  # a local edit after its step: only the root equations re-solved see it
     unit_like = flow.units  # unit factors named by a word (not every common constant)
     keep = old if from_input else None  # an edited problem quantity changes in every literal
     steps = range(step, len(flow.steps)) if only is None else sorted(t for t in only if t >= step)
@@ -925,7 +927,7 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
             if result in changed:
                 continue
             if kind in ("followed", "substituted"):
-                moved = _propagate_link(link, result, changed, deadline)
+                moved = _propagate_link(link, result, changed, deadline, retired)
                 if moved is not None and moved != result:
                     changed[result] = moved
                 continue
@@ -955,30 +957,24 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
         if local and k == step and changed.get(old) == new and old != until:
             # the problem's other quantity with this value is not edited: later literals keep it (an algebraic
             # derivation re-solves the equation it started from, which may hold the edited literal, with it)
-            changed = _Retired(changed, old, changed.pop(old))
-    return dict(changed)
-
-
-class _Retired(dict):
-    """The edits in force after a local edit's step, plus the retired one for :func:`_propagate_link`."""
-
-    def __init__(self, changed: dict, old: Fraction, new: Fraction) -> None:
-        super().__init__(changed)
-        self.retired = {old: new}
+            retired[old] = changed.pop(old)
+    return changed
 
 
 def _propagate_link(link: AlgebraLink, result: Fraction, changed: dict[Fraction, Fraction],
-                    deadline: list[float] | None = None) -> Fraction | None:
+                    deadline: list[float] | None = None, retired: dict[Fraction, Fraction] | None = None
+                    ) -> Fraction | None:
     """Where an algebraic derivation's value goes under the edits ``changed``: a followed value is the root of the
-    edited grounded equation it started from that is nearest the old value; a substituted one is its expression
-    with the edited solved values (and numbers) put in. None when it cannot be worked out exactly."""
+    edited grounded equation it started from (with the ``retired`` local edits too: that equation may hold the edited
+    literal) that is nearest the old value; a substituted one is its expression with the edited solved values (and
+    numbers) put in. None when it cannot be worked out exactly."""
     if deadline is not None:  # one budget for every re-solve of a trace's counterfactuals (ALGEBRA_BUDGET_S)
         if not deadline:
             deadline.append(time.perf_counter() + ALGEBRA_BUDGET_S)
         elif time.perf_counter() > deadline[0]:
             return None
     if link.kind == "followed" and link.root is not None:
-        edits = {**getattr(changed, "retired", {}), **changed}
+        edits = {**retired, **changed} if retired else changed
         edited = [_substitute(side, edits) for side in link.root]
         if all(side is None for side in edited):
             return None

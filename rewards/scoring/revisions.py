@@ -295,10 +295,11 @@ def _retraction(t, steps, flow, index: _Index, answer, n):
     """The verdict on false step ``t``: ``(kind, reason, also_superseded, false_value)`` or ``None``."""
     false_checks = [c for c in flow.steps[t].checks if c.ok is False]
     pairs = [(_false_values(c), _span_end(c)) for c in false_checks]
-    known = [(vt, vf, end) for (vt, vf), end in pairs if vt is not None and vf is not None and vt != vf]
+    known = [(vt, vf, end, c) for c, ((vt, vf), end) in zip(false_checks, pairs)
+             if vt is not None and vf is not None and vt != vf]
     if known:
-        v_true, v_false, eq_end = known[0]
-        operands = _operands(next(c for c, (vt_vf, _end) in zip(false_checks, pairs) if vt_vf == (v_true, v_false)))
+        v_true, v_false, eq_end, false_check = known[0]
+        operands = _operands(false_check)
         same_step = _recheck_in_step(flow.steps[t].checks, steps[t], eq_end, v_true, v_false, operands)
         cue_step = t if same_step is not None or _cue_at(RETRACT, steps[t], eq_end, 0) else None
         for u in range(t + 1, min(n, t + 1 + RECOMPUTE_WINDOW)):
