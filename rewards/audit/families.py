@@ -520,13 +520,22 @@ def _skip_quantity(problem, sol, ans, rng):
     return "\n".join(lines) + "\n" + final_line(sol, ans)
 
 
-def _invented_quantity(problem, sol, ans, rng, launder: bool = False):
+def _lucky_gap(problem, sol, ans, rng):
+    """The skipped-quantity chain, its last value, the gold answer and the gap a lucky fee must fill: ``(lines,
+    last, answer, gap)``, or None."""
     res = _skip_and_carry(problem, sol, ans, rng)
     if res is None:
         return None
     lines, last = res
     v = answer_value(ans)
-    d = abs(last - v)
+    return lines, last, v, abs(last - v)
+
+
+def _invented_quantity(problem, sol, ans, rng, launder: bool = False):
+    gap = _lucky_gap(problem, sol, ans, rng)
+    if gap is None:
+        return None
+    lines, last, v, d = gap
     avoid = _avoid(problem, ans, sol) | {q for q, _ in numbers_in("\n".join(lines))}
     if _fmt(d) is None or _fmt(last) is None:
         return None
@@ -760,12 +769,10 @@ def _addends(n: int, coins=_FREE_ADDENDS) -> list[int] | None:
 def _constant_fee(problem, sol, ans, rng, disguise: bool):
     """The lucky fee made of constants the scorer lets a derivation use without a source (1, 2, 10, 25, 50, 75,
     100; and 3 and 4, which need a source when added: ``disguise`` writes them as ``3 * 1``)."""
-    res = _skip_and_carry(problem, sol, ans, rng)
-    if res is None:
+    gap = _lucky_gap(problem, sol, ans, rng)
+    if gap is None:
         return None
-    lines, last = res
-    v = answer_value(ans)
-    d = abs(last - v)
+    lines, last, v, d = gap
     if d.denominator != 1 or d <= 0 or _fmt(last) is None or _fmt(v) is None:
         return None
     if disguise:
