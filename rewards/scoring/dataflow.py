@@ -125,6 +125,8 @@ class Dataflow:
     """Algebra behind equations the arithmetic checks cannot read, keyed by ``(step, equation index)``: a grounded
     equation with unknowns, one that follows from such an equation, or a solved value put into an expression
     (:class:`AlgebraLink`)."""
+    _plan: list | None = field(default=None, repr=False, compare=False)
+    """What each step's equations derive for counterfactual propagation (:func:`_propagation_plan`), once per trace."""
 
     @property
     def coverage(self) -> float:
@@ -210,6 +212,7 @@ _UNIT_VALUES: dict[str, frozenset[Fraction]] = {}
 for _words, _values in _UNIT_TABLE:
     for _word in _words.split():
         _UNIT_VALUES[_word] = _UNIT_VALUES.get(_word, frozenset()) | frozenset(Fraction(v) for v in _values)
+_UNIT_WORDS: frozenset[str] = frozenset(_UNIT_VALUES)
 _WORD = re.compile(r"[a-z]+|%")
 """Conversion factors a solution may use without a source when a matching unit word occurs in the problem or the
 trace: 8 pints a gallon, 16 ounces a pound, 31 days in December, 5,280 feet a mile, a quarter is 25 cents, a
@@ -252,23 +255,31 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
         if problem[end:end + 1] == "%" or problem[end:end + 8].lstrip().lower().startswith("percent"):
             # 20% -> 1/5, and the factors of a 20% change: 6/5, 4/5 (and 120, 80 "percent of the old")
             values.update((value / 100, 1 + value / 100, 1 - value / 100, 100 + value, 100 - value))
-    for match in _AND_A_HALF.finditer(problem):  # "four and a half hours", "4 1/2 pounds", "a pound and a half"
+    low = problem.lower()
+    # each pattern below runs only where a word it needs occurs (a substring test is exact for ASCII text: the
+    # patterns' re.I also folds a few non-ASCII letters, so other text always runs them)
+    every = not low.isascii()
+    halves = every or "/" in problem or "half" in low or "quarter" in low or "third" in low
+    for match in _AND_A_HALF.finditer(problem) if halves else ():  # "four and a half hours", "4 1/2 pounds"
         if match.group("m"):
             values.add(Fraction(match.group("m")) + _HALVES[match.group("mpart")])
             continue
         whole = Fraction(1) if match.group("one") else next((v for v, _ in _numbers(match.group("n"))), None)
         if whole is not None:
             values.add(whole + _HALVES[match.group("part").lower()])
-    for word in _ORDINAL_WORDS.findall(problem):
-        n = _ORDINALS[word.lower()]
-        values.update((Fraction(n), Fraction(1, n)))
-    if _WEEKDAYS.search(problem):
-        values.add(Fraction(5))
-    for first, last in _DAY_RANGE.findall(problem):  # "from Monday to Saturday" -> 6 days
-        values.add(Fraction((_DAYS.index(last.lower()) - _DAYS.index(first.lower())) % 7 + 1))
-    for first, last in _MONTH_RANGE.findall(problem):  # "from January to July" -> 7 months
-        values.add(Fraction((_MONTHS.index(last.lower()) - _MONTHS.index(first.lower())) % 12 + 1))
-    if _WEEKEND.search(problem):
+    if every or any(word in low for word in _ORDINALS):
+        for word in _ORDINAL_WORDS.findall(problem):
+            n = _ORDINALS[word.lower()]
+            values.update((Fraction(n), Fraction(1, n)))
+    if every or "day" in low:  # every weekday name, "workday" and "school day" hold "day"
+        if _WEEKDAYS.search(problem):
+            values.add(Fraction(5))
+        for first, last in _DAY_RANGE.findall(problem):  # "from Monday to Saturday" -> 6 days
+            values.add(Fraction((_DAYS.index(last.lower()) - _DAYS.index(first.lower())) % 7 + 1))
+    if every or any(month in low for month in _MONTHS):
+        for first, last in _MONTH_RANGE.findall(problem):  # "from January to July" -> 7 months
+            values.add(Fraction((_MONTHS.index(last.lower()) - _MONTHS.index(first.lower())) % 12 + 1))
+    if (every or "weekend" in low) and _WEEKEND.search(problem):
         values.add(Fraction(2))
     return frozenset(values)
 
@@ -299,14 +310,23 @@ _TIME_SECOND = re.compile(r"(?:\d|\bper|\beach|\bevery|\bone|\ba)\s+second\b", r
 """"second" as a unit of time (``30 second``, ``per second``), not the ordinal ("the second car")."""
 
 
-def _unit_constants(text: str) -> frozenset[Fraction]:
-    """The conversion factors whose unit words occur in ``text`` (see :data:`_UNIT_TABLE`)."""
+def _unit_constants(text: str, words: frozenset[str] | None = None) -> frozenset[Fraction]:
+    """The conversion factors whose unit words occur in ``text`` (see :data:`_UNIT_TABLE`); ``words``: its unit
+    words when the caller has them (:func:`_unit_words`)."""
     found: set[Fraction] = set()
-    for word in set(_WORD.findall(text.lower())):
-        values = _UNIT_VALUES.get(word)
-        if values and (word != "second" or _TIME_SECOND.search(text)):
-            found |= values
+    for word in _unit_words(text) if words is None else words:
+        if word != "second" or _TIME_SECOND.search(text):
+            found |= _UNIT_VALUES[word]
     return frozenset(found)
+
+
+def _unit_words(text: str) -> frozenset[str]:
+    """The words of ``text`` (lower-cased) that name a unit of :data:`_UNIT_TABLE`."""
+    return _UNIT_WORDS.intersection(_WORD.findall(text.lower()))
+
+
+_problem_unit_words = lru_cache(maxsize=4096)(_unit_words)
+""":func:`_unit_words` of a problem, cached: the completions of a group share it."""
 
 
 _FIGURE = re.compile(r"\[(/?)asy\]", re.I)
@@ -715,7 +735,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
     pnums = problem_numbers(trace.problem)
     constrained = constrained_variables(trace.problem)
     # angle sums only where the problem speaks of angles: a completion's "think of it as an angle" grounds nothing
-    units = _unit_constants(trace.problem + "\n" + trace.text) - (ANGLES - _unit_constants(trace.problem))
+    problem_words = _problem_unit_words(trace.problem)  # a word never spans the joining newline
+    units = _unit_constants(trace.problem + "\n" + trace.text, problem_words | _unit_words(trace.text)) - \
+        (ANGLES - _unit_constants(trace.problem, problem_words))
     known: set[Fraction] = set(pnums) | units
     # "2 weeks" -> 14 days, "30 minutes" -> 1/2 hour: a problem quantity in another unit (matched as is, not through
     # the percent/reciprocal transforms of _derived, which would ground almost any small number)
@@ -892,6 +914,28 @@ def _substitute(side: str, changed: dict[Fraction, Fraction], first_only: frozen
     return text
 
 
+def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
+    """Per step, what each of its equations derives for propagation: ``(equation, algebra link, (operand sides,
+    value, kind))``, the link's reading where it derives the value. Worked out once per trace (every edit walks
+    the same equations) and kept on ``flow``."""
+    plan = flow._plan
+    if plan is None or len(plan) != len(trace.steps):
+        plan = []
+        for k, text in enumerate(trace.steps):
+            entries = []
+            for position, (eq, check) in enumerate(step_equations(text)):
+                derivation = _derivation(eq, check)
+                link = flow.links.get((k, position))
+                if link is not None and link.value is not None and (derivation is None or
+                                                                    link.kind == "substituted"):
+                    derivation = (link.sides, link.value, link.kind)
+                if derivation is not None:
+                    entries.append((eq, link, derivation))
+            plan.append(entries)
+        flow._plan = plan
+    return plan
+
+
 def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction, *,
                from_input: bool = False, only: frozenset[int] | None = None,
                until: Fraction | None = None, local: bool = False,
@@ -909,18 +953,12 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
     unit_like = flow.units  # unit factors named by a word (not every common constant)
     keep = old if from_input else None  # an edited problem quantity changes in every literal
     steps = range(step, len(flow.steps)) if only is None else sorted(t for t in only if t >= step)
+    plan = _propagation_plan(trace, flow)
     for k in steps:
         if until is not None and until in changed:
             break  # the value asked about has moved: later steps cannot move it again
         seen_source = from_input or k > step  # in the edited step itself, only equations after the edited one
-        for position, (eq, check) in enumerate(step_equations(trace.steps[k])):
-            derivation = _derivation(eq, check)
-            link = flow.links.get((k, position))
-            if link is not None and link.value is not None and (derivation is None or link.kind == "substituted"):
-                derivation = (link.sides, link.value, link.kind)
-            if derivation is None:
-                continue
-            operand_sides, result, kind = derivation
+        for eq, link, (operand_sides, result, kind) in plan[k]:
             if not seen_source:
                 seen_source = result == old
                 continue
