@@ -233,8 +233,17 @@ class _Index:
         return None
 
 
+_FOLDED = {RETRACT: re.compile(RETRACT.pattern), ABANDON: re.compile(ABANDON.pattern)}
+"""The cue patterns without re.I, for lower-cased ASCII text (the same matches, two to five times faster: every
+literal of both is lower case)."""
+
+
 def _cue_at(pattern: re.Pattern, text: str, start: int = 0, head: int = 240) -> bool:
-    return pattern.search(text, start, min(len(text), start + head) if head else len(text)) is not None
+    end = min(len(text), start + head) if head else len(text)
+    folded = _FOLDED.get(pattern)
+    if folded is not None and text.isascii():
+        return folded.search(text[:end].lower(), start) is not None  # a search stops at end either way
+    return pattern.search(text, start, end) is not None
 
 
 def analyse_revisions(trace: "Trace", flow: "Dataflow", q: Sequence[float]) -> Revisions:

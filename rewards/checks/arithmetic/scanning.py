@@ -35,6 +35,8 @@ _WORD_NUM = {
     "pair": 2,
 }
 _WORD_NUM_F = {k: Fraction(v) for k, v in _WORD_NUM.items()}
+_NUMBER_WORDS = frozenset(_WORD_NUM)
+_LETTERS = re.compile(r"[a-z]+")
 
 
 def numbers_in(text: str) -> list[tuple[Fraction, tuple[int, int]]]:
@@ -65,7 +67,13 @@ def numbers_in(text: str) -> list[tuple[Fraction, tuple[int, int]]]:
                 out.append((q, m.span(1)))
         low = text[:n].lower()
         words = []
-        for m in (_WORD_SCAN.finditer(low) if len(low) == n else _WORD_SCAN_I.finditer(text, 0, n)):
+        if len(low) != n:
+            scan = _WORD_SCAN_I.finditer(text, 0, n)
+        elif _NUMBER_WORDS.isdisjoint(_LETTERS.findall(low)):
+            scan = ()  # a number word is a whole run of letters: none of the runs is one (most steps)
+        else:
+            scan = _WORD_SCAN.finditer(low)
+        for m in scan:
             q = _WORD_NUM_F[m.group(1).lower()]
             u = m.group(2)
             if u is not None and 20 <= q <= 90:

@@ -74,6 +74,16 @@ MAX_COUNT_N = 10**4
 MAX_SIGMA_BUDGET = 10**4  # \sum terms evaluated per step (cached sums are free)
 
 _PREFILTER = re.compile(r"\\[lc]?dots|\.\.\.|…|\\sum|[CP]\s?\(|[CP]_|mean|average|median|mode", re.I)
+_PREFILTER_FOLDED = re.compile(r"\\[lc]?dots|\.\.\.|\\sum|[cp]\s?\(|[cp]_|mean|average|median|mode")
+""":data:`_PREFILTER` for lower-cased ASCII text (the same steps, without re.I's slower scan)."""
+
+
+def _may_hold_a_claim(step: str) -> bool:
+    """Cheap test: can ``step`` hold a sequence, sum, statistics or counting claim at all (:data:`_PREFILTER`)?"""
+    if step.isascii():
+        return _PREFILTER_FOLDED.search(step.lower()) is not None
+    return _PREFILTER.search(step) is not None
+
 
 # ------------------------------------------------------------------------------------------------- ellipsis sums
 _NUM = r"\d{1,12}(?:\.\d{1,12})?"
@@ -392,7 +402,7 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
     out: list[tuple[int, EquationCheck]] = []
     try:
         for k, step in enumerate(list(steps)[:MAX_STEPS]):
-            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _PREFILTER.search(step):
+            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_hold_a_claim(step):
                 continue
             out.extend((k, c) for c in _rewritten_checks(step))
             out.extend((k, c) for c in _stat_checks(step))

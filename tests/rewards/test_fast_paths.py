@@ -1,0 +1,101 @@
+"""The scorer's fast paths must give exactly what the slow reading gives.
+
+Each speed-up skips work where a cheap test shows it cannot find anything (a regex with re.I run as a plain regex on
+lower-cased ASCII text, a pattern run only where a word it needs occurs). These tests run both readings over real
+GSM8K and MATH-500 text plus hand-written cases in odd capitalisation, and require the same result.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from rewards.checks.arithmetic import numbers_in
+from rewards.checks.arithmetic import scanning
+from rewards.checks.claims import sequences
+from rewards.parsing.trace import parse_trace
+from rewards.scoring import dataflow, revisions
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+ODD_CASES = [
+    "WAIT, that's WRONG: 3 + 4 = 7.", "Hmm. Let Me Recheck that.", "No, it is 12.", "Oops, I Made A Mistake.",
+    "This Doesn't Work, Let's Try A Different approach.", "Scratch That.", "NEVER MIND the fee.",
+    "C(5, 2) = 10", "c (5,2) = 10", "P_3 = 6", "The MEAN is 4.", "1 + 2 + \\cdots + 10 = 55", "Average: 7",
+    "She works Monday To Friday.", "From JANUARY to July she saves.", "Two And A Half hours", "4 1/2 pounds",
+    "every Sixth customer", "the WEEKEND", "A Pound and a HALF", "Twenty-One eggs and a Dozen", "ONE hundred",
+    "It falls 5 meters per Second.", "The second car", "x2 + H2O", "no number words here at all",
+]
+
+
+def _corpus(limit: int = 400) -> list[str]:
+    texts = list(ODD_CASES)
+    rows = [json.loads(line) for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:limit]]
+    for row in rows:
+        texts.append(row["question"])
+        texts.extend(row["answer"].splitlines())
+    rows = [json.loads(line) for line in (DATA / "math500" / "test.jsonl").read_text().splitlines()[:limit // 4]]
+    for row in rows:
+        texts.append(row["problem"])
+        texts.extend(row["solution"].splitlines())
+    return texts
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[str]:
+    return _corpus()
+
+
+def test_revision_cues_folded_match_re_i(corpus):
+    for pattern in (revisions.RETRACT, revisions.ABANDON):
+        for text in corpus:
+            for start, head in ((0, 240), (0, 0), (min(5, len(text)), 0)):
+                end = min(len(text), start + head) if head else len(text)
+                slow = pattern.search(text, start, end) is not None
+                assert revisions._cue_at(pattern, text, start, head) == slow, (pattern.pattern[:30], text)
+    assert revisions._cue_at(revisions.RETRACT, "WAIT, that's WRONG")
+    assert revisions._cue_at(revisions.ABANDON, "This Doesn't Work")
+
+
+def test_sequence_prefilter_folded_matches_re_i(corpus):
+    for text in corpus:
+        assert sequences._may_hold_a_claim(text) == (sequences._PREFILTER.search(text) is not None), text
+    assert sequences._may_hold_a_claim("c (5,2) = 10") and sequences._may_hold_a_claim("The MEAN is 4.")
+
+
+def test_number_word_prefilter_changes_nothing(corpus, monkeypatch):
+    fast = [numbers_in(text) for text in corpus]
+
+    class _Never(frozenset):
+        def isdisjoint(self, other):  # the slow reading: always scan for number words
+            return False
+
+    monkeypatch.setattr(scanning, "_NUMBER_WORDS", _Never())
+    assert [numbers_in(text) for text in corpus] == fast
+    assert [q for q, _ in numbers_in("Twenty-One eggs and a Dozen")] == [21, 12]
+
+
+def test_problem_pattern_prefilters_change_nothing(corpus):
+    # a non-ASCII character at the end sends problem_numbers down the path that runs every pattern
+    for text in corpus:
+        assert dataflow.problem_numbers(text) == dataflow.problem_numbers(text + " \u00e9"), text
+    assert {5, 7, dataflow.Fraction(5, 2), 6, dataflow.Fraction(1, 6), 2} <= set(
+        dataflow.problem_numbers("Monday To Friday, JANUARY to July, Two And A Half hours, every Sixth one, "
+                                 "the WEEKEND"))
+
+
+def test_unit_factors_read_once_per_problem_match_the_joined_text():
+    rows = [json.loads(line) for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:300]]
+    cases = [(r["question"], r["answer"]) for r in rows] + [
+        ("A ball falls for a", "second time it falls 10 meters.\n#### 10"),  # "a\nsecond": the joined text's rule
+        ("The angle is 30 degrees.", "180 - 30 = 150\n#### 150"),
+    ]
+    for problem, solution in cases:
+        trace = parse_trace(problem, solution)
+        joined = trace.problem + "\n" + trace.text
+        expected = dataflow._unit_constants(joined) - (dataflow.ANGLES - dataflow._unit_constants(trace.problem))
+        assert dataflow.build_dataflow(trace).units == expected, problem
+    assert not re.search(r"[A-Z]", "".join(dataflow._unit_words("Three MILES and a Dozen")))
