@@ -141,6 +141,8 @@ class RAFSConfig:
         'absent'
         """
         if config is None:
+            if cls is RAFSConfig and use in _DEFAULT_CONFIGS:
+                return _DEFAULT_CONFIGS[use]  # frozen: one shared default per use (built and checked once)
             config = cls()
         elif isinstance(config, Mapping):
             config = cls.from_dict(config)
@@ -168,6 +170,10 @@ class RAFSConfig:
         if unknown:
             raise ValueError(f"unknown RAFS config key(s) {sorted(unknown)}; known keys: {sorted(known)}.")
         return cls(**dict(data))
+
+
+_DEFAULT_CONFIGS: dict[str, RAFSConfig] = {use: RAFSConfig().for_use(use) for use in USES}
+"""The default config of each use, built once (:meth:`RAFSConfig.coerce` with ``None``)."""
 
 
 @dataclass
