@@ -99,3 +99,33 @@ def test_unit_factors_read_once_per_problem_match_the_joined_text():
         expected = dataflow._unit_constants(joined) - (dataflow.ANGLES - dataflow._unit_constants(trace.problem))
         assert dataflow.build_dataflow(trace).units == expected, problem
     assert not re.search(r"[A-Z]", "".join(dataflow._unit_words("Three MILES and a Dozen")))
+
+
+def _parser_reading(text: str):
+    """What evaluate_ex gives with the plain-arithmetic fast path turned off."""
+    from rewards.checks.arithmetic import parser
+
+    saved = parser._PLAIN
+    parser._PLAIN = re.compile(r"(?!)")  # matches nothing: every text goes to the tokenizer and the parser
+    try:
+        return parser.evaluate_ex(text)
+    finally:
+        parser._PLAIN = saved
+
+
+def test_plain_arithmetic_fast_path_matches_the_parser():
+    import random
+
+    from rewards.checks.arithmetic import parser
+
+    rng = random.Random(0)
+    atoms = ["0", "7", "12", "0.5", ".25", "3.0", "1000000", "9" * 31, "(", ")", "+", "-", "*", "/", " ", "\n",
+             "**", "..", "007"]
+    texts = ["", " ", "5", "(5)", "2(3)", "(2)(3)", "-5", "5 - -3", "1/0", "4/(2-2)", "5.", "1.5.2", "1 .5",
+             "((((((((((((((((((1))))))))))))))))))", "2 ** 3", "(13/60)*51", "101-(101/2)-30-15", "16 *  52 ",
+             "3 / 4 / 5", "2 - 3 - 4", "10 + (181/10)", "2" * 29 + " * " + "3" * 29, "(" * 45 + "1" + ")" * 45]
+    texts += ["".join(rng.choice(atoms) for _ in range(rng.randint(1, 9))) for _ in range(3000)]
+    for text in texts:
+        assert parser.evaluate_ex(text) == _parser_reading(text), repr(text)
+    assert parser.evaluate("(13/60)*51") == _parser_reading("(13/60)*51")
+    assert parser.evaluate_ex("2(3)") == _parser_reading("2(3)")  # implicit multiplication: the parser's reading

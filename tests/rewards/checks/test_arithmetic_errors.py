@@ -51,7 +51,7 @@ def lenient(monkeypatch):
 
 # (function, the private helper it calls that gets the injected bug, an input that reaches it, the no-result value)
 CASES = [
-    ("evaluate_ex", "_tokenize", "16 - 3 - 4", Unparseable("internal error")),
+    ("evaluate_ex", "_tokenize", "$16 - 3 - 4", Unparseable("internal error")),  # "$": past the plain fast path
     ("parse_number", "_num_value", "$1,234.50", None),
     ("extract_equations", "_windows", "She sells 16 - 3 - 4 = 9 eggs.", []),
     ("numbers_in", "_num_value", "He buys 1,200 eggs.", []),
@@ -105,7 +105,7 @@ def test_check_equation_and_check_text(lenient, monkeypatch, caplog):
 
 def test_evaluate_returns_none_on_an_internal_error(lenient, monkeypatch):
     monkeypatch.setattr(arithmetic, "_tokenize", _boom)
-    assert evaluate("1 + 1") is None
+    assert evaluate("$1 + 1") is None  # "$": not plain arithmetic, so the tokenizer runs
     assert arithmetic.error_counts() == {"evaluate_ex:InjectedBug": 1}
 
 
