@@ -26,6 +26,7 @@ True
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 from fractions import Fraction
@@ -34,8 +35,8 @@ from functools import lru_cache
 from rewards.checks.arithmetic import evaluate
 from rewards.parsing.trace import MAX_ANSWER_CHARS, extract_final_answer
 
-__all__ = ["canonical_answer", "numeric_value", "answers_equivalent", "is_correct", "gold_answer", "sympy_safe",
-           "symbolic_candidate", "MAX_SYMBOLIC_CHARS", "MAX_PROSE_LETTERS", "MAX_NESTING", "MAX_COMMANDS"]
+__all__ = ["canonical_answer", "numeric_value", "approximate_value", "answers_equivalent", "is_correct", "gold_answer",
+           "sympy_safe", "symbolic_candidate", "MAX_SYMBOLIC_CHARS", "MAX_PROSE_LETTERS", "MAX_NESTING", "MAX_COMMANDS"]
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +73,57 @@ def numeric_value(answer: str) -> Fraction | None:
             text = text[: -len(suffix)].strip()
             break
     value = evaluate(text)
+    if value is None and len(text) <= MAX_DISGUISED_CHARS:
+        value = evaluate(_undisguised(text))  # "x=5", "11,\\! 111,\\! 100", "864 \\mbox{ inches}^2"
     if value is None or not value.is_exact:
         return None
     return value.exact
+
+
+MAX_DISGUISED_CHARS = 60
+"""Longest answer :func:`_undisguised` rewrites (numeric answers are short)."""
+_DIGIT_GROUP = re.compile(r"(?<=\d)(,?)\s*\\[!,]\s*(?=\d{3}(?!\d))")
+_UNIT_POWER = re.compile(r"\s*\\(?:mbox|text|mathrm)\s*\{\s*[A-Za-z]+(?:\s+[A-Za-z]+)?\s*\}"
+                         r"\s*\^\s*\{?\s*[23]\s*\}?\s*$")
+_NAME_IS = re.compile(r"\s*[A-Za-z]\s*=(?P<value>[^=]+)")
+
+
+def _undisguised(text: str) -> str:
+    r"""A plain number written in disguise, as the plain number: a name given its value (``x=5``), digit groups
+    with LaTeX spacing (``11,\! 111,\! 100``) and a squared or cubed unit (``864 \mbox{ inches}^2``). The result
+    still goes through the exact evaluator, so whatever is left that is no number stays no number.
+
+    >>> _undisguised("x=5"), _undisguised("11,\\! 111,\\! 100"), _undisguised("15\\mbox{ cm}^2")
+    ('5', '11,111,100', '15')
+    """
+    named = _NAME_IS.fullmatch(text)
+    if named:
+        text = named.group("value").strip()
+    text = _DIGIT_GROUP.sub(r"\1", text)
+    return _UNIT_POWER.sub("", text).strip()
+
+
+MAX_APPROX_ANSWER_CHARS = 60
+"""Longest answer :func:`approximate_value` reads (MATH-500's longest radical or multiple of pi is 26 characters)."""
+
+
+@lru_cache(maxsize=16384)
+def approximate_value(answer: str) -> float | None:
+    r"""The real value of an answer that is a number but no rational one (a radical, a multiple of pi:
+    ``3\sqrt{13}``, ``\frac{\sqrt{3}}{3}``, ``18+2\pi``), as the exact evaluator's float; ``None`` for a rational
+    answer (:func:`numeric_value` reads it), and for anything that is not one real number (``1 \pm \sqrt{19}``,
+    ``6 - 5i``, a tuple, a polynomial). Only the bounded evaluator reads the text (no eval, no sympy).
+
+    >>> round(approximate_value("3\\sqrt{13}"), 6), approximate_value("\\frac{3}{4}"), approximate_value("x^2+1")
+    (10.816654, None, None)
+    """
+    if not answer or len(answer) > MAX_APPROX_ANSWER_CHARS:
+        return None
+    text = _strip(answer)
+    value = evaluate(text) or evaluate(_undisguised(text))  # "x = 2\\sqrt{5}"
+    if value is None or value.is_exact or not math.isfinite(value.approx):
+        return None
+    return value.approx
 
 
 _BIG_EXPONENT = re.compile(r"(\^|\*\*)\s*\{?\s*\(?\s*[\d.]{3,}|(\^|\*\*)[^=]*(\^|\*\*)")

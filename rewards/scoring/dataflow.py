@@ -51,7 +51,8 @@ from rewards.checks.solving import is_identity, solve_linear
 from rewards.parsing.trace import Trace
 
 __all__ = ["COMMON_CONSTANTS", "AlgebraLink", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
-           "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers", "quantity_coverage"]
+           "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers", "quantity_coverage",
+           "approx_key", "APPROX_REL_TOL"]
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
     Fraction(n) for n in (0, 1, 2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
@@ -125,6 +126,9 @@ class Dataflow:
     """Algebra behind equations the arithmetic checks cannot read, keyed by ``(step, equation index)``: a grounded
     equation with unknowns, one that follows from such an equation, or a solved value put into an expression
     (:class:`AlgebraLink`)."""
+    approximate: bool = False
+    """The final answer is an irrational number (``3\\sqrt{13}``, ``12\\pi``): verified equations with an inexact
+    result derive it too, keyed by :func:`approx_key` (:func:`_approximate_derivation`)."""
     _plan: list | None = field(default=None, repr=False, compare=False)
     """What each step's equations derive for counterfactual propagation (:func:`_propagation_plan`), once per trace."""
 
@@ -394,6 +398,11 @@ _PER_UNIT = re.compile(r"\s*(?:/|\bper\b)\s*[A-Za-z][A-Za-z-]*")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
 
+_LATEX_UNIT = re.compile(r"\\(?:mbox|text|mathrm)\s*\{\s*[A-Za-z]+(?:\s+[A-Za-z]+)?\s*\}"
+                         r"(?:\s*\^\s*(?:\{\s*[23]\s*\}|[23]))?")
+"""A unit in LaTeX, squared or cubed (``\\mbox{ cm}^2``): dropped whole, or its power would stay behind."""
+
+
 def _unit_free(side: str) -> str:
     """``8 mice * 6 pups/mouse`` -> ``8 * 6``: unit words and per-unit suffixes dropped, "x"/"times" as a product."""
     side = _TIMES_WORD.sub(" * ", side)
@@ -487,6 +496,9 @@ def _unit_free_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str]
     if len(sides) < 2:
         return None
     values = [evaluate(_unit_free(side)) for side in sides]
+    if any(v is None for v in values) and any("\\mbox" in side or "\\text" in side for side in sides):
+        # LaTeX units: "\\frac{1}{2}\\times 3 \\times 10 = 15\\mbox{ cm}^2" (the word filter would eat \\frac)
+        values = [evaluate(_LATEX_UNIT.sub(" ", side)) for side in sides]
     if any(v is None or not v.is_exact or v.exact is None for v in values):
         return None
     if any(v.exact != values[-1].exact for v in values):
@@ -544,6 +556,112 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
                 return (expr,), value, "evaluated"
     root = solve_linear(left, right)
     return None if root is None else ((left, right), root, "solved")
+
+
+APPROX_REL_TOL = 1e-9
+"""How close (relative) a derived inexact value must be to an irrational final answer to derive it."""
+
+
+def approx_key(value: float) -> Fraction:
+    """The dataflow's key for an inexact value (``\\sqrt{117}``, ``12\\pi``): the value to 12 significant digits
+    (float noise of two ways to compute it maps to one key, ``-1.732050807568879`` and ``-1.7320508075688772``),
+    then the nearest fraction with a denominator up to 10^6, as :func:`_propagate` keys an edited inexact result.
+
+    >>> approx_key(3 ** 0.5) == approx_key(1.7320508075688774), float(approx_key(3 ** 0.5)) - 3 ** 0.5 < 1e-11
+    (True, True)
+    """
+    return Fraction(float(f"{value:.12g}")).limit_denominator(10**6)
+
+
+def _approximate_answer(answer: str | None) -> float | None:
+    """The final answer's value when it is an irrational number (:func:`rewards.checks.answers.approximate_value`);
+    ``None`` at once for a plain number (those never take the inexact path)."""
+    from rewards.checks.answers import approximate_value, numeric_value  # local, as in build_dataflow
+
+    if not answer or numeric_value(answer) is not None:
+        return None
+    return approximate_value(answer)
+
+
+@lru_cache(maxsize=16384)
+def _approximate_derivation(sides: tuple, values: tuple) -> tuple[tuple[str, ...], Fraction, str] | None:
+    """What a *verified* equation with an inexact result derives (``\\sqrt{36 + 81} = \\sqrt{117} = 3\\sqrt{13}``,
+    ``\\pi\\cdot 6^2 - \\pi\\cdot 4^2 = 20\\pi``): its operand sides and the result keyed by :func:`approx_key`.
+    Read only when the final answer is irrational (:attr:`Dataflow.approximate`). The result is the last side with a
+    value and must be a later side than an operand; the same text on every side restates, deriving nothing."""
+    result_idx = max((k for k, v in enumerate(values) if v is not None and math.isfinite(v.approx)), default=0)
+    if result_idx == 0 or values[result_idx].is_exact or len({_SPACES.sub("", side) for side in sides}) == 1:
+        return None
+    return tuple(sides[:result_idx]), approx_key(values[result_idx].approx), "computed"
+
+
+_MULTIPLE = re.compile(r"\s*\{?\s*(\d+(?:\.\d+)?)\s*(?:\\cdot\s*)?(\\pi|\\sqrt\s*\{\s*\d+\s*\}|\\sqrt\s*\d)\s*\}?\s*")
+
+
+def _coefficient(side: str) -> tuple[Fraction, float] | None:
+    """``(c, u)`` when ``side`` is a rational multiple of pi or of one square root written ``c\\pi`` /
+    ``c\\sqrt{k}`` (``20\\pi``, ``16 \\sqrt{3}``): later sides compute with the coefficient (``20\\pi - 13\\pi``),
+    so a derived multiple makes its coefficient reached too, and an edit that moves it moves the coefficient."""
+    match = _MULTIPLE.fullmatch(side) if len(side) <= 40 else None
+    if match is None:
+        return None
+    unit = evaluate(match.group(2))
+    if unit is None or unit.is_exact or not unit.approx:
+        return None
+    return Fraction(match.group(1)), unit.approx
+
+
+def _move_coefficient(side: str, new: Fraction, changed: dict[Fraction, Fraction]) -> None:
+    """Under an edit that moved the multiple ``side`` (``20\\pi``) to ``new``, move its coefficient too."""
+    coefficient = _coefficient(side)
+    if coefficient is not None and coefficient[0] not in changed:
+        moved = Fraction(float(new) / coefficient[1]).limit_denominator(10**6)
+        if moved != coefficient[0]:
+            changed[coefficient[0]] = moved
+
+
+def _beside_equations(text: str) -> str:
+    """``text`` with its equations blanked (offsets kept): what a step states beside them. Read only for a trace
+    whose answer is irrational (:attr:`Dataflow.approximate`), whose credit is new: a number stated there that
+    nothing reaches is a stray claim, as in a step with no equation (a hidden slip, ``3^2 + 7^2 = 59`` written
+    ``59``). On every trace it would cost 15 MATH-500 gold solutions with plain-number answers (measured)."""
+    out = list(text)
+    for eq, _check in step_equations(text):
+        start, end = eq.span
+        out[start:end] = " " * (min(end, len(out)) - start)
+    return "".join(out)
+
+
+def _answer_box(text: str) -> tuple[int, int] | None:
+    """The span of the last ``\\boxed{...}`` of ``text``: an answer written as an equation (``\\boxed{x=5}``)
+    restates the answer there, deriving nothing (it would otherwise read as a root chosen)."""
+    start = text.rfind("\\boxed{")
+    if start < 0:
+        return None
+    depth = 0
+    for end in range(start + 7, min(len(text), start + 7 + MAX_BOX_CHARS)):
+        if text[end] == "{":
+            depth += 1
+        elif text[end] == "}":
+            if depth == 0:
+                return start, end + 1
+            depth -= 1
+    return start, len(text)
+
+
+MAX_BOX_CHARS = 400
+"""How far :func:`_answer_box` looks for the end of a ``\\boxed{`` (an answer is short)."""
+
+
+def _approximate_answer_step(steps: list[StepFlow], approx: float) -> tuple[Fraction | None, int | None]:
+    """``(answer_value, answer_step)`` for an irrational answer: the last step that derived a value within
+    :data:`APPROX_REL_TOL` of it, and that value (its key); ``(None, None)`` when none did, as for any answer no
+    number reads."""
+    for j in range(len(steps) - 1, -1, -1):
+        for value in reversed(steps[j].produced):
+            if abs(float(value) - approx) <= APPROX_REL_TOL * max(1.0, abs(approx)):
+                return value, j
+    return None, None
 
 
 MAX_SOURCES = 4
@@ -613,11 +731,27 @@ def _stated_value(pair: tuple[str, str]) -> tuple[str, Fraction] | None:
     return None
 
 
+_IRRATIONAL_COMMANDS = re.compile(r"\\(?:sqrt|pi|d?frac|cdot|left|right)(?![A-Za-z])")
+_LETTERS = re.compile(r"[A-Za-z]")
+
+
+def _stated_irrational(pair: tuple[str, str]) -> Fraction | None:
+    """``r = \\sqrt{5}`` (either way round): the irrational value's :func:`approx_key`."""
+    for name_side, value_side in (pair, pair[::-1]):
+        if _LONE_NAME.fullmatch(name_side) and not _LETTERS.search(_IRRATIONAL_COMMANDS.sub(" ", value_side)):
+            value = evaluate(value_side)
+            if value is not None and not value.is_exact and math.isfinite(value.approx):
+                return approx_key(value.approx)
+    return None
+
+
 class _Algebra:
     """The grounded algebraic equations and solved values of one trace, as :func:`build_dataflow` walks it."""
 
-    def __init__(self, problem: str) -> None:
+    def __init__(self, problem: str, approximate: bool = False) -> None:
         self.problem = problem
+        self.approximate = approximate  # the final answer is irrational: "r = \\sqrt{5}" may be a root chosen
+        self.previous: tuple[str, str] | None = None  # the last equation with unknowns read
         self.sources: list[tuple[tuple[str, str], int, tuple[str, str]]] = []  # (equation, step, root equation)
         self.bindings: dict[str, tuple[Fraction, int]] = {}
         self.calls, self.deadline = 0, None
@@ -633,6 +767,7 @@ class _Algebra:
         pair = _algebraic(sides)
         if pair is None:
             return None
+        previous, self.previous = self.previous, pair
         names = (unknowns(pair[0]) or frozenset()) | (unknowns(pair[1]) or frozenset())
         if names and names <= self.bindings.keys():  # solved values put into an expression: "a + b = -1"
             bound = tuple(sorted((n, self.bindings[n][0]) for n in names))
@@ -645,13 +780,19 @@ class _Algebra:
                     return AlgebraLink("substituted", (expr,), tuple(sorted({self.bindings[n][1] for n in names})),
                                        value, bindings=bound)
         grounded = all(reached(v) for v in (v for side in pair for v, _ in _numbers(side)))
-        if grounded and _stated_value(pair) is None:
+        if grounded and _stated_value(pair) is None and not (self.approximate and _stated_irrational(pair)):
             self.sources.append((pair, index, pair))
             return AlgebraLink("source", pair)
         # an equation that follows from a grounded one; "x = -4" after "0 = (x + 4)(x - 1)" is a root chosen, even
         # when -4 is a number any derivation may use
         given = [(pair, -1, pair) for pair in _given_equations(self.problem)] if "=" in self.problem else []
-        for source, step, root in [*reversed(self.sources[-MAX_SOURCES:]), *given]:
+        candidates = [*reversed(self.sources[-MAX_SOURCES:]), *given]
+        if self.approximate and _stated_value(pair) is None and _stated_irrational(pair) is not None:
+            # an irrational root chosen follows from the equation just before it, which must be grounded: the
+            # slip checks (rewards.checks.claims.equivalence) leave radicals alone, so "r^2 = 6, so r = \\sqrt{5}"
+            # after a grounded "4r^2 = 20" is refused here
+            candidates = [c for c in self.sources[-1:] if c[0] == previous]
+        for source, step, root in candidates:
             if not self._spend():
                 break
             found = relation(source, pair)
@@ -676,8 +817,8 @@ class _Algebra:
         expressions. Only a stated one: the root of ``4x + 600 = 10000`` is not yet "x", and ``4x = 9400`` then
         rewrites the equation being solved rather than substituting a solution."""
         stated = _stated_value(pair)
-        if stated is None:
-            return None
+        if stated is None:  # an irrational root chosen derives its value, but is put into nothing
+            return _stated_irrational(pair) if self.approximate else None
         self.bindings[stated[0]] = (stated[1], index)
         return stated[1]
 
@@ -734,6 +875,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
 
     pnums = problem_numbers(trace.problem)
     constrained = constrained_variables(trace.problem)
+    approx = _approximate_answer(trace.answer)  # None for every answer that is a plain number
+    aliases: list[Fraction] = []  # coefficients of derived multiples of pi or a root in this step (_coefficient)
     # angle sums only where the problem speaks of angles: a completion's "think of it as an angle" grounds nothing
     problem_words = _problem_unit_words(trace.problem)  # a word never spans the joining newline
     units = _unit_constants(trace.problem + "\n" + trace.text, problem_words | _unit_words(trace.text)) - \
@@ -747,7 +890,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     reached_roots: dict[Fraction, int] = {}  # root of a reached one-unknown equation -> its step
     steps: list[StepFlow] = []
     in_figure = False  # inside an [asy] ... [/asy] block (figure code spans lines)
-    algebra = _Algebra(trace.problem)
+    algebra = _Algebra(trace.problem, approx is not None)
     links: dict[tuple[int, int], AlgebraLink] = {}
 
     def is_reached(value: Fraction) -> bool:
@@ -766,19 +909,24 @@ def build_dataflow(trace: Trace) -> Dataflow:
             steps.append(flow)
             continue
         seen_steps.add(written)
+        box = _answer_box(text) if trace.answer and "=" in trace.answer else None  # "\\boxed{x=5}"
         for position, (eq, check) in enumerate(step_equations(text)):
             if check.ok is False and check.variable is not None and check.variable in constrained:
                 check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
                                       f"{check.variable}, and a link may substitute that condition)", check.pairs)
             flow.checks.append(check)
             roles = _roles(eq.sides, eq.values)
-            derivation = _derivation(eq, check) if not _given(eq, trace.problem) else None
+            boxed = box is not None and box[0] <= eq.span[0] and eq.span[1] <= box[1]  # the answer restated
+            derivation = _derivation(eq, check) if not _given(eq, trace.problem) and not boxed else None
+            if derivation is None and approx is not None and check.ok is True and not eq.approximate \
+                    and not _given(eq, trace.problem):  # "\\approx" holds to 1%: it derives no irrational
+                derivation = _approximate_derivation(tuple(eq.sides), tuple(eq.values))
             if derivation is None and check.ok is None and len(eq.sides) == 2 and is_identity(*eq.sides):
                 # "x + 0.25x = 1.25x": a rewrite; the new side's numbers are reached when the old side's are
                 if all(is_reached(v) for v, _ in _numbers(eq.sides[0])):
                     strict.update(v for v, _ in _numbers(eq.sides[1]))
             link = None
-            if check.ok is not False and (derivation is None or derivation[2] == "solved"):
+            if check.ok is not False and (derivation is None or derivation[2] == "solved") and not boxed:
                 link = algebra.link(tuple(eq.sides), index, is_reached, pnums)
                 if link is not None:
                     links[(index, position)] = link
@@ -842,6 +990,11 @@ def build_dataflow(trace: Trace) -> Dataflow:
                         reached_roots.setdefault(derivation[1], index)
                     elif kind == "computed":
                         algebra.bind_computed(tuple(eq.sides), derivation[1], index)
+                        coefficient = _coefficient(eq.sides[-1]) if approx is not None else None
+                        if coefficient is not None:  # "= 20\\pi" derived: "20\\pi - 13\\pi" reads its 20
+                            strict.add(coefficient[0])
+                            known.add(coefficient[0])
+                            aliases.append(coefficient[0])
         if ("=" in text and not any(c.ok is False for c in flow.checks) and any(c.isalpha() for c in text)
                 and _results_unexplained(text, flow.produced)):
             for operand_sides, result in wordy_derivations(text):
@@ -866,6 +1019,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 if not unreached:
                     strict.add(result)
         # a step with no equation at all: what it states, it asserts (a figure's code states nothing)
+        figure_before = in_figure
         prose, in_figure = _outside_figures(text, in_figure)
         claim = not flow.checks
         for number, (_start, end) in _numbers(text):
@@ -875,8 +1029,14 @@ def build_dataflow(trace: Trace) -> Dataflow:
             for number, (_start, end) in _numbers(prose):
                 if not is_reached(number) and not prose[end:end + 1].isalpha():  # "9m": a coefficient, not a quantity
                     flow.stray.append(number)
-        for value in flow.produced:
+        elif approx is not None:  # an irrational answer also answers for what a step states beside its equations
+            beside = _outside_figures(_beside_equations(text), figure_before)[0]  # "59, \\" where "3^2 + 7^2 = 58"
+            for number, (_start, end) in _numbers(beside):
+                if not is_reached(number) and not beside[end:end + 1].isalpha():
+                    flow.stray.append(number)
+        for value in [*flow.produced, *aliases]:
             producers[value] = index
+        aliases.clear()
         steps.append(flow)
     for index, check in trace_checks(trace.steps, trace.problem):
         steps[index].checks.append(check)
@@ -887,7 +1047,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
             if answer_value in steps[j].produced or answer_value / 100 in steps[j].produced:
                 answer_step = j
                 break
-    return Dataflow(steps, pnums, answer_value, answer_step, last_derived, units, links)
+    elif approx is not None:
+        answer_value, answer_step = _approximate_answer_step(steps, approx)
+    return Dataflow(steps, pnums, answer_value, answer_step, last_derived, units, links, approx is not None)
 
 
 def _literal(value: Fraction) -> str:
@@ -925,6 +1087,8 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
             entries = []
             for position, (eq, check) in enumerate(step_equations(text)):
                 derivation = _derivation(eq, check)
+                if derivation is None and flow.approximate and check.ok is True and not eq.approximate:
+                    derivation = _approximate_derivation(tuple(eq.sides), tuple(eq.values))
                 link = flow.links.get((k, position))
                 if link is not None and link.value is not None and (derivation is None or
                                                                     link.kind == "substituted"):
@@ -985,6 +1149,8 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
                         Fraction(value.approx).limit_denominator(10**6) if math.isfinite(value.approx) else None
                     if new_result is not None and new_result != result:  # √168 is inexact but moved
                         changed[result] = new_result
+                        if flow.approximate:
+                            _move_coefficient(eq.sides[-1], new_result, changed)
                         break
         for operand_sides, result in flow.steps[k].wordy:  # "5 sites x 7 birds/site = 35 birds"
             if seen_source and result not in changed:
