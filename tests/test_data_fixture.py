@@ -70,7 +70,7 @@ from rewards.checks import arithmetic
 def test_a_caller_swallows_it(monkeypatch):
     monkeypatch.setattr(arithmetic, "_tokenize", lambda *a: 1 / 0)
     try:
-        arithmetic.evaluate("1 + 1")  # RAFS_STRICT=1 (the conftest): raised ...
+        arithmetic.evaluate("$1 + 1")  # not plain arithmetic: the tokenizer runs; RAFS_STRICT=1 (the conftest): raised ...
     except ZeroDivisionError:
         pass  # ... and caught by a caller, as the scorer does
 '''

@@ -381,6 +381,19 @@ _OPERATION = re.compile(r"[+*/×÷·^!√=<>-]|\\(?:frac|d?frac|sqrt|cdot|times|
 
 _FRACTION_LITERAL = re.compile(r"\s*[-+]?\s*(?:\d+\s*)?\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}\s*")
 """A number written as a (mixed) fraction, ``\\frac{4}{5}``, ``1\\frac{4}{5}``: a value, not a computation."""
+_SLASH_FRACTION = re.compile(r"\s*[-+]?\s*(\d+)\s*/\s*(\d+)\s*")
+
+
+def _fraction_literal(expr: str) -> bool:
+    """A number written as a fraction: ``\\frac{4}{5}``, ``1\\frac{4}{5}``, or ``270/7`` in lowest terms (``48/2``
+    computes 24, ``270/7`` is the number itself: the red team named a disguised answer ``x = 270/7``)."""
+    if _FRACTION_LITERAL.fullmatch(expr):
+        return True
+    match = _SLASH_FRACTION.fullmatch(expr)
+    if match is None:
+        return False
+    numerator, denominator = int(match.group(1)), int(match.group(2))
+    return denominator > 1 and math.gcd(numerator, denominator) == 1
 
 
 def _computes(operand_sides: list[str], used: int) -> bool:
@@ -550,7 +563,7 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
     left, right = sides
     for name, expr in ((left, right), (right, left)):
         if _NAME.fullmatch(name):
-            value = _value(evaluate(expr)) if len(_numbers(expr)) >= 2 and not _FRACTION_LITERAL.fullmatch(expr) \
+            value = _value(evaluate(expr)) if len(_numbers(expr)) >= 2 and not _fraction_literal(expr) \
                 else None
             if value is not None:
                 return (expr,), value, "evaluated"
@@ -588,9 +601,15 @@ def _approximate_derivation(sides: tuple, values: tuple) -> tuple[tuple[str, ...
     """What a *verified* equation with an inexact result derives (``\\sqrt{36 + 81} = \\sqrt{117} = 3\\sqrt{13}``,
     ``\\pi\\cdot 6^2 - \\pi\\cdot 4^2 = 20\\pi``): its operand sides and the result keyed by :func:`approx_key`.
     Read only when the final answer is irrational (:attr:`Dataflow.approximate`). The result is the last side with a
-    value and must be a later side than an operand; the same text on every side restates, deriving nothing."""
+    value and must be a later side than an operand; the same text on every side restates, deriving nothing, and so
+    does a re-writing whose operands hold no number but the result's own and 1 (``7 \\cdot \\pi = 7\\pi``,
+    ``\\frac{1}{3}\\sqrt{3} = \\frac{\\sqrt{3}}{3}``, ``\\sqrt{\\frac{1}{3}} = \\frac{\\sqrt{3}}{3}``): found by the red team,
+    each paid an answer that nothing computed."""
     result_idx = max((k for k, v in enumerate(values) if v is not None and math.isfinite(v.approx)), default=0)
     if result_idx == 0 or values[result_idx].is_exact or len({_SPACES.sub("", side) for side in sides}) == 1:
+        return None
+    own = {v for v, _ in _numbers(sides[result_idx])} | {Fraction(1)}
+    if all(v in own for side in sides[:result_idx] for v, _ in _numbers(side)):
         return None
     return tuple(sides[:result_idx]), approx_key(values[result_idx].approx), "computed"
 
@@ -632,34 +651,41 @@ def _beside_equations(text: str) -> str:
     return "".join(out)
 
 
-def _answer_box(text: str) -> tuple[int, int] | None:
-    """The span of the last ``\\boxed{...}`` of ``text``: an answer written as an equation (``\\boxed{x=5}``)
-    restates the answer there, deriving nothing (it would otherwise read as a root chosen)."""
-    start = text.rfind("\\boxed{")
-    if start < 0:
-        return None
-    depth = 0
-    for end in range(start + 7, min(len(text), start + 7 + MAX_BOX_CHARS)):
-        if text[end] == "{":
-            depth += 1
-        elif text[end] == "}":
-            if depth == 0:
-                return start, end + 1
-            depth -= 1
-    return start, len(text)
+_BOX = re.compile(r"\\(?:boxed|fbox|framebox)\s*\{")
+
+
+def _answer_boxes(text: str) -> list[tuple[int, int]]:
+    """The spans of every ``\\boxed{...}`` (also ``\\boxed {``, ``\\fbox{``) of ``text``: an answer written as an
+    equation (``\\boxed{x=5}``) restates the answer there, deriving nothing (it would otherwise read as a root
+    chosen). Every box, not only the last: the red team boxed it twice, and with a space."""
+    spans = []
+    for match in _BOX.finditer(text):
+        start, depth, stop = match.start(), 0, len(text)
+        for end in range(match.end(), min(len(text), match.end() + MAX_BOX_CHARS)):
+            if text[end] == "{":
+                depth += 1
+            elif text[end] == "}":
+                if depth == 0:
+                    stop = end + 1
+                    break
+                depth -= 1
+        spans.append((start, stop))
+    return spans
 
 
 MAX_BOX_CHARS = 400
-"""How far :func:`_answer_box` looks for the end of a ``\\boxed{`` (an answer is short)."""
+"""How far :func:`_answer_boxes` looks for the end of a ``\\boxed{`` (an answer is short)."""
 
 
-def _approximate_answer_step(steps: list[StepFlow], approx: float) -> tuple[Fraction | None, int | None]:
+def _approximate_answer_step(steps: list[StepFlow], approx: float, inexact: set[Fraction]
+                             ) -> tuple[Fraction | None, int | None]:
     """``(answer_value, answer_step)`` for an irrational answer: the last step that derived a value within
     :data:`APPROX_REL_TOL` of it, and that value (its key); ``(None, None)`` when none did, as for any answer no
-    number reads."""
+    number reads. Only the keys of inexact results count (``inexact``): a decimal the checker accepted
+    (``\\frac{3}{\\sqrt{27}} = 0.57735026919``) is an ``\\approx`` written ``=``, not the irrational answer."""
     for j in range(len(steps) - 1, -1, -1):
         for value in reversed(steps[j].produced):
-            if abs(float(value) - approx) <= APPROX_REL_TOL * max(1.0, abs(approx)):
+            if value in inexact and abs(float(value) - approx) <= APPROX_REL_TOL * max(1.0, abs(approx)):
                 return value, j
     return None, None
 
@@ -791,7 +817,8 @@ class _Algebra:
             # an irrational root chosen follows from the equation just before it, which must be grounded: the
             # slip checks (rewards.checks.claims.equivalence) leave radicals alone, so "r^2 = 6, so r = \\sqrt{5}"
             # after a grounded "4r^2 = 20" is refused here
-            candidates = [c for c in self.sources[-1:] if c[0] == previous]
+            candidates = [c for c in self.sources[-1:] if c[0] == previous and any(
+                v not in BASIC_CONSTANTS for side in c[0] for v, _ in _numbers(side))]  # not "x^2 = 1/3" alone
         for source, step, root in candidates:
             if not self._spend():
                 break
@@ -830,12 +857,16 @@ _UNIT_AFTER = re.compile(r"\s*(?:[A-Za-z%]+\s*){0,2}")
 
 
 _TERM_CHARS = frozenset("0123456789. *×·/÷()")
+_LATEX_PRODUCT = re.compile(r"\\(?:cdot|times|div)(?![A-Za-z])")
 
 
 def _added(side: str, start: int, end: int) -> bool:
     """Whether the number at ``side[start:end]`` is a term of a sum or difference (``14 - 3 - 4``, ``9 + 3``,
     ``$3 + $5``), not a factor (``3 * 4``, ``12 / 3``, ``(3 + 1) * 2``, ``3/4``, ``10 - 2 * 3``) — or a factor of a
-    term made of constants only, which adds the same amount in disguise (``85 - 3 * 1``, ``85 - (3)``)."""
+    term made of constants only, which adds the same amount in disguise (``85 - 3 * 1``, ``85 - (3)``,
+    ``2 \\cdot 2 \\cdot 3 + 1``: a LaTeX product is read as ``*``, offsets kept)."""
+    if "\\" in side:
+        side = _LATEX_PRODUCT.sub(lambda m: " " * (len(m.group()) - 1) + "*", side)
     a, b = start, end
     while a > 0 and side[a - 1] in _TERM_CHARS:
         a -= 1
@@ -876,6 +907,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     pnums = problem_numbers(trace.problem)
     constrained = constrained_variables(trace.problem)
     approx = _approximate_answer(trace.answer)  # None for every answer that is a plain number
+    inexact: set[Fraction] = set()  # the keys of inexact results derived (an irrational answer is one of them)
     aliases: list[Fraction] = []  # coefficients of derived multiples of pi or a root in this step (_coefficient)
     # angle sums only where the problem speaks of angles: a completion's "think of it as an angle" grounds nothing
     problem_words = _problem_unit_words(trace.problem)  # a word never spans the joining newline
@@ -909,18 +941,20 @@ def build_dataflow(trace: Trace) -> Dataflow:
             steps.append(flow)
             continue
         seen_steps.add(written)
-        box = _answer_box(text) if trace.answer and "=" in trace.answer else None  # "\\boxed{x=5}"
+        boxes = _answer_boxes(text) if trace.answer and "=" in trace.answer else ()  # "\\boxed{x=5}"
         for position, (eq, check) in enumerate(step_equations(text)):
             if check.ok is False and check.variable is not None and check.variable in constrained:
                 check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
                                       f"{check.variable}, and a link may substitute that condition)", check.pairs)
             flow.checks.append(check)
             roles = _roles(eq.sides, eq.values)
-            boxed = box is not None and box[0] <= eq.span[0] and eq.span[1] <= box[1]  # the answer restated
+            boxed = any(a <= eq.span[0] and eq.span[1] <= b for a, b in boxes)  # the answer restated
             derivation = _derivation(eq, check) if not _given(eq, trace.problem) and not boxed else None
             if derivation is None and approx is not None and check.ok is True and not eq.approximate \
-                    and not _given(eq, trace.problem):  # "\\approx" holds to 1%: it derives no irrational
+                    and not _given(eq, trace.problem) and not boxed:  # "\\approx" holds to 1%: no irrational
                 derivation = _approximate_derivation(tuple(eq.sides), tuple(eq.values))
+                if derivation is not None:
+                    inexact.add(derivation[1])
             if derivation is None and check.ok is None and len(eq.sides) == 2 and is_identity(*eq.sides):
                 # "x + 0.25x = 1.25x": a rewrite; the new side's numbers are reached when the old side's are
                 if all(is_reached(v) for v, _ in _numbers(eq.sides[0])):
@@ -936,6 +970,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     elif derivation is None and link.value is not None:  # operands: the name's side
                         derivation = (tuple(side for side in link.sides if _LONE_NAME.fullmatch(side)), link.value,
                                       link.kind)
+                        if approx is not None and link.kind == "followed":  # an irrational root chosen
+                            inexact.add(link.value)
             if roles is None and derivation is None and (link is None or link.kind != "source"):
                 continue
             kind = derivation[2] if derivation is not None else None
@@ -1048,7 +1084,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 answer_step = j
                 break
     elif approx is not None:
-        answer_value, answer_step = _approximate_answer_step(steps, approx)
+        answer_value, answer_step = _approximate_answer_step(steps, approx, inexact)
     return Dataflow(steps, pnums, answer_value, answer_step, last_derived, units, links, approx is not None)
 
 
