@@ -35,8 +35,8 @@ from functools import lru_cache
 from rewards.checks.arithmetic import evaluate
 from rewards.parsing.trace import MAX_ANSWER_CHARS, extract_final_answer
 
-__all__ = ["canonical_answer", "numeric_value", "approximate_value", "answers_equivalent", "is_correct", "gold_answer",
-           "sympy_safe", "symbolic_candidate", "MAX_SYMBOLIC_CHARS", "MAX_PROSE_LETTERS", "MAX_NESTING", "MAX_COMMANDS"]
+__all__ = ["canonical_answer", "numeric_value", "named_value", "approximate_value", "answers_equivalent", "is_correct",
+           "gold_answer", "sympy_safe", "symbolic_candidate", "MAX_SYMBOLIC_CHARS", "MAX_PROSE_LETTERS", "MAX_NESTING", "MAX_COMMANDS"]
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +74,25 @@ def numeric_value(answer: str) -> Fraction | None:
             break
     value = evaluate(text)
     if value is None and len(text) <= MAX_DISGUISED_CHARS:
-        value = evaluate(_undisguised(text))  # "x=5", "11,\\! 111,\\! 100", "864 \\mbox{ inches}^2"
+        value = evaluate(_undisguised(text))  # "11,\\! 111,\\! 100", "864 \\mbox{ inches}^2"
     if value is None or not value.is_exact:
         return None
     return value.exact
+
+
+def named_value(answer: str) -> Fraction | None:
+    r"""The number an answer names for an unknown (``x=5`` -> 5), or its :func:`numeric_value`. For the dataflow,
+    which asks whether a trace derived the answer's number; not for correctness, where ``y=5`` does not answer
+    ``x=5``.
+
+    >>> named_value("x=5"), numeric_value("x=5"), named_value("12")
+    (Fraction(5, 1), None, Fraction(12, 1))
+    """
+    value = numeric_value(answer)
+    if value is not None or not answer or len(answer) > MAX_DISGUISED_CHARS:
+        return value
+    named = _NAME_IS.fullmatch(_strip(answer))
+    return numeric_value(named.group("value").strip()) if named else None
 
 
 MAX_DISGUISED_CHARS = 60
@@ -86,21 +101,21 @@ _DIGIT_GROUP = re.compile(r"(?<=\d)(,?)\s*\\[!,]\s*(?=\d{3}(?!\d))")
 _UNIT_POWER = re.compile(r"\s*\\(?:mbox|text|mathrm)\s*\{\s*[A-Za-z]+(?:\s+[A-Za-z]+)?\s*\}"
                          r"\s*\^\s*\{?\s*[23]\s*\}?\s*$")
 _NAME_IS = re.compile(r"\s*[A-Za-z]\s*=(?P<value>[^=]+)")
+_DIGIT_GROUPS = re.compile(r"\d{1,3}(?:,?\s*\\[!,]\s*\d{3})+")
 
 
 def _undisguised(text: str) -> str:
-    r"""A plain number written in disguise, as the plain number: a name given its value (``x=5``), digit groups
-    with LaTeX spacing (``11,\! 111,\! 100``) and a squared or cubed unit (``864 \mbox{ inches}^2``). The result
-    still goes through the exact evaluator, so whatever is left that is no number stays no number.
+    r"""A plain number written in disguise, as the plain number: digit groups with LaTeX spacing (``11,\! 111,\!
+    100``, the whole answer: ``[2,\,500]`` stays an interval) and a squared or cubed unit (``864 \mbox{ inches}^2``).
+    The result still goes through the exact evaluator, so whatever is left that is no number stays no number.
 
-    >>> _undisguised("x=5"), _undisguised("11,\\! 111,\\! 100"), _undisguised("15\\mbox{ cm}^2")
-    ('5', '11,111,100', '15')
+    >>> _undisguised("11,\\! 111,\\! 100"), _undisguised("15\\mbox{ cm}^2"), _undisguised("[2,\\,500]")
+    ('11,111,100', '15', '[2,\\,500]')
     """
-    named = _NAME_IS.fullmatch(text)
-    if named:
-        text = named.group("value").strip()
-    text = _DIGIT_GROUP.sub(r"\1", text)
-    return _UNIT_POWER.sub("", text).strip()
+    text = _UNIT_POWER.sub("", text).strip()
+    if _DIGIT_GROUPS.fullmatch(text):
+        text = _DIGIT_GROUP.sub(r"\1", text)
+    return text
 
 
 MAX_APPROX_ANSWER_CHARS = 60
@@ -120,7 +135,8 @@ def approximate_value(answer: str) -> float | None:
     if not answer or len(answer) > MAX_APPROX_ANSWER_CHARS:
         return None
     text = _strip(answer)
-    value = evaluate(text) or evaluate(_undisguised(text))  # "x = 2\\sqrt{5}"
+    named = _NAME_IS.fullmatch(text)  # "x = 2\\sqrt{5}"
+    value = evaluate(text) or evaluate(_undisguised(named.group("value").strip() if named else text))
     if value is None or value.is_exact or not math.isfinite(value.approx):
         return None
     return value.approx

@@ -52,7 +52,7 @@ from rewards.parsing.trace import Trace
 
 __all__ = ["COMMON_CONSTANTS", "AlgebraLink", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
            "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers", "quantity_coverage",
-           "approx_key", "APPROX_REL_TOL"]
+           "approx_key", "ANSWER_MATCH_REL_TOL"]
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
     Fraction(n) for n in (0, 1, 2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
@@ -129,8 +129,9 @@ class Dataflow:
     approximate: bool = False
     """The final answer is an irrational number (``3\\sqrt{13}``, ``12\\pi``): verified equations with an inexact
     result derive it too, keyed by :func:`approx_key` (:func:`_approximate_derivation`)."""
-    _plan: list | None = field(default=None, repr=False, compare=False)
-    """What each step's equations derive for counterfactual propagation (:func:`_propagation_plan`), once per trace."""
+    _plan: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    """``(the trace's steps, plan)``: what each step's equations derive for counterfactual propagation
+    (:func:`_propagation_plan`), worked out once per trace; not copied by ``dataclasses.replace``."""
 
     @property
     def coverage(self) -> float:
@@ -381,21 +382,8 @@ _OPERATION = re.compile(r"[+*/×÷·^!√=<>-]|\\(?:frac|d?frac|sqrt|cdot|times|
 
 _FRACTION_LITERAL = re.compile(r"\s*[-+]?\s*(?:\d+\s*)?\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}\s*")
 """A number written as a (mixed) fraction, ``\\frac{4}{5}``, ``1\\frac{4}{5}``: a value, not a computation."""
-_SLASH_FRACTION = re.compile(r"\s*[-+]?\s*(\d+)\s*/\s*(\d+)\s*")
-
-
-def _fraction_literal(expr: str) -> bool:
-    """A number written as a fraction: ``\\frac{4}{5}``, ``1\\frac{4}{5}``, or ``270/7`` in lowest terms (``48/2``
-    computes 24, ``270/7`` is the number itself: the red team named a disguised answer ``x = 270/7``)."""
-    if _FRACTION_LITERAL.fullmatch(expr):
-        return True
-    match = _SLASH_FRACTION.fullmatch(expr)
-    if match is None:
-        return False
-    numerator, denominator = int(match.group(1)), int(match.group(2))
-    return denominator > 1 and math.gcd(numerator, denominator) == 1
-
-
+_SLASH_FRACTION = re.compile(r"\s*[-+]?\s*\d{1,30}\s*/\s*\d{1,30}\s*")
+"""A fraction written with a slash (``-5/2``): a value when it restates one already reached."""
 def _computes(operand_sides: list[str], used: int) -> bool:
     """An equation computes when its operands hold two numbers or more, or one number under an operation
     (``\\sqrt{16} = 4``, ``3! = 6``, ``50% of 30``); ``18 = 18``, ``x = 18`` and ``18 dollars = 18`` derive
@@ -563,7 +551,7 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
     left, right = sides
     for name, expr in ((left, right), (right, left)):
         if _NAME.fullmatch(name):
-            value = _value(evaluate(expr)) if len(_numbers(expr)) >= 2 and not _fraction_literal(expr) \
+            value = _value(evaluate(expr)) if len(_numbers(expr)) >= 2 and not _FRACTION_LITERAL.fullmatch(expr) \
                 else None
             if value is not None:
                 return (expr,), value, "evaluated"
@@ -571,14 +559,15 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
     return None if root is None else ((left, right), root, "solved")
 
 
-APPROX_REL_TOL = 1e-9
+ANSWER_MATCH_REL_TOL = 1e-9
 """How close (relative) a derived inexact value must be to an irrational final answer to derive it."""
 
 
 def approx_key(value: float) -> Fraction:
     """The dataflow's key for an inexact value (``\\sqrt{117}``, ``12\\pi``): the value to 12 significant digits
     (float noise of two ways to compute it maps to one key, ``-1.732050807568879`` and ``-1.7320508075688772``),
-    then the nearest fraction with a denominator up to 10^6, as :func:`_propagate` keys an edited inexact result.
+    then the nearest fraction with a denominator up to 10^6. :func:`_propagate` keys an edited inexact result the
+    same way in a trace whose answer is irrational (:attr:`Dataflow.approximate`), so an unmoved value keeps its key.
 
     >>> approx_key(3 ** 0.5) == approx_key(1.7320508075688774), float(approx_key(3 ** 0.5)) - 3 ** 0.5 < 1e-11
     (True, True)
@@ -589,9 +578,9 @@ def approx_key(value: float) -> Fraction:
 def _approximate_answer(answer: str | None) -> float | None:
     """The final answer's value when it is an irrational number (:func:`rewards.checks.answers.approximate_value`);
     ``None`` at once for a plain number (those never take the inexact path)."""
-    from rewards.checks.answers import approximate_value, numeric_value  # local, as in build_dataflow
+    from rewards.checks.answers import approximate_value, named_value  # local, as in build_dataflow
 
-    if not answer or numeric_value(answer) is not None:
+    if not answer or named_value(answer) is not None:
         return None
     return approximate_value(answer)
 
@@ -603,15 +592,18 @@ def _approximate_derivation(sides: tuple, values: tuple) -> tuple[tuple[str, ...
     Read only when the final answer is irrational (:attr:`Dataflow.approximate`). The result is the last side with a
     value and must be a later side than an operand; the same text on every side restates, deriving nothing, and so
     does a re-writing whose operands hold no number but the result's own and 1 (``7 \\cdot \\pi = 7\\pi``,
-    ``\\frac{1}{3}\\sqrt{3} = \\frac{\\sqrt{3}}{3}``, ``\\sqrt{\\frac{1}{3}} = \\frac{\\sqrt{3}}{3}``): found by the red team,
-    each paid an answer that nothing computed."""
+    ``\\frac{1}{3}\\sqrt{3} = \\frac{\\sqrt{3}}{3}``, ``\\sqrt{\\frac{1}{3}} = \\frac{\\sqrt{3}}{3}``): found by the red
+    team, each paid an answer that nothing computed."""
     result_idx = max((k for k, v in enumerate(values) if v is not None and math.isfinite(v.approx)), default=0)
     if result_idx == 0 or values[result_idx].is_exact or len({_SPACES.sub("", side) for side in sides}) == 1:
         return None
+    key = approx_key(values[result_idx].approx)
+    if key.denominator == 1 or abs(values[result_idx].approx) < 1e-6:
+        return None  # within 1e-12 of a whole number, or of 0: it would stand for an ordinary number
     own = {v for v, _ in _numbers(sides[result_idx])} | {Fraction(1)}
     if all(v in own for side in sides[:result_idx] for v, _ in _numbers(side)):
         return None
-    return tuple(sides[:result_idx]), approx_key(values[result_idx].approx), "computed"
+    return tuple(sides[:result_idx]), key, "computed"
 
 
 _MULTIPLE = re.compile(r"\s*\{?\s*(\d+(?:\.\d+)?)\s*(?:\\cdot\s*)?(\\pi|\\sqrt\s*\{\s*\d+\s*\}|\\sqrt\s*\d)\s*\}?\s*")
@@ -624,10 +616,13 @@ def _coefficient(side: str) -> tuple[Fraction, float] | None:
     match = _MULTIPLE.fullmatch(side) if len(side) <= 40 else None
     if match is None:
         return None
+    coefficient = Fraction(match.group(1))
+    if coefficient in COMMON_CONSTANTS or coefficient in BASIC_CONSTANTS:
+        return None  # "2\\sqrt{3}": 2 is no quantity of its own, and moving it would move every later 2
     unit = evaluate(match.group(2))
     if unit is None or unit.is_exact or not unit.approx:
         return None
-    return Fraction(match.group(1)), unit.approx
+    return coefficient, unit.approx
 
 
 def _move_coefficient(side: str, new: Fraction, changed: dict[Fraction, Fraction]) -> None:
@@ -660,8 +655,10 @@ def _answer_boxes(text: str) -> list[tuple[int, int]]:
     chosen). Every box, not only the last: the red team boxed it twice, and with a space."""
     spans = []
     for match in _BOX.finditer(text):
-        start, depth, stop = match.start(), 0, len(text)
-        for end in range(match.end(), min(len(text), match.end() + MAX_BOX_CHARS)):
+        if len(spans) >= MAX_BOXES:
+            break
+        start, depth, stop = match.start(), 0, min(len(text), match.end() + MAX_BOX_CHARS)
+        for end in range(match.end(), stop):
             if text[end] == "{":
                 depth += 1
             elif text[end] == "}":
@@ -674,18 +671,21 @@ def _answer_boxes(text: str) -> list[tuple[int, int]]:
 
 
 MAX_BOX_CHARS = 400
-"""How far :func:`_answer_boxes` looks for the end of a ``\\boxed{`` (an answer is short)."""
+"""How far :func:`_answer_boxes` looks for the end of a ``\\boxed{`` (an answer is short); an unclosed box ends
+there."""
+MAX_BOXES = 16
+"""At most this many boxes per step are read (bounded work on a step of thousands of ``\\boxed{``)."""
 
 
 def _approximate_answer_step(steps: list[StepFlow], approx: float, inexact: set[Fraction]
                              ) -> tuple[Fraction | None, int | None]:
     """``(answer_value, answer_step)`` for an irrational answer: the last step that derived a value within
-    :data:`APPROX_REL_TOL` of it, and that value (its key); ``(None, None)`` when none did, as for any answer no
+    :data:`ANSWER_MATCH_REL_TOL` of it, and that value (its key); ``(None, None)`` when none did, as for any answer no
     number reads. Only the keys of inexact results count (``inexact``): a decimal the checker accepted
     (``\\frac{3}{\\sqrt{27}} = 0.57735026919``) is an ``\\approx`` written ``=``, not the irrational answer."""
     for j in range(len(steps) - 1, -1, -1):
         for value in reversed(steps[j].produced):
-            if value in inexact and abs(float(value) - approx) <= APPROX_REL_TOL * max(1.0, abs(approx)):
+            if value in inexact and abs(float(value) - approx) <= ANSWER_MATCH_REL_TOL * max(1.0, abs(approx)):
                 return value, j
     return None, None
 
@@ -902,7 +902,7 @@ def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fractio
 
 def build_dataflow(trace: Trace) -> Dataflow:
     """Build the graph of quantities for ``trace`` (cheap: regexes and exact arithmetic only)."""
-    from rewards.checks.answers import numeric_value  # local: answers imports trace, keep import graph one-way
+    from rewards.checks.answers import named_value  # local: answers imports trace, keep import graph one-way
 
     pnums = problem_numbers(trace.problem)
     constrained = constrained_variables(trace.problem)
@@ -950,6 +950,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
             roles = _roles(eq.sides, eq.values)
             boxed = any(a <= eq.span[0] and eq.span[1] <= b for a, b in boxes)  # the answer restated
             derivation = _derivation(eq, check) if not _given(eq, trace.problem) and not boxed else None
+            if derivation is not None and derivation[2] == "evaluated" and _SLASH_FRACTION.fullmatch(derivation[0][0]) \
+                    and is_reached(derivation[1]):  # "h = -5/2" after "(-7 + 2)/2 = -5/2": the value written as a
+                derivation = None  # fraction, not a computation from 5 and 2 ("p = 7/2" of a 7 m rope still is one)
             if derivation is None and approx is not None and check.ok is True and not eq.approximate \
                     and not _given(eq, trace.problem) and not boxed:  # "\\approx" holds to 1%: no irrational
                 derivation = _approximate_derivation(tuple(eq.sides), tuple(eq.values))
@@ -1003,8 +1006,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 for number, (start, end) in numbers:
                     operands += 1
                     flow.used.append(number)
-                    if not _derived(known, number) and number not in converted:
-                        flow.ungrounded.append(number)
+                    if not chained and not _derived(known, number) and number not in converted:
+                        flow.ungrounded.append(number)  # a later side of a reached chain rewrites the first: its
+                        # partial results are grounded (else a padded step that states them would ground them)
                     if not chained and (not is_reached(number) or (number in SMALL_COUNTS or len(free_added) >= 2)
                                         and (start, end) in free_added):
                         flow.unsupported.append(number)
@@ -1012,8 +1016,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     producer = producers.get(number)
                     if producer is None and side[end:end + 1] == "%":  # "1/5 = 20%" then "20% + 10% = 30%"
                         producer = producers.get(number / 100)
-                    if producer is not None and number not in pnums:
-                        flow.depends_on.add(producer)
+                    if producer is not None and number not in pnums and not side[:start].rstrip().endswith("^"):
+                        flow.depends_on.add(producer)  # an exponent ("r^2") is notation, not a quantity a step
+                        # produced: "\\sqrt{2}\\sqrt{2} = 2" padded before it would join the answer's path
             if roles is not None and check.ok is not False:
                 known.add(roles[1])  # grounding: a stated value may be used later, verified or not
             if derivation is not None and (kind != "computed" or _computes(operand_sides, operands)):
@@ -1076,7 +1081,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
         steps.append(flow)
     for index, check in trace_checks(trace.steps, trace.problem):
         steps[index].checks.append(check)
-    answer_value = numeric_value(trace.answer) if trace.answer else None
+    answer_value = named_value(trace.answer) if trace.answer else None  # "x=5" names 5
     answer_step = None
     if answer_value is not None:
         for j in range(len(steps) - 1, -1, -1):  # the answer, or it as a percentage / in cents (3/4 -> "75")
@@ -1116,23 +1121,24 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
     """Per step, what each of its equations derives for propagation: ``(equation, algebra link, (operand sides,
     value, kind))``, the link's reading where it derives the value. Worked out once per trace (every edit walks
     the same equations) and kept on ``flow``."""
-    plan = flow._plan
-    if plan is None or len(plan) != len(trace.steps):
-        plan = []
-        for k, text in enumerate(trace.steps):
-            entries = []
-            for position, (eq, check) in enumerate(step_equations(text)):
-                derivation = _derivation(eq, check)
-                if derivation is None and flow.approximate and check.ok is True and not eq.approximate:
-                    derivation = _approximate_derivation(tuple(eq.sides), tuple(eq.values))
-                link = flow.links.get((k, position))
-                if link is not None and link.value is not None and (derivation is None or
-                                                                    link.kind == "substituted"):
-                    derivation = (link.sides, link.value, link.kind)
-                if derivation is not None:
-                    entries.append((eq, link, derivation))
-            plan.append(entries)
-        flow._plan = plan
+    steps = tuple(trace.steps)
+    if flow._plan is not None and flow._plan[0] == steps:
+        return flow._plan[1]
+    plan = []  # two threads may both build it: the same plan, assigned whole
+    for k, text in enumerate(trace.steps):
+        entries = []
+        for position, (eq, check) in enumerate(step_equations(text)):
+            derivation = _derivation(eq, check)
+            if derivation is None and flow.approximate and check.ok is True and not eq.approximate:
+                derivation = _approximate_derivation(tuple(eq.sides), tuple(eq.values))
+            link = flow.links.get((k, position))
+            if link is not None and link.value is not None and (derivation is None or
+                                                                link.kind == "substituted"):
+                derivation = (link.sides, link.value, link.kind)
+            if derivation is not None:
+                entries.append((eq, link, derivation))
+        plan.append(entries)
+    flow._plan = (steps, plan)
     return plan
 
 
@@ -1182,7 +1188,8 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
                     if value is None:
                         continue
                     new_result = value.exact if value.is_exact and value.exact is not None else \
-                        Fraction(value.approx).limit_denominator(10**6) if math.isfinite(value.approx) else None
+                        (approx_key(value.approx) if flow.approximate else
+                         Fraction(value.approx).limit_denominator(10**6)) if math.isfinite(value.approx) else None
                     if new_result is not None and new_result != result:  # √168 is inexact but moved
                         changed[result] = new_result
                         if flow.approximate:

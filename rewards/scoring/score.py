@@ -36,6 +36,8 @@ from the stated answer, ``invalid_reasoning`` when a step is suspect, else ``Non
 
 from __future__ import annotations
 
+import copy
+
 import json
 import logging
 import re
@@ -141,8 +143,10 @@ class RAFSConfig:
         'absent'
         """
         if config is None:
-            if cls is RAFSConfig and use in _DEFAULT_CONFIGS:
-                return _DEFAULT_CONFIGS[use]  # frozen: one shared default per use (built and checked once)
+            if cls is RAFSConfig and use in _DEFAULT_CONFIGS:  # built and checked once per use; each caller gets
+                config = copy.copy(_DEFAULT_CONFIGS[use])  # its own copy with its own weights dict
+                object.__setattr__(config, "weights", dict(config.weights))
+                return config
             config = cls()
         elif isinstance(config, Mapping):
             config = cls.from_dict(config)

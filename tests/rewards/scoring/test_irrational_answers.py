@@ -27,11 +27,20 @@ def faithful_accuracy(problem: str, completion: str, gold: str) -> float:
 
 # ------------------------------------------------------------------------------------------ numbers in disguise
 @pytest.mark.parametrize("answer, value", [
-    ("x=5", 5), ("11,\\! 111,\\! 111,\\! 100", 11111111100), ("864 \\mbox{ inches}^2", 864),
+    ("11,\\! 111,\\! 111,\\! 100", 11111111100), ("864 \\mbox{ inches}^2", 864),
     ("15\\mbox{ cm}^2", 15), ("10,\\!080", 10080), ("\\$32,\\!348", 32348), ("1\\,000", 1000),
 ])
 def test_numbers_in_disguise_read_as_numbers(answer, value):
     assert numeric_value(answer) == value
+
+
+def test_a_named_answer_is_a_number_for_the_dataflow_not_for_correctness():
+    # review finding: "y=5" must not answer "x=5", and "[2,\,500]" is an interval, not 2500
+    from rewards.checks.answers import answers_equivalent, named_value
+
+    assert named_value("x=5") == 5 and numeric_value("x=5") is None
+    assert not answers_equivalent("y=5", "x=5")
+    assert numeric_value("[2,\\,500]") is None and not answers_equivalent("(3,\\,100)", "3100")
 
 
 @pytest.mark.parametrize("answer", ["y = 2x + 3", "y = -2x", "1, 234", "3, 5, 7", "a=b=3", "x = 2, 3", "(3,4]",
@@ -176,3 +185,24 @@ def test_hidden_slip_beside_the_equations_costs_an_irrational_answer():
     slipped = RINGS_GOLD.replace("The area of $Z$ is", "The area of $X$ and $Y$ is 59 units. The area of $Z$ is")
     assert faithful_accuracy(RINGS, slipped, "7\\pi") < 1.0
     assert faithful_accuracy(RINGS, RINGS_GOLD, "7\\pi") == 1.0
+
+
+def test_review_findings_on_the_irrational_credit():
+    """A correct division named by a letter still derives (``p = 7/2``); a coefficient that is a common constant is
+    no quantity (``2\\sqrt{3}``); an inexact result that keys to a whole number derives nothing; the plan kept for
+    propagation is not carried to a copy of the dataflow."""
+    import dataclasses
+
+    from rewards.scoring.dataflow import _approximate_derivation, _coefficient, _propagation_plan
+    from rewards.checks.arithmetic import evaluate
+
+    problem = "A rope 7 m long is cut into 2 equal pieces. How long is each piece in meters?"
+    assert faithful_accuracy(problem, "$p = 7/2$\nThe answer is $\\boxed{3.5}$", "3.5") == 1.0
+    assert _coefficient("2\\sqrt{3}") is None and _coefficient("20\\pi") is not None
+    side = "\\sqrt{10^{12}+1}"  # 1000000.0000005: keys to the whole number 1000000
+    assert _approximate_derivation(("1000001", side), (evaluate("1000001"), evaluate(side))) is None
+    assert _approximate_derivation(("3 + 4", "\\sqrt{50}"), (evaluate("3 + 4"), evaluate("\\sqrt{50}"))) is not None
+    trace = parse_trace(problem, "$7/2 = 3.5$\n#### 3.5")
+    flow = build_dataflow(trace)
+    _propagation_plan(trace, flow)
+    assert flow._plan is not None and dataclasses.replace(flow)._plan is None

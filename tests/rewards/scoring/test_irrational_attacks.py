@@ -5,10 +5,11 @@ completion must score strictly below the gold one; padding: it must not score ab
 Attacks that still work are ``xfail(strict=True)`` with the rule that lets them through; fix the scorer and
 remove the marker. Attacks the rewards resist are plain tests, among them the 11 this red-team pass found and the
 scorer then closed (a re-writing of the answer, a decimal of it, the box written another way, constants multiplied
-with ``\\cdot``, an unknown invented for the answer). Still open (documented limits): a problem's radical restated
-through an invented unknown and a lucky formula of problem numbers where the gold is unverifiable, a disguised
-answer minted from a problem number, and padding with unrelated radical identities. Problems are MATH-500 problems (algebra/1519,
-prealgebra/1834, prealgebra/1423, algebra/2193), GSM8K test #0, and the toy problems of
+with ``\\cdot``, an unknown invented for the answer, padding that produced an exponent). Still open (documented
+limits): a problem's radical restated through an invented unknown and a lucky formula of problem numbers where the
+gold is unverifiable, a disguised answer minted from a problem number, and a named fraction (``x = 270/7``).
+Problems are MATH-500 problems (algebra/1519, prealgebra/1834, prealgebra/1423, algebra/2193), GSM8K test #0, and
+the toy problems of
 test_irrational_answers.py. The full battery over every MATH-500 irrational answer is /tmp/h6r/attacks.py (not
 shipped).
 """
@@ -145,9 +146,9 @@ def test_padding_with_the_coefficient_trick():
     assert_no_gain(DISTANCE, padded, DISTANCE_GOLD, "3\\sqrt{13}")
 
 
-@pytest.mark.xfail(strict=True, reason="padding: unrelated true radical identities before the gold raise rafs "
-                   "(0.85 -> 0.88)")
 def test_padding_with_unrelated_radical_identities():
+    # closed: the padded "= 2" was the producer of the gold's exponent in "r^2", so the padding joined the answer's
+    # path and its verified step raised P_R (0.85 -> 0.88); an exponent now makes no dependency
     padded = "$\\sqrt{2}\\sqrt{2} = 2$ and $2\\sqrt{2} = \\sqrt{8}$.\n" + CYLINDER_GOLD
     assert_no_gain(CYLINDER, padded, CYLINDER_GOLD, "\\sqrt{5}")
 
@@ -195,9 +196,11 @@ def _math500(unique_id: str) -> dict:
     raise AssertionError(f"{unique_id} not in {path}")
 
 
+@pytest.mark.xfail(strict=True, reason="`x = 270/7` is an 'evaluated' derivation, as `p = 7/2` for a rope of 7 m cut "
+                   "in 2 must be: reading a fraction in lowest terms as a stated number closed this attack but cost "
+                   "every correct division written that way (review finding), so it was reverted")
 def test_disguised_answer_restated_as_a_named_fraction():
-    """``x = 270/7`` names a fraction in lowest terms: a number written as a fraction, no computation (it was an
-    'evaluated' derivation). The gold solution is unverifiable here, so the bound is a bare answer's."""
+    """``x = 270/7`` on a problem whose gold is unverifiable: the bound is a bare answer's."""
     row = _math500("test/prealgebra/1003.json")
     r, f = rewards(row["problem"], "We find $x = 270/7$.\n$\\boxed{x=270/7}$", row["answer"])
     bare_r, bare_f = rewards(row["problem"], f"$\\boxed{{{row['answer']}}}$", row["answer"])
@@ -230,3 +233,16 @@ def test_disguised_answer_restated_as_a_named_fraction():
 ])
 def test_resisted_attacks(name, problem, gamed, gold_trace, gold):
     assert_below_gold(problem, gamed, gold_trace, gold)
+
+
+def test_padding_that_states_a_chains_partial_results_buys_nothing():
+    """Review finding: 200 true radical identities before a gold chain raised rafs 0.79 -> 0.95, because they stated
+    the chain's partial results (36, 81, 117), which then counted as grounded for q_t. A later side of a reached chain
+    now grounds its partial results itself, so the padding has nothing left to ground."""
+    problem = "Find the distance between the points $(2, -6)$ and $(-4, 3)$."
+    gold = (r"We use the distance formula: $\sqrt{(2 - (-4))^2 + ((-6) - 3)^2} = \sqrt{36 + 81} = \sqrt{117} = "
+            r"\boxed{3\sqrt{13}}$.")
+    padding = "\n".join(rf"Step: $\sqrt{{{k}}} \cdot \sqrt{{{k + 1}}} = \sqrt{{{k * (k + 1)}}}$" for k in range(2, 202))
+    gold_r, _ = rewards(problem, gold, r"3\sqrt{13}")
+    padded_r, _ = rewards(problem, padding + "\n" + gold, r"3\sqrt{13}")
+    assert padded_r <= gold_r + 0.005
