@@ -54,7 +54,7 @@ from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from rewards.checks.arithmetic import numbers_in
-from rewards.scoring.dataflow import Dataflow, Intervention, counterfactuals
+from rewards.scoring.dataflow import Dataflow, Intervention, approx_key, counterfactuals
 from rewards.parsing.trace import Trace, extract_final_answer
 from rewards.parsing.values import format_value
 
@@ -288,7 +288,7 @@ def generation_deltas(trace: Trace, flow: Dataflow, edits: Sequence[Edit],
                       generate_fn: Callable[[list[str]], list[str]], config: CounterfactualConfig | None = None,
                       ) -> tuple[list[EditDelta], list[tuple[int, str]]]:
     """Continue each edited prefix with ``generate_fn`` and score ``Δ_j`` (1 / partial / 0)."""
-    from rewards.checks.answers import numeric_value
+    from rewards.checks.answers import approximate_value, named_value
 
     cfg = config or CounterfactualConfig()
     if not edits:
@@ -300,7 +300,10 @@ def generation_deltas(trace: Trace, flow: Dataflow, edits: Sequence[Edit],
     deltas, dropped = [], []
     for e, text in zip(edits, outputs):
         answer, _src = extract_final_answer(str(text)[-16000:])
-        value = numeric_value(answer) if answer else None
+        value = named_value(answer) if answer else None
+        if value is None and answer and flow.approximate:  # an irrational answer, keyed as the dataflow keys it
+            approx = approximate_value(answer)
+            value = approx_key(approx) if approx is not None and math.isfinite(approx) else None
         if value is None:
             dropped.append((e.step, "the continuation states no numeric answer"))
             continue

@@ -150,3 +150,23 @@ def test_vllm_engine_adapter():
     r = model_sensitivity(TRACE, FLOW, generate_fn=vllm_generate_fn(llm, sampling_params="greedy"))
     assert r.sensitivity == 1.0 and len(llm.calls) == 1 and len(llm.calls[0][0]) == 2  # one batched call
     assert llm.calls[0][1] == "greedy" and llm.calls[0][2] is False
+
+
+def test_generation_deltas_read_an_irrational_answer():
+    """An irrational answer (``3\\sqrt{13}``) is read as the dataflow keys it (review finding: it was dropped as
+    'no numeric answer'), and a named one (``x = 19``) as its number."""
+    from rewards.adapters.counterfactual import generation_deltas
+    from rewards.scoring.dataflow import approx_key
+
+    problem = "Find the distance between the points $(2, -6)$ and $(-4, 3)$."
+    gold = (r"$(2 - (-4))^2 + ((-6) - 3)^2 = 36 + 81 = 117$" + "\n" + r"$\sqrt{117} = 3\sqrt{13}$" + "\n"
+            r"The answer is $\boxed{3\sqrt{13}}$")
+    trace = parse_trace(problem, gold)
+    flow = build_dataflow(trace)
+    assert flow.approximate and flow.answer_value == approx_key(3 * 13 ** 0.5)
+    edits, _ = make_edits(trace, flow)
+    assert edits
+    deltas, dropped = generation_deltas(trace, flow, edits, lambda ps: [r"so $\boxed{3\sqrt{13}}$"] * len(ps))
+    assert len(deltas) == len(edits) and all(d.delta == 0.0 for d in deltas) and not dropped
+    deltas, _ = generation_deltas(TRACE, FLOW, make_edits(TRACE, FLOW)[0], lambda ps: ["#### x = 19"] * len(ps))
+    assert deltas and all(d.delta == 0.0 for d in deltas)
