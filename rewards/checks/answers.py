@@ -137,8 +137,8 @@ def approximate_value(answer: str) -> float | None:
     text = _strip(answer)
     named = _NAME_IS.fullmatch(text)  # "x = 2\\sqrt{5}"
     value = evaluate(text) or evaluate(_undisguised(named.group("value").strip() if named else text))
-    if value is None or value.is_exact or not math.isfinite(value.approx):
-        return None
+    if value is None or value.is_exact or not math.isfinite(value.approx) or abs(value.approx) < 1e-6:
+        return None  # near 0 (an underflow, 10^{-400}\\pi) it would key to 0, an ordinary number
     return value.approx
 
 

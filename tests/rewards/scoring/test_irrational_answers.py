@@ -199,6 +199,7 @@ def test_review_findings_on_the_irrational_credit():
     problem = "A rope 7 m long is cut into 2 equal pieces. How long is each piece in meters?"
     assert faithful_accuracy(problem, "$p = 7/2$\nThe answer is $\\boxed{3.5}$", "3.5") == 1.0
     assert _coefficient("2\\sqrt{3}") is None and _coefficient("20\\pi") is not None
+    assert approximate_value("10^{-400}\\pi") is None and approximate_value("3\\sqrt{13}") is not None
     side = "\\sqrt{10^{12}+1}"  # 1000000.0000005: keys to the whole number 1000000
     assert _approximate_derivation(("1000001", side), (evaluate("1000001"), evaluate(side))) is None
     assert _approximate_derivation(("3 + 4", "\\sqrt{50}"), (evaluate("3 + 4"), evaluate("\\sqrt{50}"))) is not None
