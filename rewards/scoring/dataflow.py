@@ -575,16 +575,6 @@ def approx_key(value: float) -> Fraction:
     return Fraction(float(f"{value:.12g}")).limit_denominator(10**6)
 
 
-def _approximate_answer(answer: str | None) -> float | None:
-    """The final answer's value when it is an irrational number (:func:`rewards.checks.answers.approximate_value`);
-    ``None`` at once for a plain number (those never take the inexact path)."""
-    from rewards.checks.answers import approximate_value, named_value  # local, as in build_dataflow
-
-    if not answer or named_value(answer) is not None:
-        return None
-    return approximate_value(answer)
-
-
 @lru_cache(maxsize=16384)
 def _approximate_derivation(sides: tuple, values: tuple) -> tuple[tuple[str, ...], Fraction, str] | None:
     """What a *verified* equation with an inexact result derives (``\\sqrt{36 + 81} = \\sqrt{117} = 3\\sqrt{13}``,
@@ -902,11 +892,13 @@ def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fractio
 
 def build_dataflow(trace: Trace) -> Dataflow:
     """Build the graph of quantities for ``trace`` (cheap: regexes and exact arithmetic only)."""
-    from rewards.checks.answers import named_value  # local: answers imports trace, keep import graph one-way
+    from rewards.checks.answers import approximate_value, named_value  # local: answers imports trace (one-way graph)
 
     pnums = problem_numbers(trace.problem)
     constrained = constrained_variables(trace.problem)
-    approx = _approximate_answer(trace.answer)  # None for every answer that is a plain number
+    answer_value = named_value(trace.answer) if trace.answer else None  # "x=5" names 5
+    # an irrational answer (3\sqrt{13}, 12\pi) takes the inexact path; every plain number stays off it
+    approx = approximate_value(trace.answer) if trace.answer and answer_value is None else None
     inexact: set[Fraction] = set()  # the keys of inexact results derived (an irrational answer is one of them)
     aliases: list[Fraction] = []  # coefficients of derived multiples of pi or a root in this step (_coefficient)
     # angle sums only where the problem speaks of angles: a completion's "think of it as an angle" grounds nothing
@@ -1081,7 +1073,6 @@ def build_dataflow(trace: Trace) -> Dataflow:
         steps.append(flow)
     for index, check in trace_checks(trace.steps, trace.problem):
         steps[index].checks.append(check)
-    answer_value = named_value(trace.answer) if trace.answer else None  # "x=5" names 5
     answer_step = None
     if answer_value is not None:
         for j in range(len(steps) - 1, -1, -1):  # the answer, or it as a percentage / in cents (3/4 -> "75")
