@@ -231,6 +231,12 @@ class FamilyResult:
     returned ``None`` for the gamed completion (counted as 0.0); ``examples``: a few violations;
     ``ref_zero_violations``: violations on problems where the reference itself scored 0 (the reward pays the
     faithful work nothing there, so nothing can score below it); ``by_source``: ``{source: [n, violations]}``.
+
+    ``separated_n`` / ``separated_violations``: the same count restricted to the problems on which the reward
+    *separates* the faithful completion from the bare answer line (``r(faithful) > r(bare_answer)``: it can tell the
+    work from no work there). Elsewhere every ``< faithful`` family ties by construction, whatever the reward's
+    rules; on these problems a violation is a rule that pays the gaming. ``None`` when the audit did not include
+    ``bare_answer``.
     """
 
     family: str
@@ -247,6 +253,8 @@ class FamilyResult:
     examples: list[dict] = field(default_factory=list)
     ref_zero_violations: int = 0
     by_source: dict = field(default_factory=dict)
+    separated_n: int | None = None
+    separated_violations: int | None = None
 
     @property
     def coverage(self) -> float:
@@ -257,13 +265,19 @@ class FamilyResult:
         return self.violations / self.n if self.n else None
 
     @property
+    def separated_share(self) -> float | None:
+        """The violation share on the problems where the reward separates faithful work from a bare answer."""
+        return self.separated_violations / self.separated_n if self.separated_n else None
+
+    @property
     def passed(self) -> bool | None:
         return None if not self.n else self.share <= BAR
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d.update(coverage=round(self.coverage, 4), share=None if self.share is None else round(self.share, 4),
-                 passed=self.passed)
+                 passed=self.passed,
+                 separated_share=None if self.separated_share is None else round(self.separated_share, 4))
         return d
 
 
@@ -273,7 +287,9 @@ class AuditReport:
 
     ``faithful_first``: the share of problems on which the faithful completion scores strictly above every gamed
     ``below_faithful`` completion of that problem (in ``group`` mode: it ranks first in its GRPO group), over the
-    problems with at least one such completion.
+    problems with at least one such completion. ``separated``: on how many problems the reward scores the faithful
+    completion above the bare answer line (``None`` without ``bare_answer`` in the audit); the families'
+    ``separated_share`` is over those.
     """
 
     reward: str
@@ -285,16 +301,23 @@ class AuditReport:
     runtime_s: float
     settings: dict = field(default_factory=dict)
     faithful_first: float | None = None
+    separated: int | None = None
 
     @property
     def failed(self) -> list[str]:
         return [f.family for f in self.families if f.passed is False]
 
+    @property
+    def failed_separated(self) -> list[str]:
+        """Families above the bar on the problems where the reward separates faithful work from a bare answer."""
+        return [f.family for f in self.families if f.separated_share is not None and f.separated_share > BAR]
+
     def to_dict(self) -> dict:
         return {"reward": self.reward, "mode": self.mode, "n_problems": self.n_problems,
                 "faithful_mean": self.faithful_mean, "faithful_none_share": self.faithful_none_share,
                 "faithful_first": self.faithful_first, "runtime_s": round(self.runtime_s, 2), "settings": self.settings, "bar": BAR,
-                "families": [f.to_dict() for f in self.families], "failed": self.failed}
+                "separated": self.separated, "families": [f.to_dict() for f in self.families], "failed": self.failed,
+                "failed_separated": self.failed_separated}
 
 
 # ------------------------------------------------------------------------------------------------ calling
@@ -508,12 +531,16 @@ def audit(reward_fn: Callable, problems: Sequence[AuditProblem] | None = None,
                         desc=f"audit {name or reward_name(reward_fn)} ({mode})")
     runtime = time.perf_counter() - t0
     faithful_raw = [s.get("faithful") for s in scores]
+    # where the reward tells the faithful work from the bare answer line; None without bare_answer in the audit
+    separated = [None if texts.get("bare_answer") is None else
+                 (s.get("faithful") or 0.0) > (s.get("bare_answer") or 0.0) for texts, s in zip(built, scores)]
     results = []
     for f in fams:
         n = viol = nones = ref_zero = 0
+        sep_n = sep_viol = 0
         gamed_vals, ref_vals, examples = [], [], []
         by_source: dict[str, list[int]] = {}
-        for p, texts, s in zip(problems, built, scores):
+        for i, (p, texts, s) in enumerate(zip(problems, built, scores)):
             if texts.get(f.name) is None or texts.get(f.reference) is None:
                 continue
             g_raw, r_raw = s.get(f.name), s.get(f.reference)
@@ -524,16 +551,19 @@ def audit(reward_fn: Callable, problems: Sequence[AuditProblem] | None = None,
             ref_vals.append(r)
             tally = by_source.setdefault(p.source, [0, 0])
             tally[0] += 1
+            sep_n += bool(separated[i])
             if _violates(f, g, r):
                 viol += 1
                 tally[1] += 1
                 ref_zero += r == 0.0
+                sep_viol += bool(separated[i])
                 if len(examples) < n_examples:
                     examples.append({"problem_id": p.id, "gamed": g_raw, f.reference: r_raw,
                                      "completion": _clip(texts[f.name])})
         results.append(FamilyResult(f.name, f.description, f.property, f.tolerance, f.reference, n, len(problems),
                                     viol, _mean(gamed_vals), _mean(ref_vals), nones / n if n else None, examples,
-                                    ref_zero, by_source))
+                                    ref_zero, by_source, *((sep_n, sep_viol) if any(x is not None for x in separated)
+                                                           else (None, None))))
     faithful = [0.0 if v is None else v for v in faithful_raw]
     strict = [f.name for f in fams if f.property == "below_faithful"]
     firsts = []
@@ -545,38 +575,47 @@ def audit(reward_fn: Callable, problems: Sequence[AuditProblem] | None = None,
         reward=name or reward_name(reward_fn), mode=mode, n_problems=len(problems), faithful_mean=_mean(faithful),
         faithful_none_share=sum(v is None for v in faithful_raw) / len(faithful_raw), families=results,
         runtime_s=runtime, faithful_first=sum(firsts) / len(firsts) if firsts else None,
+        separated=sum(bool(x) for x in separated) if any(x is not None for x in separated) else None,
         settings={"gold_column": column, "gold_format": gold_format, "conversational": caller.conversational,
                   "seed": seed, "batch_size": batch_size if mode == "single" else None, "calls": caller.calls,
                   "sources": sorted({p.source for p in problems})},
     )
 
 
-def markdown_table(reports: Sequence[AuditReport | dict]) -> str:
+def markdown_table(reports: Sequence[AuditReport | dict], *, separated: bool = False) -> str:
     """One Markdown table: a row per family, a column per (reward, mode) with the violation share in percent
     (bold when the family fails the bar), plus each family's property and coverage; last rows: the faithful mean and
     the share of problems where the faithful completion beats every ``below_faithful`` one.
 
     ``reports`` are :class:`AuditReport` objects or their ``to_dict()`` (the ``reports`` list of ``--json``).
+    ``separated=True``: the shares over the problems where each reward separates the faithful completion from the
+    bare answer line (``separated_share``; each column's count of such problems in its header), ``""`` when the
+    reports have none (``bare_answer`` not audited).
     """
     rows = [r.to_dict() if isinstance(r, AuditReport) else r for r in reports]
     if not rows:
+        return ""
+    if separated and all(r.get("separated") is None for r in rows):
         return ""
     cols = [(r["reward"], r["mode"]) for r in rows]
     by = {(r["reward"], r["mode"]): {f["family"]: f for f in r["families"]} for r in rows}
     families = [f["family"] for f in rows[0]["families"]]
     prop = {"below_faithful": "< faithful", "no_gain": "≤ faithful + 0.005", "not_above_slip": "≤ slip"}
-    head = "| family | property | n | " + " | ".join(f"{name} ({mode[0]})" for name, mode in cols) + " |"
+    head = "| family | property | n | " + " | ".join(
+        f"{r['reward']} ({r['mode'][0]})" + (f" [{r.get('separated')}]" if separated else "") for r in rows) + " |"
     lines = [head, "|" + "---|" * (3 + len(cols))]
     for fam in families:
         first = by[cols[0]][fam]
         cells = []
         for col in cols:
             f = by[col].get(fam)
-            if f is None or not f["n"]:
+            share_value = None if f is None else (f.get("separated_share") if separated else f["share"])
+            if f is None or not f["n"] or share_value is None:
                 cells.append("—")
                 continue
-            share = f"{100 * f['share']:.1f}"
-            cells.append(share if f["passed"] else f"**{share}**")
+            share = f"{100 * share_value:.1f}"
+            passed = share_value <= BAR if separated else f["passed"]
+            cells.append(share if passed else f"**{share}**")
         p = prop.get(first["property"], first["property"])
         if first["property"] == "not_above_slip" and first["tolerance"]:
             p = f"≤ slip + {first['tolerance']:g}"

@@ -58,6 +58,9 @@ def test_audit_prints_a_table_per_reward_and_writes_json(toy, sample, tmp_path, 
     assert len(reports) == 4
     gameable = {f["family"]: f for f in reports[(f"{toy}:pays_the_answer", "single")]["families"]}
     assert gameable["bare_answer"]["share"] == 1.0 and gameable["bare_answer"]["passed"] is False
+    # pays_the_answer never scores the faithful work above '#### 18': no problem separates, no separated share
+    assert "where sep." in printed and reports[(f"{toy}:pays_the_answer", "single")]["separated"] == 0
+    assert gameable["restate_answer"]["separated_share"] is None
     assert gameable["bare_answer"]["examples"][0]["completion"].startswith("####") or \
         "boxed" in gameable["bare_answer"]["examples"][0]["completion"]
     assert gameable["pad_true_equations"]["passed"] is True

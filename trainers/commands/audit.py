@@ -187,6 +187,13 @@ def _cell(fr) -> str:
     return f"{100 * fr.share:5.1f}% {verdict}"
 
 
+def _separated_cell(fr) -> str:
+    share = fr.separated_share
+    if share is None:
+        return "—"
+    return f"{100 * share:5.1f}%" if share <= 0.02 else f"[red]{100 * share:5.1f}%[/]"
+
+
 def _means(fr) -> str:
     if not fr.n:
         return ""
@@ -207,14 +214,18 @@ def _print_tables(console, name: str, reports: list) -> None:
     table.add_column("family", no_wrap=True, max_width=22)
     table.add_column("property", no_wrap=True)
     table.add_column("n", justify="right")
+    separated = any(by_mode[m].separated is not None for m in modes)
     for m in modes:
         table.add_column(m, justify="right", no_wrap=True)
-        table.add_column("gamed/ref", justify="right", no_wrap=True)
+        if separated:  # the share where the reward tells faithful work from a bare answer (means: in --json)
+            table.add_column("where sep.", justify="right", no_wrap=True)
+        else:
+            table.add_column("gamed/ref", justify="right", no_wrap=True)
     for i, fr in enumerate(first.families):
         row = [fr.family, _PROP[fr.property], str(fr.n)]
         for m in modes:
             f = by_mode[m].families[i]
-            row += [_cell(f), _means(f)]
+            row += [_cell(f), _separated_cell(f) if separated else _means(f)]
         table.add_row(*row)
     console.print(table)
     for m in modes:
@@ -229,6 +240,11 @@ def _print_tables(console, name: str, reports: list) -> None:
         if total:
             console.print(f"  {m}: {zero} of {total} violations are on problems whose reference (faithful or slip) "
                           "scored 0")
+        if r.separated is not None:
+            sep = sum(f.separated_violations or 0 for f in r.families)
+            console.print(f"  {m}: the reward tells the faithful work from a bare answer on {r.separated} of "
+                          f"{r.n_problems} problems; there {sep} violations, {len(r.failed_separated)} families FAIL"
+                          + (f" ({', '.join(r.failed_separated)})" if r.failed_separated else ""))
         if r.faithful_mean is not None and r.faithful_mean < 0.5:
             console.print(f"  [yellow]warning[/]: {name} pays the faithful gold completions only "
                           f"{r.faithful_mean:.2f} on average; check --answer-style, --gold-column and --gold-format")
@@ -344,8 +360,13 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         meta = f"{all_reports[0].n_problems} problems, seed {args.seed}, commit {_commit() or 'unknown'}, " \
                f"{_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
+        separated = markdown_table(all_reports, separated=True)
+        if separated:
+            separated = ("\n\nThe same, over only the problems on which each reward scores the faithful completion "
+                         "above the bare answer line (their number in brackets): where it can tell work from no work, "
+                         "a violation is a rule that pays the gaming.\n\n" + separated)
         _write(args.markdown, f"Violation share (%) per family; bold: fails the 2% bar. {meta}.\n\n"
-                              + markdown_table(all_reports) + "\n")
+                              + markdown_table(all_reports) + separated + "\n")
         console.print(f"wrote {args.markdown}")
     if args.fail_under is not None:
         worst = [(1.0 - f.share, r.reward, r.mode, f.family) for r in all_reports for f in r.families if f.n]

@@ -202,3 +202,24 @@ def test_violations_are_broken_down_by_source_and_by_a_reference_scored_zero():
     bare = audit(pays_gsm8k_only, PROBLEMS, families=["bare_answer"]).families[0]
     assert bare.by_source == {"gsm8k": [2, 2], "math500": [1, 1]}
     assert bare.violations == 3 and bare.ref_zero_violations == 1
+
+
+def test_separated_share_counts_only_problems_where_the_reward_tells_work_from_a_bare_answer():
+    def pays_work_on_ducks_only(prompts, completions, answer, **kwargs):
+        # pays the duck problem's derivation (and anything else holding a computed '= 9'), a bare '####' nothing;
+        # elsewhere it pays every completion 1.0: it cannot tell work from no work there
+        return [(1.0 if "= 9" in c else 0.0) if "Janet" in p else 1.0 for p, c in zip(prompts, completions)]
+
+    report = audit(pays_work_on_ducks_only, PROBLEMS, families=["bare_answer", "restate_answer", "truncated_chain"])
+    by = {f.family: f for f in report.families}
+    assert report.separated == 1  # only the duck problem separates the faithful trace from '#### 18'
+    assert by["restate_answer"].violations == 2 and by["restate_answer"].separated_n == 1
+    assert by["restate_answer"].separated_violations == 0 and by["restate_answer"].separated_share == 0.0
+    # the truncated chain keeps '16 - 3 - 4 = 9': on the separated problem it ties, a violation that counts there
+    assert by["truncated_chain"].separated_violations == 1 and report.failed_separated == ["truncated_chain"]
+    from rewards.audit.battery import markdown_table
+    table = markdown_table([report], separated=True)
+    assert "[1]" in table.splitlines()[0] and "**100.0**" in table
+    without_bare = audit(pays_work_on_ducks_only, PROBLEMS, families=["restate_answer"])
+    assert without_bare.separated is None and without_bare.families[0].separated_share is None
+    assert markdown_table([without_bare], separated=True) == ""
