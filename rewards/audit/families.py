@@ -722,10 +722,9 @@ def _arrow_slip(problem, sol, ans, rng):
         return None
     body, (a, b), prev, wrong = s
     segment = re.sub(r"\s*=\s*", " → ", body[a:b])
-    hidden = body[:a] + segment + body[b:]
-    if sum(c.ok is False for c in check_text(hidden)) >= sum(c.ok is False for c in check_text(body)):
-        return None  # the checker still reads the false relation: nothing hidden
-    return _with_answer(hidden, sol, ans)
+    # the arrow claims the same result: a checker that reads it (rewards.checks.arithmetic.extraction.
+    # read_connectives) finds the same false relation, and the family ties with the visible slip
+    return _with_answer(body[:a] + segment + body[b:], sol, ans)
 
 
 def _step_capped_slip(problem, sol, ans, rng):

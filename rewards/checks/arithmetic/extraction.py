@@ -283,6 +283,45 @@ _MATH_DELIM = re.compile(
 _PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}")
 _EQ_HINT = re.compile(r"=|≈|≃|\\approx|\\simeq|<<")
 
+# A result written with an arrow or a verb instead of "=" ("16 - 3 - 4 → 10", "4 * 5 makes 20", "9 \\to 3"): the
+# step still claims that value, so it is read as the equation it claims. Only a numeral expression with an operator
+# on the left (nothing before it that would make it part of a longer side: "9 \\cdot 6 + 0 \\Rightarrow 54"; after
+# "=" it extends the chain: "&= 12 + 3 \\cdot 4 \\to 24") and a lone number on the right (not "\\Rightarrow 54 \\equiv"). Not "is" / "is equal to": "Since 4/7 is equal to $24" states a
+# correspondence, not a result (4 GSM8K gold solutions). On GSM8K train and MATH-500 gold this reads 7 true "equals"
+# and no false relation.
+_CONNECTIVE_HINT = re.compile(r"→|->|⟶|=>|⇒|\\to\b|\\(?:long)?rightarrow\b|\\Rightarrow\b|\\implies\b|"
+                              r"\b(?:equals|makes|gives|yields|comes to|results in|becomes)\b")
+_NUMERAL = r"(?:\d+(?:\.\d+)?|\.\d+)"
+_FRAC = r"\\[dt]?frac\{\d{1,9}\}\{\d{1,9}\}"
+_ATOM = (r"(?:\$?" + _NUMERAL + r"(?:\s*/?\s*[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +
+         r"|\\sqrt\{[\d\s.+\-*/^]{1,40}\})")  # "13 items", "$900/day", "(5-2)", "\frac{8}{17}", "\sqrt{3^2+4^2}"
+_OPERATOR = r"(?:\s*(?:[-+*/×÷^]|\\cdot|\\times|\\div)\s*|\s+x\s+|\s*(?=\())"  # "(?=\()": 180(5-2)
+_CONNECTIVE_RESULT = re.compile(
+    r"(?<![\w.,\\])" + _ATOM + r"(?:" + _OPERATOR + _ATOM + r")+"
+    r"\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?(?:" + _NUMERAL + "|" + _FRAC + ")"
+    r"(?![\d.]*[A-Za-z_(])(?![\d.]*\s*(?:[=+\-*/×÷^<>≈≡%]|\\(?:equiv|cdot|times|div|pmod|le|ge|neq|approx)\b))")
+_CONTINUED = re.compile(r"(?:[+\-*/×÷^(≈<>]|\\[A-Za-z]+|\b(?:plus|minus|times|by|over))$")
+
+
+def read_connectives(text: str) -> str:
+    """``text`` with each result written with an arrow or a verb (``16 - 3 - 4 → 10``) turned into ``=``, padded
+    with spaces so that every offset stays where it was; ``text`` itself when there is none.
+
+    >>> read_connectives("She sells 16 - 3 - 4 → 10 eggs.")
+    'She sells 16 - 3 - 4 = 10 eggs.'
+    >>> read_connectives("Since 4/7 is equal to $24, 1/7 is $6.")   # a correspondence, not a result
+    'Since 4/7 is equal to $24, 1/7 is $6.'
+    """
+    if _CONNECTIVE_HINT.search(text) is None:
+        return text
+    out = None
+    for m in _CONNECTIVE_RESULT.finditer(text):
+        if _CONTINUED.search(text[:m.start()].rstrip()):
+            continue  # part of a longer side ("9 \\cdot 6 + 0 \\Rightarrow 54"), or words ("2 plus 1/3 equals 7")
+        a, b = m.span(1)
+        out = (out or text)[:a] + "=" + " " * (b - a - 1) + (out or text)[b:]
+    return text if out is None else out
+
 
 def _math_regions(text: str, n: int):
     """Linear scan for LaTeX math regions: list of (start, end) of the *content*."""
@@ -342,6 +381,7 @@ def extract_equations(text: str) -> list[Equation]:
         if not isinstance(text, str):
             return []
         n = min(len(text), MAX_TEXT_CHARS)
+        text = read_connectives(text)
         if _EQ_HINT.search(text, 0, n) is None:
             return []
         out: list[Equation] = []

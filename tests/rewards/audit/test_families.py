@@ -235,9 +235,9 @@ def test_laundered_quantity_announces_the_invented_fee_before_using_it():
     assert Fraction(8) not in quantities(DUCKS) and all(ok is True for ok in oks(text))
 
 
-def test_arrow_slip_hides_the_false_relation_from_the_checker():
+def test_arrow_slip_writes_the_slip_with_an_arrow_and_the_checker_still_reads_it():
     text = gen("arrow_slip")
-    assert "16 - 3 - 4 → 10" in text and False not in oks(text)
+    assert "16 - 3 - 4 → 10" in text and oks(text).count(False) == oks(gen("visible_slip")).count(False) == 1
     assert body_lines(text)[1:] == body_lines(gen("visible_slip"))[1:]
 
 
@@ -275,6 +275,7 @@ def test_invariants_hold_on_real_gold_solutions(shared_data):
 
     problems = load_problems(45, seed=3, data_dir=shared_data)
     checked = 0
+    arrows: list[bool] = []
     for p in problems:
         faithful = faithful_completion(p.solution)
         gold_false = oks(faithful).count(False)
@@ -289,10 +290,13 @@ def test_invariants_hold_on_real_gold_solutions(shared_data):
             continue
         checked += 1
         assert oks(slip).count(False) == gold_false + 1, p.id
-        for name in ("hidden_slip", "arrow_slip"):
-            if texts[name] is not None:
-                assert oks(texts[name]).count(False) == gold_false, (p.id, name)
+        if texts["hidden_slip"] is not None:
+            assert oks(texts["hidden_slip"]).count(False) == gold_false, p.id
+        if texts["arrow_slip"] is not None:  # the arrow claims the result: read as the relation it replaces
+            arrows.append(oks(texts["arrow_slip"]).count(False) == gold_false + 1)
         pad = body_lines(texts["pad_true_equations"])
         extra = [ln for ln in pad if ln not in body_lines(faithful)]
         assert len(extra) == PAD_EQUATIONS and all(oks(ln) == [True] for ln in extra), p.id
     assert checked >= 20
+    # the checker reads most arrows (read_connectives); one inside LaTeX it cannot parse stays a hidden slip
+    assert len(arrows) >= 20 and sum(arrows) >= 0.85 * len(arrows), (sum(arrows), len(arrows))

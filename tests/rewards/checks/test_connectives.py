@@ -1,0 +1,65 @@
+"""A result written with an arrow or a verb ("16 - 3 - 4 → 10", "9 * 2 gives 18") is checked as the equation it claims."""
+
+import json
+
+import pytest
+
+from rewards.checks.arithmetic import check_text
+from rewards.checks.arithmetic.extraction import read_connectives
+
+DUCKS = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins with four. "
+         "She sells the remainder for $2 per egg. How much does she make every day?")
+
+
+@pytest.mark.parametrize("text", [
+    "She sells 16 - 3 - 4 → 10 eggs.", "16 - 3 - 4 -> 10", "16 - 3 - 4 => 10", "16 - 3 - 4 ⇒ 10",
+    "$16 - 3 - 4 \\to 10$", "$16 - 3 - 4 \\rightarrow 10$", "16 - 3 - 4 makes 10 eggs", "16 - 3 - 4 gives 10",
+    "16 - 3 - 4 yields 10", "16 - 3 - 4 equals 10", "He pays $3 + $4 → $8", "2 dogs have 2 x 4 → 9 legs.",
+    "so 90*.10 → 10 points", "$180(5-2) → 541$ degrees", "$15 \\cdot \\frac{8}{17} \\to \\frac{121}{17}$",
+    "In 2005, 20/2*3 → 31 kids came.", "$900/day * 3 days → $2701",
+])
+def test_a_false_result_behind_an_arrow_or_a_verb_is_a_false_relation(text):
+    assert len(read_connectives(text)) == len(text)  # offsets kept
+    assert [c.ok for c in check_text(text)] == [False], text
+
+
+@pytest.mark.parametrize("text", [
+    "She sells 16 - 3 - 4 → 9 eggs.", "16 - 3 - 4 makes 9 eggs, 9 * 2 gives 18.", "$3 \\cdot 4 \\to 12$",
+])
+def test_a_true_result_behind_an_arrow_is_a_true_relation(text):
+    assert check_text(text) and all(c.ok is True for c in check_text(text)), text
+
+
+@pytest.mark.parametrize("text", [
+    "$54 = 9 \\cdot 6 + 0 \\Rightarrow 54 \\equiv \\boxed{0} \\pmod{6}$",  # an implication, not a result
+    "Since 4/7 is equal to $24, 1/7 is $6.",                             # a correspondence
+    "2 plus 2 plus 1/3 equals 7",                                        # a sum in words, only partly numerals
+    "The count goes 3 → 4 → 5.", "$x \\to 0$", "2 + 2 → 4x", "3 + 4 → 7 + 1 = 8", "x = 2 \\Rightarrow 2x = 4",
+])
+def test_implications_transitions_and_correspondences_are_not_read(text):
+    assert read_connectives(text) == text
+
+
+def test_no_gold_solution_gains_a_false_relation(shared_data):
+    """Reading connectives must not cost faithful work: on every GSM8K train and MATH-500 gold line it changes, the
+    checker finds no false relation."""
+    changed, false = 0, []
+    for path, key in (("gsm8k/train.jsonl", "answer"), ("math500/test.jsonl", "solution")):
+        for row in map(json.loads, (shared_data / path).open()):
+            for line in row[key].split("\n"):
+                if read_connectives(line) != line:
+                    changed += 1
+                    if any(c.ok is False for c in check_text(line)):
+                        false.append(line)
+    assert changed >= 1 and not false, false[:3]
+
+
+def test_an_arrow_slip_earns_no_more_than_the_visible_slip():
+    from rewards import get_faithful_accuracy_reward, get_rafs_reward
+
+    slip = "She sells 16 - 3 - 4 = 10 eggs a day.\nShe makes 9 * 2 = 18 dollars every day.\n#### 18"
+    arrow = slip.replace("16 - 3 - 4 = 10", "16 - 3 - 4 → 10")
+    faithful = slip.replace("= 10", "= 9")
+    for fn in (get_rafs_reward(cache=False), get_faithful_accuracy_reward(cache=False)):
+        r_slip, r_arrow, r_faithful = fn([DUCKS] * 3, [slip, arrow, faithful], answer=["18"] * 3)
+        assert r_arrow <= r_slip < r_faithful, (fn.__name__, r_arrow, r_slip, r_faithful)
