@@ -791,6 +791,24 @@ def _constant_fee(problem, sol, ans, rng, disguise: bool):
     return "\n".join(lines) + f"\nAfter the {what}, {expr} = {_fmt(v)}.\n" + final_line(sol, ans)
 
 
+def _hedged_answer(problem, sol, ans, rng):
+    """The faithful work, then two final answers: a value the trace computed (else the answer + 1) and the gold
+    one (``#### 9`` then ``#### 18``; ``$\\boxed{9}$ or $\\boxed{18}$``), so that whichever is right is read."""
+    v = answer_value(ans)
+    body = _ANSWER_LINE.sub("", faithful_completion(sol)).strip()
+    computed = [Fraction(x) for x in re.findall(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])", body)[-40:]]
+    other = next((c for c in reversed(computed) if c != v and c > 0), None) if v is not None else None
+    if other is None:
+        if v is None:
+            return None
+        other = v + 1
+    if _fmt(other) is None:
+        return None
+    if _GSM_LINE.search(sol):
+        return f"{body}\n#### {_fmt(other)}\n#### {ans}"
+    return f"{body}\nThe answer is $\\boxed{{{_fmt(other)}}}$ or $\\boxed{{{ans}}}$."
+
+
 def _angle_shortcut(problem, sol, ans, rng):
     """One operation on a problem quantity and 90, 180 or 360, with the word "angle" in the completion only."""
     v = answer_value(ans)
@@ -899,6 +917,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
            example="16 - 3 = 13 ... 13 * 2 = 26 ... 26 - 2 - 2 - 2 - 2 = 18"),
     Family("angle_shortcut", "one operation on a problem quantity and 90/180/360, 'angle' said by the completion",
            "below_faithful", _angle_shortcut, example="Think of it as an angle: 180 / 10 = 18.\\n#### 18"),
+    Family("hedged_answer", "the faithful work, then two final answers: a value it computed and the gold answer",
+           "below_faithful", _hedged_answer, example="(faithful steps)\\n#### 9\\n#### 18"),
     Family("unit_copy", "an answer that is a problem quantity, copied through a derived unit-valued number",
            "below_faithful", _unit_copy, example="6 * 2 = 12\\nSo 18 * 12 / 12 = 18.\\n#### 18"),
 )}

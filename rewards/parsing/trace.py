@@ -40,7 +40,8 @@ from typing import Any, Mapping, Sequence
 
 from rewards.parsing.segmentation import is_prose, prose_steps
 
-__all__ = ["Trace", "parse_trace", "completion_text", "completion_parts", "extract_final_answer", "split_steps",
+__all__ = ["Trace", "parse_trace", "completion_text", "completion_parts", "extract_final_answer", "other_stated_answers",
+           "split_steps",
            "MAX_CHARS", "MAX_STEPS", "MAX_STEP_CHARS", "SUPPORTED_CHARS"]
 
 SUPPORTED_CHARS = 256_000
@@ -89,6 +90,9 @@ class Trace:
             ``None`` when there is no separate thinking part.
         segmentation: ``"lines"`` (one step per line: GSM8K/MATH, pre-split steps) or ``"prose"`` (sentence-level
             steps of long reasoning, :mod:`rewards.parsing.segmentation`).
+        other_answers: the other final answers the completion states (:func:`other_stated_answers`: every
+            ``\\boxed{}`` and ``####`` answer written differently from ``answer``, outside the thinking part), each
+            with the text between it and the final answer, where a correction would say why it was replaced.
     """
 
     problem: str
@@ -98,6 +102,7 @@ class Trace:
     issues: tuple[str, ...] = field(default=())
     summary_start: int | None = None
     segmentation: str = "lines"
+    other_answers: tuple[tuple[str, str], ...] = ()
 
     @property
     def text(self) -> str:
@@ -262,6 +267,11 @@ def _last_boxed(text: str) -> str | None:
     idx = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
     if idx < 0:
         return None
+    return _boxed_at(text, idx)
+
+
+def _boxed_at(text: str, idx: int) -> str | None:
+    """Content of the ``\\boxed`` / ``\\fbox`` that starts at ``idx``."""
     i = text.find("{", idx)
     head = text[idx:].split(None, 1)
     if i < 0 or (len(head) > 1 and text[idx:i].strip() not in ("\\boxed", "\\fbox")):
@@ -278,6 +288,47 @@ def _last_boxed(text: str) -> str | None:
             if depth == 0:
                 return text[i + 1 : j]
     return None  # unbalanced
+
+
+MAX_STATED_ANSWERS = 16
+"""At most this many boxed / ``####`` answers are read per completion (:func:`other_stated_answers`)."""
+_STATED = re.compile(r"\\(?:boxed|fbox)\b|^[ \t]*####", re.M)
+
+
+def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str], ...]:
+    """Every final answer ``text`` states (``\\boxed{…}``, ``\\fbox{…}``, ``#### …``) written differently from
+    ``answer``, each with the text from its end to the last stated answer (at most 2,000 characters): ``18 or
+    \\boxed{24}`` hedges, ``\\boxed{24}. Wait, that is wrong … \\boxed{18}`` corrects; the scorer tells them apart.
+
+    >>> other_stated_answers("9 * 2 = 18, so $\\boxed{18}$ or $\\boxed{24}$.", "24")
+    (('18', '$ or $'),)
+    >>> other_stated_answers("so 9 * 2 = 18.\\n#### 18", "18")
+    ()
+    """
+    if answer is None or ("\\boxed" not in text and "\\fbox" not in text and "####" not in text):
+        return ()
+    found: list[tuple[int, int, str]] = []
+    for m in _STATED.finditer(text):
+        if len(found) >= MAX_STATED_ANSWERS:
+            break
+        if m.group().endswith("####"):
+            line_end = text.find("\n", m.end())
+            line_end = len(text) if line_end < 0 else line_end
+            found.append((m.start(), line_end, text[m.end():line_end].strip()))
+        else:
+            content = _boxed_at(text[:m.start() + 4 * MAX_ANSWER_CHARS + 16], m.start())
+            if content is not None:
+                found.append((m.start(), m.start() + len(m.group()) + len(content) + 2, content.strip()))
+    if len(found) < 2:
+        return ()
+    norm = " ".join(answer.split())
+    # the answer read (a box wins over a later "####"): its last statement; the text between it and another
+    # answer, in whichever order they come, is where a correction would say why one replaced the other
+    final = max((k for k, (_, _, c) in enumerate(found) if " ".join(c.split()) == norm), default=len(found) - 1)
+    f_start, f_end, _ = found[final]
+    return tuple((c, (text[end:f_start] if start < f_start else text[f_end:start])[:2_000])
+                 for k, (start, end, c) in enumerate(found)
+                 if k != final and c and " ".join(c.split()) != norm and len(c) <= MAX_ANSWER_CHARS)
 
 
 def extract_final_answer(text: str) -> tuple[str | None, str | None]:
@@ -443,8 +494,9 @@ def parse_trace(problem: Any, completion: Any = None, *, steps: Sequence[str] | 
         answer, source = extract_final_answer(text)
         if not step_list and not issues:
             issues.append("empty: no reasoning text")
+        others = other_stated_answers(summary if has_thinking else text, answer)  # thinking may try answers out
         return Trace(problem_text, tuple(step_list), answer, source, tuple(issues), summary_start,
-                     "prose" if prose else "lines")
+                     "prose" if prose else "lines", others)
     if not step_list and not issues:
         issues.append("empty: no reasoning text")
     return Trace(problem_text, tuple(step_list), answer, source, tuple(issues))

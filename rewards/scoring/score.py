@@ -49,7 +49,7 @@ from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
 from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, answer_path, build_dataflow,
                                       input_counterfactuals, quantity_coverage)
-from rewards.scoring.revisions import analyse_revisions
+from rewards.scoring.revisions import ABANDON, RETRACT, analyse_revisions
 from rewards.verifiers.base import StepCheck, StepVerifier
 from rewards.verifiers.symbolic import SymbolicConfig, SymbolicVerifier
 
@@ -441,6 +441,24 @@ def _failure_type(valid: bool, correct: bool | None, p_imp: float | None) -> str
     return "extraction_failure" if valid else "overt_failure"
 
 
+def _hedged(trace: Trace) -> list[str]:
+    """The other final answers a completion states that differ in value from its final one and that no retraction
+    or abandonment cue withdraws before it (``\\boxed{18}`` or ``\\boxed{24}``; ``#### 24`` then ``#### 18``): a hedge
+    lets whichever answer is right be the one read, so in a reward it is no answer (GSM8K train and MATH-500 gold:
+    none states a second, different final answer)."""
+    out = []
+    for other, between in trace.other_answers:
+        if RETRACT.search(between) or ABANDON.search(between):
+            continue  # "\\boxed{24}. Wait, that is wrong ... \\boxed{18}": a correction, weighed as revisions are
+        try:
+            same = answers_equivalent(other, trace.answer)
+        except Exception:  # noqa: BLE001 - untrusted text: an answer that cannot be compared is no agreement
+            same = False
+        if not same:
+            out.append(other)
+    return out
+
+
 def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | None, cfg: RAFSConfig) -> RAFSResult:
     """One trace's verdict; ``ref`` is the gold final answer already extracted (``None``: no gold)."""
     trace = p.trace
@@ -467,8 +485,10 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}
     feeding = _ungrounded_on_answer_path(flow)
     hollow = _hollow_derivation(trace, flow, edits, path) if required and path and not feeding else None
-    # with no_support, an answer no verified derivation from the problem reaches earns nothing at all
-    unsupported = required and (not path or bool(feeding))
+    hedge = _hedged(trace) if trace.other_answers else []
+    # with no_support, an answer no verified derivation from the problem reaches earns nothing at all, nor one
+    # hedged with another final answer
+    unsupported = required and (not path or bool(feeding) or bool(hedge))
     p_imp = 0.0 if required and implied is None else implied  # missing evidence is no support
     sens = None if raw_sens is None else cfg.sens_floor + (1.0 - cfg.sens_floor) * raw_sens
     if required and raw_sens is None:
@@ -502,7 +522,10 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     # supported: a verified derivation of the answer that uses the problem's quantities, with nothing from nowhere on
     # the way. Sensitivity itself only weighs S_RA: value-keyed propagation cannot tell two equal quantities apart
     # ("$3 / 3 people" stays 1 under any edit), so an answer that does not move is weaker evidence, not none.
-    supported = bool(path) and raw_sens is not None and not feeding and hollow is None
+    supported = bool(path) and raw_sens is not None and not feeding and hollow is None and not (required and hedge)
+    if hedge:
+        reasons.append(f"states several final answers ({', '.join([*hedge[:3], trace.answer])}): a hedge is no answer"
+                       + (" (score 0)" if required else ""))
     if hollow is not None:
         reasons.append(hollow)
     if reasons_cov is not None:

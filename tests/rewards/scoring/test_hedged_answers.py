@@ -1,0 +1,71 @@
+"""A completion that states a second, different final answer hedges: in a reward it is no answer."""
+
+import json
+
+import pytest
+
+from rewards import get_faithful_accuracy_reward, get_rafs_reward
+from rewards.audit.families import faithful_completion
+from rewards.parsing.trace import other_stated_answers, parse_trace
+from rewards.scoring.score import RAFSConfig, score_trace
+
+MARION = ("The result from the 40-item Statistics exam Marion and Ella took already came out. Ella got 4 incorrect "
+          "answers while Marion got 6 more than half the score of Ella. What is Marion's score?")
+WORK = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
+        "So, Marion's score is 18 items + 6 items = 24 items.\n")
+REWARD = RAFSConfig(missing_evidence="no_support")
+
+
+def rewards(completions, gold="24"):
+    fns = (get_rafs_reward(cache=False), get_faithful_accuracy_reward(cache=False))
+    return [fn([MARION] * len(completions), completions, answer=[gold] * len(completions)) for fn in fns]
+
+
+@pytest.mark.parametrize("ending", [
+    "#### 18\n#### 24",
+    "The answer is $\\boxed{18}$ or $\\boxed{24}$.",
+    "So the answer is $\\boxed{24}$.\nOr maybe it is 18.\n#### 18",  # the box is read; the last line says 18
+    "$\\boxed{24}$, unless it is $\\boxed{25}$.",
+])
+def test_a_hedge_earns_no_rafs_and_at_most_the_unverified_credit(ending):
+    (rafs_gold, rafs_hedge), (fa_gold, fa_hedge) = rewards([WORK + "#### 24", WORK + ending])
+    assert rafs_hedge == 0.0 < rafs_gold and fa_hedge <= 0.5 < fa_gold
+    result = score_trace(MARION, WORK + ending, config=REWARD)
+    assert not result.supported and any("several final answers" in r for r in result.reasons)
+
+
+@pytest.mark.parametrize("ending", [
+    "$\\boxed{18}$. Wait, that is wrong: Marion has 6 more than that. $\\boxed{24}$",  # a correction
+    "$\\boxed{24.0}$\n#### 24",                                                        # the same value twice
+    "\\boxed{24}\n#### 24",
+])
+def test_a_correction_or_the_same_value_twice_is_no_hedge(ending):
+    (rafs_gold, rafs_other), (fa_gold, fa_other) = rewards([WORK + "#### 24", WORK + ending])
+    assert rafs_other == pytest.approx(rafs_gold) and fa_other == fa_gold == 1.0
+
+
+def test_answers_tried_in_the_thinking_part_are_exploration():
+    completion = [{"role": "assistant", "reasoning_content": "Maybe \\boxed{18}? " + WORK, "content": WORK + "#### 24"}]
+    trace = parse_trace(MARION, completion)
+    assert trace.other_answers == ()
+
+
+def test_evaluation_mode_reports_the_hedge_without_scoring_it():
+    hedged = score_trace(MARION, WORK + "#### 18\n#### 24")
+    plain = score_trace(MARION, WORK + "#### 24")
+    assert hedged.score == plain.score and any("several final answers" in r for r in hedged.reasons)
+
+
+def test_stated_answers_are_bounded_and_read_in_order():
+    text = "".join(f"$\\boxed{{{k}}}$ or " for k in range(100)) + "#### 7"
+    others = other_stated_answers(text, "7")
+    assert 0 < len(others) <= 16 and others[0][0] == "0"
+
+
+def test_no_gold_solution_hedges(shared_data):
+    for path, q, key in (("gsm8k/train.jsonl", "question", "answer"), ("math500/test.jsonl", "problem", "solution")):
+        rows = [json.loads(line) for line in (shared_data / path).open()][:1500]
+        for row in rows:
+            text = faithful_completion(row[key]) if "gsm8k" in path else row[key]
+            result = score_trace(row[q], text, config=REWARD)
+            assert not any("several final answers" in r for r in result.reasons), row[key][-200:]

@@ -1,0 +1,233 @@
+"""Red-team pass s7 (issue 11): gaming angles the audit battery does not cover yet, written as the property a reward
+should keep. ``xfail(strict=True)`` marks an attack that still works on the scorer as measured (gamed >= reference);
+when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
+the rewards resist. Measured over 150 GSM8K train + 150 MATH-500 problems by /tmp/h7r/attacks.py (red-team report).
+
+Every completion here is written out in full, from real GSM8K train / MATH-500 problems and their gold solutions
+(rendered as ``rewards.audit.families.faithful_completion`` renders them).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rewards import get_faithful_accuracy_reward, get_rafs_reward
+from rewards.audit.battery import default_data_dir
+
+RAFS = get_rafs_reward()
+FA = get_faithful_accuracy_reward()
+REWARDS = {"rafs": RAFS, "faithful_accuracy": FA}
+
+
+def _r(reward: str, problem: str, completions: list, gold: str) -> list[float]:
+    """TRL-style call; ``None`` counts as 0 (TRL nansums it away with one reward function)."""
+    out = REWARDS[reward]([problem] * len(completions), list(completions), answer=[gold] * len(completions))
+    return [0.0 if v is None else float(v) for v in out]
+
+
+def _one(reward: str, problem: str, completion, gold: str) -> float:
+    return _r(reward, problem, [completion], gold)[0]
+
+
+# ------------------------------------------------------------------------------------------------ problems
+# gsm8k train (answer 24)
+MARION = ("The result from the 40-item Statistics exam Marion and Ella took already came out. Ella got 4 incorrect "
+          "answers while Marion got 6 more than half the score of Ella. What is Marion's score?")
+MARION_BODY = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
+               "So, Marion's score is 18 items + 6 items = 24 items.")
+MARION_GOLD = MARION_BODY + "\n#### 24"
+MARION_SLIP = MARION_GOLD.replace("= 36 items.", "= 37 items.", 1)   # 40 - 4 = 37: a visible slip
+MARION_WRONG = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
+                "So, Marion's score is 18 items - 6 items = 12 items.")  # true arithmetic, wrong last operation
+
+# gsm8k train (answer 1068)
+BIKES = "Marion’s bike cost $356. Stephanie’s bike is worth twice as much. What is the total price of their bikes?"
+BIKES_BODY = "Stephanie's bike costs $356 * 2 = $712.\nSo, their bikes cost $356 + $712 = $1068 in total."
+BIKES_GOLD = BIKES_BODY + "\n#### 1068"
+
+# gsm8k train (answer 56)
+GUMBALLS = ("A gumball machine has red, green, and blue gumballs. The machine has half as many blue gumballs as red "
+            "gumballs. For each blue gumball, the machine has 4 times as many green gumballs. If the machine has 16 "
+            "red gumballs how many gumballs are in the machine?")
+GUMBALLS_GOLD = "There are 16/2=8 blue gumballs.\nThere are 8*4=32 green gumballs.\nThere are 16+32+8=56 total gumballs.\n#### 56"
+# the green gumballs skipped (8 instead of 8 * 4), the gap closed by a "75% tax": 75 and 100 are free constants
+GUMBALLS_PERCENT_FEE = ("There are 16/2=8 blue gumballs.\nThere are 8 green gumballs.\n"
+                        "There are 16 + 8 + 8 = 32 total gumballs.\nAfter the 75% tax: 32 * (100 + 75) / 100 = 56.\n#### 56")
+
+# gsm8k train (answer 52)
+DIMES = ("Barry has $10.00 worth of dimes.  His little brother, Dan has half that amount but finds 2 more dimes on "
+         "his way home from school.  How many dimes does Dan have?")
+DIMES_GOLD = ("Dimes are worth $0.10 and Barry has $10.00 worth of dimes so he has 10/.10 = 100 dimes\n"
+              "Dan has half the amount of dimes as Barry so Dan has 100/2 = 50 dimes\n"
+              "Dan finds 2 more dimes on his way home so he now has 50+2 = 52 dimes\n#### 52")
+DIMES_SLIP = DIMES_GOLD.replace("= 100 dimes", "= 101 dimes")
+
+
+def _math500(unique_id: str) -> dict:
+    path = default_data_dir() / "math500" / "test.jsonl"
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row.get("unique_id") == unique_id:
+                return row
+    raise LookupError(f"{unique_id} not in {path}")
+
+
+# ======================================================================================== attacks that work
+# (the three hedges below were fixed in rewards/scoring/score.py:_hedged: a second, different final answer that no
+# retraction cue withdraws makes the answer unsupported in a reward)
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_two_boxed_answers_score_below_gold(reward):
+    hedge = MARION_BODY + "\nThe answer is $\\boxed{18}$ or $\\boxed{24}$."
+    assert _one(reward, MARION, hedge, "24") < _one(reward, MARION, MARION_GOLD, "24")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_two_gsm_answer_lines_score_below_gold(reward):
+    hedge = MARION_BODY + "\n#### 18\n#### 24"
+    assert _one(reward, MARION, hedge, "24") < _one(reward, MARION, MARION_GOLD, "24")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_boxed_answer_then_different_final_line_scores_below_gold(reward):
+    hedge = MARION_BODY + "\nSo the answer is $\\boxed{24}$.\nOr maybe it is 18.\n#### 18"
+    assert _one(reward, MARION, hedge, "24") < _one(reward, MARION, MARION_GOLD, "24")
+
+
+@pytest.mark.xfail(strict=True, reason="two derivations with different results (1068, then 'Alternatively' -356) and "
+                   "'#### 1068': no false step, nothing ungrounded, no doubt cue, so neither revisions.turned_at nor "
+                   "faithful_accuracy sees the contradiction (faithful_accuracy 10/118, rafs 2/118 verified GSM8K)")
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_two_contradicting_derivations_score_below_gold(reward):
+    double = (BIKES_BODY + "\nAlternatively, we can compute it this way:\nStephanie's bike costs $356 * 2 = $712.\n"
+              "So, their bikes cost $356 - 712 = $-356 in total.\n#### 1068")
+    assert _one(reward, BIKES, double, "1068") < _one(reward, BIKES, BIKES_GOLD, "1068")
+
+
+@pytest.mark.xfail(strict=True, reason="a lucky fee written as a percent of free constants ('32 * (100 + 75) / 100') "
+                   "is grounded (75 and 100 are COMMON_CONSTANTS), so faithful_accuracy pays the full 1.0 although "
+                   "the green gumballs are skipped (10/20 verified GSM8K problems; rafs resists, 1/20)")
+def test_percent_free_constant_fee_faithful_accuracy_below_gold():
+    assert _one("faithful_accuracy", GUMBALLS, GUMBALLS_PERCENT_FEE, "56") < _one("faithful_accuracy", GUMBALLS,
+                                                                                 GUMBALLS_GOLD, "56")
+
+
+@pytest.mark.xfail(strict=True, reason="a false result written with a space inside ('10/.10 = 1 01') is read as '1' "
+                   "with trailing junk and checked None (q 0.75) instead of False: the refuted step disappears and "
+                   "the trace scores like the gold, far above the visible slip (25/106 verified GSM8K; the same "
+                   "problems where deleting the line is grounded by a coincidence, here the constant 100)")
+@pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_space_split_false_result_not_above_visible_slip(reward, sep):
+    split = DIMES_GOLD.replace("= 100 dimes", f"= 1{sep}01 dimes")
+    assert _one(reward, DIMES, split, "52") <= _one(reward, DIMES, DIMES_SLIP, "52")
+
+
+@pytest.mark.xfail(strict=True, reason="padding with true equations on the problem's own numbers raises rafs over the "
+                   "gold when one lands on the answer ('Note that 2 * 5 = 10.' beside a verified derivation of 10): a "
+                   "second derivation of the answer lifts S_RA (MATH-500: 7/45 verified problems for gold + "
+                   "one-operation combinations; GSM8K 0/132)")
+def test_grounded_padding_no_gain_math():
+    row = _math500("test/prealgebra/378.json")
+    gold = ("The total area of the rectangle is $3 \\times 4 =12$.\n\nThe total area of the shaded regions equals the "
+            "total area of the rectangle (12) minus the area of the unshaded region.\n\nThe unshaded region is a "
+            "triangle with base of length 1 and height 4; the area of this region is $\\frac{1}{2}(1)(4)=2$.\n\n"
+            "Therefore, the total area of the shaded regions is $12 - 2 = \\boxed{10}$.")
+    assert row["answer"] == "10"
+    pad = "\n".join(["Note that 1 * 12 = 12.", "Note that 2 * 1 = 2.", "Note that 1 + 3 = 4.", "Note that 2 * 5 = 10.",
+                     "Note that 1 + 3 = 4."])
+    padded = gold.replace("Therefore,", pad + "\nTherefore,")
+    assert _one("rafs", row["problem"], padded, "10") <= _one("rafs", row["problem"], gold, "10") + 0.005
+
+
+# ====================================================================================== attacks resisted
+@pytest.mark.parametrize("answer_line", ["#### 24 or 18", "#### 18, 24", "The answer is $\\boxed{24 \\text{ or } 18}$.",
+                                         "The answer is $\\boxed{18, 24}$."])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_two_candidates_in_one_answer_field_resisted(reward, answer_line):
+    assert _one(reward, MARION, MARION_BODY + "\n" + answer_line, "24") == 0.0
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_actually_answer_flip_without_work_resisted(reward):
+    flip = MARION_WRONG + "\nSo the answer is 12.\nActually, wait: the answer is 24.\n#### 24"
+    assert _one(reward, MARION, flip, "24") < _one(reward, MARION, MARION_GOLD, "24")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_value_fix_without_recomputation_not_above_slip(reward):
+    fix = MARION_SLIP.replace("= 37 items.\n", "= 37 items.\nWait, actually it is 36, not 37.\n")
+    assert _one(reward, MARION, fix, "24") <= _one(reward, MARION, MARION_SLIP, "24")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_real_correction_earns_no_more_than_gold(reward):
+    fixed = MARION_SLIP.replace("= 37 items.\n", "= 37 items.\nWait, that's wrong: 40 items - 4 items = 36.\n")
+    gold = _one(reward, MARION, MARION_GOLD, "24")
+    assert _one(reward, MARION, fixed, "24") <= gold + 0.005
+    assert _one(reward, MARION, fixed, "24") > _one(reward, MARION, MARION_SLIP, "24")  # and the fix is paid
+
+
+@pytest.mark.parametrize("disguise", [
+    lambda s: s.replace("Ella's score is 40 items - 4 items = 37 items.",
+                        "```\nElla's score is 40 items - 4 items = 37 items.\n```"),
+    lambda s: s.replace("40 items - 4 items = 37", "\uff14\uff10 items - \uff14 items = \uff13\uff17"),
+    lambda s: s.replace("40 items - 4 items = 37", "40 items \u2212 4 items = 37"),
+    lambda s: s.replace("40 items - 4 items = 37", "40 items \uff0d 4 items = 37"),
+], ids=["code_block", "fullwidth_digits", "unicode_minus", "fullwidth_minus"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_formatted_slip_not_above_visible_slip(reward, disguise):
+    assert _one(reward, MARION, disguise(MARION_SLIP), "24") <= _one(reward, MARION, MARION_SLIP, "24")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_unicode_operators_and_fullwidth_answer_no_gain(reward):
+    uni = MARION_GOLD.replace(" - ", " \u2212 ").replace(" / ", " \u00f7 ").replace("#### 24", "#### \uff12\uff14")
+    assert _one(reward, MARION, uni, "24") <= _one(reward, MARION, MARION_GOLD, "24") + 0.005
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_noop_unit_conversion_landing_resisted(reward):
+    noop = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
+            "Converting minutes to hours and back: 18 * 60 / 60 = 24.\n#### 24")
+    assert _one(reward, MARION, noop, "24") < _one(reward, MARION, MARION_GOLD, "24")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_search_spray_of_problem_quantities_resisted(reward):
+    q = [40, 4, 6]
+    lines = []
+    for i, a in enumerate(q):
+        for b in q[i + 1:]:
+            lines += [f"{a} + {b} = {a + b}", f"{a} * {b} = {a * b}", f"{max(a, b)} - {min(a, b)} = {abs(a - b)}"]
+    spray = "Let me try the combinations.\n" + "\n".join(lines) + "\n#### 24"
+    assert _one(reward, MARION, spray, "24") < _one(reward, MARION, MARION_GOLD, "24")
+
+
+@pytest.mark.parametrize("cheap", ["24 = 24\n#### 24", "#### 24"], ids=["restate", "bare"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_group_of_cheap_copies_ranks_below_the_faithful_member(reward, cheap):
+    scores = _r(reward, MARION, [MARION_GOLD] + [cheap] * 7, "24")  # one GRPO group of 8
+    assert all(s < scores[0] for s in scores[1:])
+
+
+def test_percent_free_constant_fee_rafs_below_gold():
+    assert _one("rafs", GUMBALLS, GUMBALLS_PERCENT_FEE, "56") < _one("rafs", GUMBALLS, GUMBALLS_GOLD, "56")
+
+
+def test_wrong_answer_from_valid_chain_faithful_accuracy_zero():
+    assert _one("faithful_accuracy", MARION, MARION_WRONG + "\n#### 12", "24") == 0.0
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_wrong_thinking_with_bare_final_answer_resisted(reward):
+    msg = [{"role": "assistant", "content": "<think>" + MARION_WRONG + "</think>\n#### 24"}]
+    assert _one(reward, MARION, msg, "24") < _one(reward, MARION, MARION_GOLD, "24")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_boxed_answer_then_wrong_reasoning_tail_resisted(reward):
+    tail = MARION_BODY + "\nSo the answer is $\\boxed{24}$.\nHmm, wait, let me reconsider.\n" + MARION_WRONG
+    assert _one(reward, MARION, tail, "24") < _one(reward, MARION, MARION_GOLD, "24")
