@@ -504,6 +504,8 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
             reasons_cov = f"the derivation uses {used} of the problem's {stated} stated quantities"
     if s_ra is not None and feeding:  # a quantity from nowhere on the way
         s_ra = 0.0 if required else s_ra * cfg.ungrounded_penalty ** len(feeding)
+    if required and hedge:  # whichever of its answers is right, none is the one the derivation supports
+        s_ra = 0.0
     live = [x for t, x in enumerate(q) if t not in superseded]  # a retracted, replaced step is exploration
     if unsupported:
         p_r = 0.0 if q else None  # no derivation of the answer from the problem: no step supports it

@@ -32,6 +32,7 @@ def test_a_hedge_earns_no_rafs_and_at_most_the_unverified_credit(ending):
     assert rafs_hedge == 0.0 < rafs_gold and fa_hedge <= 0.5 < fa_gold
     result = score_trace(MARION, WORK + ending, config=REWARD)
     assert not result.supported and any("several final answers" in r for r in result.reasons)
+    assert result.components["S_RA"] == 0.0 and result.components["P_R"] == 0.0  # the support and validity rewards
 
 
 @pytest.mark.parametrize("ending", [
