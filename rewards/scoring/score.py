@@ -44,7 +44,8 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping, Sequence
 
-from rewards.checks.answers import answers_equivalent, canonical_answer, gold_answer
+from rewards.checks.answers import (answers_equivalent, approximate_value, canonical_answer, gold_answer,
+                                    numeric_value)
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
 from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, answer_path, build_dataflow,
@@ -451,6 +452,10 @@ def _hedged(trace: Trace) -> list[str]:
         if RETRACT.search(between) or ABANDON.search(between):
             continue  # "\\boxed{24}. Wait, that is wrong ... \\boxed{18}": a correction, weighed as revisions are
         try:
+            # only a number is an answer here: models also box headings ("\\boxed{Scenario 1: ...}"), whole
+            # equations and table cells (6 of ProcessBench's 1,000 MATH solutions); a hedge a grader reads is a number
+            if numeric_value(other) is None and approximate_value(other) is None:
+                continue
             same = answers_equivalent(other, trace.answer)
         except Exception:  # noqa: BLE001 - untrusted text: an answer that cannot be compared is no agreement
             same = False

@@ -39,6 +39,7 @@ def test_a_hedge_earns_no_rafs_and_at_most_the_unverified_credit(ending):
     "$\\boxed{18}$. Wait, that is wrong: Marion has 6 more than that. $\\boxed{24}$",  # a correction
     "$\\boxed{24.0}$\n#### 24",                                                        # the same value twice
     "\\boxed{24}\n#### 24",
+    "$\\boxed{\\text{Step 3: the total}}$ is 24, so $\\boxed{24}$.",  # a boxed heading is no answer
 ])
 def test_a_correction_or_the_same_value_twice_is_no_hedge(ending):
     (rafs_gold, rafs_other), (fa_gold, fa_other) = rewards([WORK + "#### 24", WORK + ending])
@@ -61,6 +62,18 @@ def test_stated_answers_are_bounded_and_read_in_order():
     text = "".join(f"$\\boxed{{{k}}}$ or " for k in range(100)) + "#### 7"
     others = other_stated_answers(text, "7")
     assert 0 < len(others) <= 16 and others[0][0] == "0"
+
+
+def test_real_model_solutions_rarely_read_as_hedges(shared_data):
+    """ProcessBench's 1,400 real model solutions (GSM8K and MATH): at most 1 reads as a hedge."""
+    from rewards.scoring.score import _hedged
+
+    flagged = 0
+    for name in ("gsm8k", "math"):
+        for row in json.loads((shared_data / "processbench" / f"{name}.json").read_text()):
+            trace = parse_trace(row["problem"], "\n\n".join(row["steps"]))
+            flagged += bool(trace.other_answers and _hedged(trace))
+    assert flagged <= 1
 
 
 def test_no_gold_solution_hedges(shared_data):
