@@ -70,7 +70,8 @@ What is read (safely: nothing is ever ``eval``-ed or ``sympify``-ed)
     letters as a product (``2ab``), Greek letters (``\theta``); never ``i`` or ``e`` (the imaginary unit, Euler's
     number). LaTeX: ``\frac \dfrac \sqrt \cdot \times \left( \right) ^{2} \pi \sin \log_2 \binom |..|``, ``$``,
     ``&=``, ``\boxed``. ``x(x+1)`` is a product, but ``f(x)``, ``g(``, ``h(``, ``p(``, ``q(`` are function notation
-    and refused; so are subscripts, primes, ``\pm``, inequalities, ``\text{..}`` labels, ``\dots``, sums, vectors
+    and refused; so are subscripts (but a single letter's numeric one names an unknown of its own: ``s_1``,
+    ``x_{12}``), primes, ``\pm``, inequalities, ``\text{..}`` labels, ``\dots``, sums, vectors
     (``\mathbf``), degrees and any command not listed.
 
 Bounds (model output is untrusted and this runs on a reward's hot path, off the main thread: no ``signal``)
@@ -142,8 +143,10 @@ _STOP_RUNS = frozenset(
     "max min det dim ker arg".split())
 _REFUSED_TEXT = re.compile(r"\\(?:mathbf|bm|boldsymbol|vec|overline|overrightarrow|hat|bar|tilde|dot|ddot|prime|"
                            r"cancel|phantom|underbrace|overbrace)\b|[<>≤≥'_;:,]|\\\\")
-_PROBE_DROP = re.compile(r"\\(?:log|lg)\s*_|\\[,;:!]|\{,\}|(?<=\d),(?=\d{3}(?!\d))")
-"""What the refusal test ignores: ``\\log_2``'s subscript, LaTeX spacing ``\\, \\; \\: \\!``, ``1{,}000`` and ``1,000``."""
+_PROBE_DROP = re.compile(r"\\(?:log|lg)\s*_|(?<=(?<![\\A-Za-z])[A-Za-z])_(?=\d(?!\d)|\{\d{1,2}\})|\\[,;:!]|\{,\}"
+                         r"|(?<=\d),(?=\d{3}(?!\d))")
+"""What the refusal test ignores: ``\\log_2``'s subscript, a letter's numeric one (``s_1``, ``x_{12}``), LaTeX
+spacing ``\\, \\; \\: \\!``, ``1{,}000`` and ``1,000``."""
 _DELIMS = re.compile(r"^\s*(?:\$\$|\$|\\\[|\\\()\s*|\s*(?:\$\$|\$|\\\]|\\\))\s*[.,;]?\s*$")
 _FUNCTION_POWER = re.compile(r"(?<![\\A-Za-z])[fghpqFGHPQ]\s*\^\s*\{?\s*-")
 """``f^{-1}``, ``g^-1``: an inverse function, not a power of a product."""
@@ -203,13 +206,25 @@ def _read(side: str) -> _Side | None:
         return None
     out: list = []
     names: set[str] = set()
+    skip = 0
     for k, tok in enumerate(raw):
+        if skip:
+            skip -= 1
+            continue
         kind, val = tok[0], tok[1]
         nxt = raw[k + 1] if k + 1 < len(raw) else None
         if kind in ("v", "x"):
             letters = text[tok[2]:tok[3]]
             if " " in letters or not letters.isalpha():
                 return None
+            index = _subscript(raw, k) if len(letters) == 1 and letters not in _RESERVED else None
+            if index is not None:  # s_1, x_{12}: one unknown, named "s_1", "x_12"
+                name, skip = f"{letters}_{index[0]}", index[1]
+                if out and out[-1][0] in ("?", "n", ")", "}") and not (len(out) > 1 and out[-2][0] == "_"):
+                    out.append(_TIMES)  # r_1r_2: a product
+                out.append(("?", name))
+                names.add(name)
+                continue
             if len(letters) > 1:
                 if len(letters) > 3 or not letters.islower() or letters in _STOP_RUNS:
                     return None
@@ -243,6 +258,21 @@ def _read(side: str) -> _Side | None:
     if len(names) > MAX_UNKNOWNS:
         return None
     return _Side(tuple(out), frozenset(names), _piecewise(out))
+
+
+def _subscript(raw: list, k: int) -> tuple[str, int] | None:
+    """``(digits, tokens after the letter)`` when the letter at ``raw[k]`` carries a numeric subscript (``_1``,
+    ``_{12}``); None otherwise (``a_n``, ``a_{n+1}``: an index that is itself an unknown is not read; ``x_12``,
+    which LaTeX sets as ``x_1 2``, is not read either)."""
+    rest = raw[k + 1:k + 5]
+    if len(rest) < 2 or rest[0][0] != "_":
+        return None
+    if rest[1][0] == "n" and str(rest[1][1]).isdigit() and len(str(rest[1][1])) == 1:  # x_12 is x_1 times 2
+        return str(rest[1][1]), 2
+    if len(rest) >= 4 and rest[1][0] == "{" and rest[2][0] == "n" and str(rest[2][1]).isdigit() \
+            and len(str(rest[2][1])) <= 2 and rest[3][0] == "}":
+        return str(rest[2][1]), 4
+    return None
 
 
 _OPENERS = {"abs": "abs", "lfloor": "rfloor", "lceil": "rceil"}

@@ -53,7 +53,9 @@ def _timeout() -> int | None:
 
 
 def _strip(answer: str) -> str:
-    a = answer.strip().strip(".").strip()
+    a = answer.strip().rstrip(".").strip()
+    if a.startswith(".") and not a[1:2].isdigit():  # ".0000672" is a decimal: its point is no sentence's end
+        a = a.lstrip(".").strip()
     if len(a) >= 2 and a[0] == "$" and a[-1] == "$" and a.count("$") == 2:
         a = a[1:-1].strip()
     for wrapper in ("\\text{", "\\textbf{", "\\mathrm{", "\\mbox{"):

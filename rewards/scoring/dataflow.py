@@ -43,8 +43,9 @@ from functools import lru_cache
 
 from rewards.checks.algebra import (equation_sides, holds_under, rational_roots, real_roots, relation, substitutes,
                                     unknowns)
-from rewards.checks.arithmetic import EquationCheck, evaluate, extract_equations, numbers_in
+from rewards.checks.arithmetic import Equation, EquationCheck, Value, evaluate, extract_equations, numbers_in
 from rewards.checks.claims import trace_checks
+from rewards.checks.claims.congruences import congruence_chains
 from rewards.checks.equations import BARE_NUMBER, step_equations
 from rewards.checks.identities import constrained_variables
 from rewards.checks.solving import is_identity, solve_linear
@@ -244,6 +245,11 @@ _MONTH_RANGE = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(?:to|through|thru|
                           + "|".join(_MONTHS) + r")\b", re.I)
 
 
+_POLYGONS = {"pentagon": 5, "hexagon": 6, "heptagon": 7, "octagon": 8, "nonagon": 9, "decagon": 10,
+             "hendecagon": 11, "dodecagon": 12, "icosagon": 20}
+_POLYGON_WORDS = re.compile(r"\b(" + "|".join(_POLYGONS) + r")(?:s|al)?\b", re.I)
+
+
 @lru_cache(maxsize=4096)
 def problem_numbers(problem: str) -> frozenset[Fraction]:
     """Every quantity the problem states or implies.
@@ -252,12 +258,13 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     (50% -> 50 and 1/2) with the factors of a change by that percentage (3/2, 1/2, 150, 50), ordinals and fraction
     words both ways ("every sixth customer", "a fifth of an hour"
     -> 6 and 1/6, 5 and 1/5), and the calendar words a solution turns into numbers ("Monday to Friday",
-    "weekdays" -> 5; "weekend" -> 2).
+    "weekdays" -> 5; "weekend" -> 2), and a polygon's sides ("a regular octagon" -> 8).
     """
     values = set()
     for value, (start, end) in _numbers(problem):
         values.add(value)
-        if problem[end:end + 1] == "%" or problem[end:end + 8].lstrip().lower().startswith("percent"):
+        if problem[end:end + 1] == "%" or problem[end:end + 2] == "\\%" \
+                or problem[end:end + 8].lstrip().lower().startswith("percent"):  # LaTeX: "60\%"
             # 20% -> 1/5, and the factors of a 20% change: 6/5, 4/5 (and 120, 80 "percent of the old")
             values.update((value / 100, 1 + value / 100, 1 - value / 100, 100 + value, 100 - value))
     low = problem.lower()
@@ -286,6 +293,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
             values.add(Fraction((_MONTHS.index(last.lower()) - _MONTHS.index(first.lower())) % 12 + 1))
     if (every or "weekend" in low) and _WEEKEND.search(problem):
         values.add(Fraction(2))
+    if every or "gon" in low:  # "a regular octagon": its 8 sides are a quantity of the problem
+        values.update(Fraction(_POLYGONS[word.lower()]) for word in _POLYGON_WORDS.findall(problem))
     return frozenset(values)
 
 
@@ -689,7 +698,13 @@ ALGEBRA_BUDGET_S = 0.25
 bounds, :mod:`rewards.checks.algebra`); past either, equations with unknowns derive nothing. The counterfactual
 re-solves of a trace share one more such time budget; past it, an algebraic value does not move."""
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
-_LONE_NAME = re.compile(r"\s*\{?\s*([A-Za-z])\s*\}?\s*")
+_LONE_NAME = re.compile(r"\s*\{?\s*([A-Za-z])(?:_(?:(\d)|\{(\d{1,2})\}))?\s*\}?\s*")  # x, {y}, s_1, x_{12}
+
+
+def _name(match: re.Match) -> str:
+    """The unknown a :data:`_LONE_NAME` match names, spelt as :func:`rewards.checks.algebra.unknowns` spells it."""
+    index = match.group(2) or match.group(3)
+    return match.group(1) + (f"_{index}" if index else "")
 
 
 @dataclass(frozen=True)
@@ -743,12 +758,13 @@ def _stated_value(pair: tuple[str, str]) -> tuple[str, Fraction] | None:
         if match and not any(c.isalpha() for c in value_side):
             value = _value(evaluate(value_side.strip().strip("{}")))
             if value is not None:
-                return match.group(1), value
+                return _name(match), value
     return None
 
 
 _IRRATIONAL_COMMANDS = re.compile(r"\\(?:sqrt|pi|d?frac|cdot|left|right)(?![A-Za-z])")
 _LETTERS = re.compile(r"[A-Za-z]")
+_LETTER_RUN = re.compile(r"(?<!\\)\b[A-Za-z]")
 
 
 def _stated_irrational(pair: tuple[str, str]) -> Fraction | None:
@@ -770,6 +786,10 @@ class _Algebra:
         self.previous: tuple[str, str] | None = None  # the last equation with unknowns read
         self.sources: list[tuple[tuple[str, str], int, tuple[str, str]]] = []  # (equation, step, root equation)
         self.bindings: dict[str, tuple[Fraction, int]] = {}
+        for pair in _given_equations(problem) if "=" in problem else ():  # "If $a = 8$, what is ...": step -1
+            stated = _stated_value(pair)
+            if stated is not None:
+                self.bindings.setdefault(stated[0], (stated[1], -1))
         self.calls, self.deadline = 0, None
 
     def _spend(self) -> bool:
@@ -793,8 +813,8 @@ class _Algebra:
                 value = _value(evaluate(number))  # a given checked is no derivation ("2.5S = 150", 150 given)
                 if value is not None and value not in given_values and self._spend() \
                         and holds_under(expr, number, dict(bound)):
-                    return AlgebraLink("substituted", (expr,), tuple(sorted({self.bindings[n][1] for n in names})),
-                                       value, bindings=bound)
+                    steps = tuple(sorted({self.bindings[n][1] for n in names} - {-1}))  # -1: the problem states it
+                    return AlgebraLink("substituted", (expr,), steps, value, bindings=bound)
         grounded = all(reached(v) for v in (v for side in pair for v, _ in _numbers(side)))
         if grounded and _stated_value(pair) is None and not (self.approximate and _stated_irrational(pair)):
             self.sources.append((pair, index, pair))
@@ -813,21 +833,38 @@ class _Algebra:
             if not self._spend():
                 break
             found = relation(source, pair)
+            solved = self._solved_in(source, names) if not found.follows else {}
+            if solved and self._spend():  # "s_1 s_2 = 24" and s_1 = 4 solved: "s_2 = 6" follows
+                found = relation(source, pair, {n: v for n, (v, _step) in solved.items()})
             if found.follows and not found.restated:
                 self.sources.append((pair, index, root))
-                return AlgebraLink("followed", pair, (step,) if step >= 0 else (), self._bind(pair, index), root)
+                steps = {t for t in (step, *(t for _v, t in solved.values())) if t >= 0}
+                return AlgebraLink("followed", pair, tuple(sorted(steps)), self._bind(pair, index), root)
         if grounded:
             self.sources.append((pair, index, pair))
             self._bind(pair, index)
             return AlgebraLink("source", pair)
         return None
 
-    def bind_computed(self, sides: tuple[str, ...], value: Fraction, index: int) -> None:
+    def _solved_in(self, source: tuple[str, str], names: frozenset[str]) -> dict[str, tuple[Fraction, int]]:
+        """The solved values of ``source``'s unknowns that the equation being read does not name."""
+        if not self.bindings:
+            return {}
+        inside = (unknowns(source[0]) or frozenset()) | (unknowns(source[1]) or frozenset())
+        return {n: self.bindings[n] for n in sorted(inside - names) if n in self.bindings}
+
+    def bind_computed(self, sides: tuple[str, ...], value: Fraction, index: int, symbolic: bool = False) -> None:
         """``x = \\frac{288}{72} = 4``, a verified computation assigned to a name: ``x`` may be put into later
-        expressions."""
+        expressions. ``s^3 = 4 + 3 \\cdot 12 = 64`` assigns one to an expression the arithmetic cannot read
+        (``symbolic``; ``2 x 3 = 6`` is arithmetic): ``s^3 = 64`` is a grounded equation that later ones may follow
+        from (``s = 4``), as it would be stated on its own."""
         match = _LONE_NAME.fullmatch(sides[0]) if sides else None
         if match:
-            self.bindings[match.group(1)] = (value, index)
+            self.bindings[_name(match)] = (value, index)
+        elif symbolic and _LETTER_RUN.search(sides[0]) and value.denominator == 1 and abs(value) < 10**12:
+            pair = _algebraic((sides[0], str(value)))
+            if pair is not None and _stated_value(pair) is None:
+                self.sources.append((pair, index, pair))
 
     def _bind(self, pair: tuple[str, str], index: int) -> Fraction | None:
         """A value the trace states for an unknown (``x = 4``) in a grounded or followed equation may be put into later
@@ -888,6 +925,42 @@ def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fractio
     if value * 100 in known or value / 100 in known:
         return True
     return value != 0 and 1 / value in known
+
+
+def _congruence_derivation(chain) -> tuple[tuple[str, str], Fraction, str] | None:
+    """What a congruence chain (:func:`rewards.checks.claims.congruences.congruence_chains`) derives: its last side, a
+    residue (``|r| < m``), from its first side and the modulus, when every link checks and some link reduces (``18
+    \\equiv 18`` derives nothing; neither does ``7 \\equiv 13 \\pmod 2``, whose 13 no congruence pins down)."""
+    result = chain.values[-1]
+    if not chain.holds or abs(result) >= chain.modulus or result == chain.values[0]:
+        return None
+    return (chain.sides[0], chain.modulus_text), result, "congruence"
+
+
+def _residue(value: Fraction, modulus: Fraction, like: Fraction) -> Fraction | None:
+    """``value`` modulo ``modulus`` on the side of zero ``like`` sits (a counterfactual edit of a congruence)."""
+    if value.denominator != 1 or modulus.denominator != 1 or modulus < 2:
+        return None
+    residue = value % modulus
+    return residue - modulus if like < 0 and residue else residue
+
+
+MAX_REWRITE_SIDES = 6
+"""Longest chain of rewrites (``\\frac{x}{2} + \\frac{x}{3} = \\frac{3x}{6} + \\frac{2x}{6} = \\frac{5x}{6}``) whose
+links :func:`_reach_rewrites` checks."""
+
+
+def _reach_rewrites(sides: tuple[str, ...], is_reached, strict: set[Fraction]) -> None:
+    """A chain of rewrites of one unknown, ``s_0 = s_1 = ... = s_n``: while each link ``s_{k-1} = s_k`` is an identity
+    (:func:`rewards.checks.solving.is_identity`) and every number of ``s_0`` is reached, the numbers of ``s_k`` are
+    reached too (they are the same quantity written anew); the walk stops at the first link that is no identity
+    (``2x + 4 = 2(x + 2) = 10`` grounds the 2 of ``2(x + 2)``, not the 10)."""
+    if len(sides) > MAX_REWRITE_SIDES or not all(is_reached(v) for v, _ in _numbers(sides[0])):
+        return
+    for before, after in zip(sides, sides[1:]):
+        if not is_identity(before, after):
+            return
+        strict.update(v for v, _ in _numbers(after))
 
 
 def build_dataflow(trace: Trace) -> Dataflow:
@@ -954,6 +1027,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 # "x + 0.25x = 1.25x": a rewrite; the new side's numbers are reached when the old side's are
                 if all(is_reached(v) for v, _ in _numbers(eq.sides[0])):
                     strict.update(v for v, _ in _numbers(eq.sides[1]))
+            elif derivation is None and check.ok is None and len(eq.sides) > 2:
+                _reach_rewrites(tuple(eq.sides), is_reached, strict)
             link = None
             if check.ok is not False and (derivation is None or derivation[2] == "solved") and not boxed:
                 link = algebra.link(tuple(eq.sides), index, is_reached, pnums)
@@ -962,6 +1037,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     flow.depends_on.update(t for t in link.steps if t != index)
                     if link.kind == "substituted":  # what it derives is the number, not the root it restates
                         derivation = (link.sides, link.value, link.kind)
+                        flow.used.extend(v for n, v in link.bindings if algebra.bindings[n][1] < 0)  # the problem's
                     elif derivation is None and link.value is not None:  # operands: the name's side
                         derivation = (tuple(side for side in link.sides if _LONE_NAME.fullmatch(side)), link.value,
                                       link.kind)
@@ -1022,12 +1098,36 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     if kind == "solved":
                         reached_roots.setdefault(derivation[1], index)
                     elif kind == "computed":
-                        algebra.bind_computed(tuple(eq.sides), derivation[1], index)
+                        algebra.bind_computed(tuple(eq.sides), derivation[1], index, eq.values[0] is None)
                         coefficient = _coefficient(eq.sides[-1]) if approx is not None else None
                         if coefficient is not None:  # "= 20\\pi" derived: "20\\pi - 13\\pi" reads its 20
                             strict.add(coefficient[0])
                             known.add(coefficient[0])
                             aliases.append(coefficient[0])
+        for chain in congruence_chains(text) if "mod" in text else ():  # "129^{34} + 96^{38} \equiv 9 \pmod{11}"
+            derivation = _congruence_derivation(chain)
+            if derivation is None:
+                continue
+            values = [Value(v, float(v), True) for v in chain.values]
+            flow.checks.append(EquationCheck(Equation(list(chain.sides), values, chain.span, "latex", chain.relations),
+                                             True, f"congruent modulo {chain.modulus}"))
+            unreached = False
+            for side in derivation[0]:
+                for number, _span in _numbers(side):
+                    flow.used.append(number)
+                    if not _derived(known, number) and number not in converted:
+                        flow.ungrounded.append(number)
+                    if not is_reached(number):
+                        flow.unsupported.append(number)
+                        unreached = True
+                    producer = producers.get(number)
+                    if producer is not None and number not in pnums:
+                        flow.depends_on.add(producer)
+            flow.produced.append(derivation[1])
+            known.add(derivation[1])
+            last_derived = derivation[1]
+            if not unreached:
+                strict.add(derivation[1])
         if ("=" in text and not any(c.ok is False for c in flow.checks) and any(c.isalpha() for c in text)
                 and _results_unexplained(text, flow.produced)):
             for operand_sides, result in wordy_derivations(text):
@@ -1128,6 +1228,10 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
                 derivation = (link.sides, link.value, link.kind)
             if derivation is not None:
                 entries.append((eq, link, derivation))
+        for chain in congruence_chains(text) if "mod" in text else ():
+            derivation = _congruence_derivation(chain)
+            if derivation is not None:
+                entries.append((None, None, derivation))
         plan.append(entries)
     flow._plan = (steps, plan)
     return plan
@@ -1163,6 +1267,14 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
                 continue
             if kind in ("followed", "substituted"):
                 moved = _propagate_link(link, result, changed, deadline, retired)
+                if moved is not None and moved != result:
+                    changed[result] = moved
+                continue
+            if kind == "congruence":  # the edited first side, reduced modulo the (edited) modulus
+                first, modulus = (_substitute(side, changed, unit_like, keep) or side for side in operand_sides)
+                values = [_value(evaluate(side)) for side in (first, modulus)]
+                moved = _residue(*values, result) if None not in values and (first, modulus) != operand_sides \
+                    else None
                 if moved is not None and moved != result:
                     changed[result] = moved
                 continue

@@ -63,13 +63,15 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, check_equation, evaluate, extract_equations
 from rewards.parsing.values import format_value
 
-__all__ = ["check_trace", "congruence_checks", "remainder_checks", "substitution_checks"]
+__all__ = ["Congruence", "check_trace", "congruence_chains", "congruence_checks", "remainder_checks",
+           "substitution_checks"]
 
 MAX_STEP_CHARS = 4000
 MAX_SIDE_CHARS = 300
@@ -324,6 +326,73 @@ def congruence_checks(text: str) -> list[EquationCheck]:
 
 def _val(x: Fraction | None) -> Value | None:
     return None if x is None else Value(x, float(x), True)
+
+
+@dataclass(frozen=True)
+class Congruence:
+    """A congruence chain ``a_0 ≡ a_1 ≡ ... ≡ a_n (mod m)`` read for what it derives (``=`` links read as
+    congruences, as :func:`congruence_checks` reads them): ``sides``/``values`` from its first integer side on;
+    ``relations`` between adjacent sides; ``modulus`` (its text ``modulus_text``); ``span`` where it sits in the
+    step (approximate inside joined ``align`` rows); ``holds``: every link holds modulo ``modulus``."""
+
+    sides: tuple[str, ...]
+    values: tuple[Fraction, ...]
+    relations: tuple[str, ...]
+    modulus: Fraction
+    modulus_text: str
+    span: tuple[int, int]
+    holds: bool
+
+
+def congruence_chains(text: str) -> list[Congruence]:
+    r"""The congruence chains of a step that a derivation may read: one modulus, written after the last side (maybe
+    repeated on earlier rows): ``129^{34}+96^{38} \equiv 3^4 + 3^3 \equiv 108 \equiv 9 \pmod{11}``, ``align`` rows
+    continued by ``&\equiv``; leading sides that have an unknown are dropped (``(n + 2)(n + 4) \equiv 4 \cdot 6``)
+    and the chain is cut at the first later side that is no integer; ``\not\equiv`` links, text after a modulus
+    and different moduli are not read. Whether the chain derives its last side is the dataflow's business
+    (:mod:`rewards.scoring.dataflow`); this only reads and checks. Never raises.
+
+    >>> [(c.values, c.modulus, c.holds) for c in congruence_chains(r"$$47+23+37+52 \equiv 159 \equiv 59 \pmod{100}$$")]
+    [((Fraction(159, 1), Fraction(159, 1), Fraction(59, 1)), Fraction(100, 1), True)]
+    >>> congruence_chains(r"$54 = 9 \cdot 6 + 0 \Rightarrow 54 \equiv \boxed{0} \pmod{6}$")[0].sides
+    ('54', '\\boxed{0}')
+    >>> congruence_chains(r"$17 \equiv 5 \pmod 7$")[0].holds
+    False
+    """
+    if not isinstance(text, str) or len(text) > MAX_STEP_CHARS or not _may_hold_a_claim(text):
+        return []
+    try:
+        return [chain for chain in map(_chain, _clauses(text)) if chain is not None]
+    except (ArithmeticError, ValueError, RecursionError, MemoryError):
+        return []
+
+
+def _chain(c: _Clause) -> Congruence | None:
+    last = len(c.sides) - 1
+    if not c.cong or "≢" in c.rels or not c.marks or c.marks[-1][0] != last or c.dirty \
+            or not all(mark[2] for mark in c.marks):
+        return None
+    moduli = {_int_value(mark[1]) for mark in c.marks}  # "\pmod 9" repeated on every row of an align
+    modulus = moduli.pop() if len(moduli) == 1 else None
+    if modulus is None or modulus < 2:
+        return None
+    kept: list[tuple[str, Fraction]] = []
+    relations: list[str] = []
+    for k, side in enumerate(c.sides):
+        value = _side_value(side) if not re.search(r"(?<![\\A-Za-z])[A-Za-z]", side) else None
+        if value is None or value.denominator != 1:
+            if kept:
+                break
+            continue
+        if kept:
+            relations.append(c.rels[k - 1])
+        kept.append((side.strip(), value))
+    if len(kept) < 2:
+        return None
+    values = tuple(v for _, v in kept)
+    holds = all((a - b) % modulus == 0 for a, b in zip(values, values[1:]))
+    return Congruence(tuple(s for s, _ in kept), values, tuple(relations), Fraction(modulus),
+                      c.marks[0][1].strip().strip("{}").strip(), (c.start, c.end), holds)
 
 
 # ---------------------------------------------------------------------------------- division with remainder

@@ -102,7 +102,8 @@ def test_identical_expressions():
 
 
 @pytest.mark.parametrize("side", [
-    "f(x) + 1", "g(2)", r"f^{-1}(6)", "x_1 + 2", "x' + 1", r"\mathbf{v} + 1", r"x \pm 2", r"\text{apples} + x",
+    "f(x) + 1", "g(2)", r"f^{-1}(6)", "x_n + 2", "ab_1 + 2", "x' + 1", r"\mathbf{v} + 1", r"x \pm 2",
+    r"\text{apples} + x",
     r"\sum_{k=1}^n k", r"x + \dots", "2i + 1", "e^x", r"x^\circ", "AB + 1", "abcd + 1",
 ])
 def test_notation_that_is_not_algebra_in_one_reading_is_refused(side):
