@@ -300,7 +300,7 @@ def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str]
     ``answer``, each with the text from its end to the last stated answer (at most 2,000 characters): ``18 or
     \\boxed{24}`` hedges, ``\\boxed{24}. Wait, that is wrong … \\boxed{18}`` corrects; the scorer tells them apart.
 
-    >>> other_stated_answers("9 * 2 = 18, so $\\boxed{18}$ or $\\boxed{24}$.", "24")
+    >>> other_stated_answers("9 * 2 = 18, so $\\\\boxed{18}$ or $\\\\boxed{24}$.", "24")
     (('18', '$ or $'),)
     >>> other_stated_answers("so 9 * 2 = 18.\\n#### 18", "18")
     ()
