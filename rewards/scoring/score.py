@@ -309,11 +309,12 @@ def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True) -> list[str]
     return best or []
 
 
-_CHOICE = re.compile(r"\b(?:most|least|fastest|slowest|cheapest|largest|smallest|greatest|highest|lowest|maximum|"
-                     r"minimum|better|best|more than|less than|fewer than|cheaper|faster|longer|shorter)\b|[<>]",
+_CHOICE = re.compile(r"\b(?<!at )(?:most|least)\b|\b(?:fastest|slowest|cheapest|largest|smallest|greatest|highest|lowest|maximum|"
+                     r"minimum|better|best|cheaper|faster|longer|shorter)\b|[<>]",
                      re.I)
 """Words of a choice among candidates ("the most money", "20 < 30"): a chain that computes several totals and
-picks one ends on a computation whose result is not the answer."""
+picks one ends on a computation whose result is not the answer. Not "at least" / "at most", which qualify a
+quantity ("officers who served at least three years"), not a choice."""
 
 
 def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], path: frozenset[int]) -> str | None:

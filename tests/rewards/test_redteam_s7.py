@@ -96,9 +96,7 @@ def test_boxed_answer_then_different_final_line_scores_below_gold(reward):
     assert _one(reward, MARION, hedge, "24") < _one(reward, MARION, MARION_GOLD, "24")
 
 
-@pytest.mark.xfail(strict=True, reason="two derivations with different results (1068, then 'Alternatively' -356) and "
-                   "'#### 1068': no false step, nothing ungrounded, no doubt cue, so neither revisions.turned_at nor "
-                   "faithful_accuracy sees the contradiction (faithful_accuracy 10/118, rafs 2/118 verified GSM8K)")
+# fixed: '$-356' is read (extraction: a negative amount), so the chain's last computation disowns the answer
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_two_contradicting_derivations_score_below_gold(reward):
     double = (BIKES_BODY + "\nAlternatively, we can compute it this way:\nStephanie's bike costs $356 * 2 = $712.\n"

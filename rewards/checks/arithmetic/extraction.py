@@ -93,7 +93,7 @@ def _joinable(a: Token, b: Token) -> bool:
     if kb == "$":
         return ka in "o=({x" or (ka == "w" and a[1] in KEYWORDS)
     if ka == "$":
-        return kb in "n({c"
+        return kb in "n({c" or (kb == "o" and b[1] == "-")  # "$-356": a negative amount
     if kb == "t":
         return ka in "n%)}d" or (ka == "o" and a[1] == "/") or ka == "t"
     if ka == "t":
