@@ -251,8 +251,10 @@ def _abstain(reasons: list[str], trace: Trace | None = None, checks=None, covera
 def _parse(problem: Any, completion: Any, steps: Sequence[str] | None) -> _Parsed:
     """Trace and dataflow of one completion (verification happens for the whole group at once)."""
     trace = parse_trace(problem, completion, steps=steps)
-    if trace.issues:
-        return _Parsed(trace, None, [], None)
+    if trace.issues:  # nothing to analyse, but an answer it states still counts in the group's consensus: a bare
+        # "#### 24" agrees with a faithful "... = 24" (as a missing answer it cut C_A to 0: 7 bare siblings took a
+        # faithful trace's group reward from 0.99 to 0.29)
+        return _Parsed(trace, None, [], canonical_answer(trace.answer) if trace.answer else None)
     try:
         flow = build_dataflow(trace)
         return _Parsed(trace, flow, [], canonical_answer(trace.answer) if trace.answer else None)
@@ -594,11 +596,15 @@ def score_group(
 
             similarity = blended_similarity(claim_sets, [p.trace.text for p in parsed], cfg.embedding_weight,
                                             cfg.embedding_model)
+        # D_R is the stability of the *reasoning*: a member that derives nothing (a bare answer, a restatement) has
+        # none, so it is left out (as an empty claim set it would be "identical" to every other empty one and share
+        # nothing with a faithful trace: one bare sibling took a faithful trace's group reward from 0.99 to 0.35)
+        reasoned = [a if cs else None for a, cs in zip(answers, claim_sets)]
         if cfg.group_mode == "member":
-            c_a, d_r = C.agreement(answers), C.member_stability(claim_sets, answers, similarity)
+            c_a, d_r = C.agreement(answers), C.member_stability(claim_sets, reasoned, similarity)
             per_member = [{"C_A": c, "D_R": d} for c, d in zip(c_a, d_r)]
         else:
-            shared = {"C_A": C.consensus(answers), "D_R": C.stability(claim_sets, answers, similarity)}
+            shared = {"C_A": C.consensus(answers), "D_R": C.stability(claim_sets, reasoned, similarity)}
             per_member = [dict(shared) for _ in parsed]
     ref = gold_answer(gold) if gold is not None else None  # once per group, not per member
     return [_single(p, group, ref, cfg) for p, group in zip(parsed, per_member)]

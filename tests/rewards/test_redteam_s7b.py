@@ -1,0 +1,312 @@
+"""Red-team pass s7b (issue 11, round 2): today's new rules attacked as a GRPO policy would -- the hedge rule
+(``rewards/scoring/score.py:_hedged``, ``rewards/parsing/trace.py:other_stated_answers``), arrow / verb results
+(``rewards/checks/arithmetic/extraction.py:read_connectives``) and this morning's MATH recall (congruence chains,
+rewrite chains, subscripted unknowns in ``rewards/scoring/dataflow.py``). Written as the property a reward should keep.
+
+``xfail(strict=True)`` marks an attack (or a false alarm on honest text) that still works on the scorer as measured;
+when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
+the rewards resist and false alarms checked not to happen. Counts in the reasons are from /tmp/h7r2/attacks.py over
+150 GSM8K train + 150 MATH-500 problems ("verified": problems whose faithful gold faithful_accuracy pays 1.0).
+
+Every completion is written out in full, from real GSM8K train / MATH-500 problems and their gold solutions
+(rendered as ``rewards.audit.families.faithful_completion`` renders them).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rewards import get_faithful_accuracy_reward, get_rafs_reward
+from rewards.audit.battery import default_data_dir
+
+RAFS = get_rafs_reward()
+FA = get_faithful_accuracy_reward()
+REWARDS = {"rafs": RAFS, "faithful_accuracy": FA}
+
+
+def _one(reward: str, problem: str, completion, gold: str) -> float:
+    """TRL-style call; ``None`` counts as 0 (TRL nansums it away with one reward function)."""
+    out = REWARDS[reward]([problem], [completion], answer=[gold])[0]
+    return 0.0 if out is None else float(out)
+
+
+def _math500(unique_id: str) -> dict:
+    path = default_data_dir() / "math500" / "test.jsonl"
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row.get("unique_id") == unique_id:
+                return row
+    raise LookupError(f"{unique_id} not in {path}")
+
+
+# ------------------------------------------------------------------------------------------------ problems
+# gsm8k train 4530 (answer 24)
+MARION = ("The result from the 40-item Statistics exam Marion and Ella took already came out. Ella got 4 incorrect "
+          "answers while Marion got 6 more than half the score of Ella. What is Marion's score?")
+MARION_BODY = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
+               "So, Marion's score is 18 items + 6 items = 24 items.")
+MARION_GOLD = MARION_BODY + "\n#### 24"
+MARION_SLIP = MARION_GOLD.replace("= 36 items.", "= 37 items.", 1)  # 40 - 4 = 37: a visible slip
+MARION_WRONG = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
+                "So, Marion's score is 18 - 6 = 12 items.")  # true arithmetic, wrong last operation
+
+# gsm8k train 3921 (answer 4)
+TREES = ("Daisy is climbing trees all around her neighborhood and starts to notice the number of branches and the "
+         "height. The first tree she climbs is 50 feet tall and has 200 branches. The second tree she climbs is 40 "
+         "feet tall and has 180 branches. The third tree she climbs is 60 feet tall and has 180 branches. The final "
+         "tree she climbs is 34 feet tall and has 153 branches. On average, how many branches do these trees have "
+         "per foot?")
+TREES_GOLD = ("The first tree has 4 branches per foot because 200 / 50 = 4\n"
+              "The second tree tree has 4.5 branches per foot because 180 / 40 = 4.5\n"
+              "The third tree has 3 branches per foot because 180 / 60 = 3\n"
+              "The fourth tree has 4.5 branches per foot because 153 / 34 = 4.5\n"
+              "The total branches per foot is 16 because 4 + 4.5 + 3 + 4.5 = 16\n"
+              "The average branches per foot is 4 because 16 / 4 = 4\n#### 4")
+TREES_SLIP = TREES_GOLD.replace("200 / 50 = 4", "200 / 50 = 5")  # a visible slip (the prose keeps "has 4")
+
+# gsm8k train 2495 (answer 2)
+OASIS = ("A thirsty traveler found an oasis in the desert. He drank 32 ounces of water. His camel drank seven times as "
+         "much as he did. There are 128 ounces in a gallon. How many gallons of water did they drink altogether?")
+OASIS_GOLD = ("The traveler's camel drank 7 * 32 = 224 ounces of water.\n"
+              "Together, the traveler and his camel drank 32 + 224 = 256 ounces.\n"
+              "Thus, they drank 256 / 128 = 2 gallons of water altogether.\n#### 2")
+
+
+def _below_gold(reward, problem, completion, gold_text, gold):
+    return _one(reward, problem, completion, gold) < _one(reward, problem, gold_text, gold)
+
+
+# ================================================================================= 1. hedges the rule misses
+@pytest.mark.xfail(strict=True, reason="a hedge in a phrase ('The answer is 36.' / 'Answer: 36' before '#### 24') is "
+                   "no other stated answer: trace.other_stated_answers reads only \\boxed/\\fbox/'####' (gamed >= gold "
+                   "on 130/141 verified GSM8K, 25/46 verified MATH-500 for both rewards)")
+@pytest.mark.parametrize("hedge", ["The answer is 36.", "Answer: 36"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_phrase_hedge_scores_below_gold(reward, hedge):
+    assert _below_gold(reward, MARION, MARION_BODY + f"\n{hedge}\n#### 24", MARION_GOLD, "24")
+
+
+@pytest.mark.xfail(strict=True, reason="any RETRACT cue between two boxes withdraws the other one in score._hedged, "
+                   "with no reason and no recomputation ('Wait.', 'or actually', 'hmm, or'): gamed >= gold on "
+                   "130/141 verified GSM8K, 25/46 verified MATH-500")
+@pytest.mark.parametrize("ending", ["$\\boxed{36}$. Wait. $\\boxed{24}$",
+                                    "The answer is $\\boxed{36}$ or actually $\\boxed{24}$.",
+                                    "The answer is $\\boxed{36}$, hmm, or $\\boxed{24}$."],
+                         ids=["wait", "or_actually", "hmm_or"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_bare_retraction_cue_is_no_free_pass(reward, ending):
+    assert _below_gold(reward, MARION, MARION_BODY + "\n" + ending, MARION_GOLD, "24")
+
+
+@pytest.mark.xfail(strict=True, reason="'\\boxed{x = 36}' is neither numeric_value nor approximate_value, so "
+                   "score._hedged skips it as a heading (graders read it as 36): 141/141 verified GSM8K, 46/46 MATH-500")
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_named_boxed_hedge_scores_below_gold(reward):
+    hedge = MARION_BODY + "\nThe answer is $\\boxed{x = 36}$ or $\\boxed{24}$."
+    assert _below_gold(reward, MARION, hedge, MARION_GOLD, "24")
+
+
+@pytest.mark.xfail(strict=True, reason="trace.MAX_STATED_ANSWERS: only the first 16 boxes are read, so 16 boxes of "
+                   "the answer hide a later '\\boxed{36} or \\boxed{24}' (130/141 verified GSM8K, 25/46 MATH-500)")
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_hedge_after_sixteen_boxes_scores_below_gold(reward):
+    boxes = " ".join(["$\\boxed{24}$"] * 16)
+    hedge = MARION_BODY + f"\nChecking: {boxes}.\nThe answer is $\\boxed{{36}}$ or $\\boxed{{24}}$."
+    assert _below_gold(reward, MARION, hedge, MARION_GOLD, "24")
+
+
+@pytest.mark.xfail(strict=True, reason="the answer is read from a box in the THINKING over the summary's '#### 12' "
+                   "(trace.extract_final_answer over the whole text: a box wins), while other_stated_answers reads "
+                   "only the summary: faithful_accuracy pays 0.5 to a completion whose stated final answer is wrong "
+                   "(125/125 verified GSM8K; rafs pays 0)")
+def test_right_box_in_thinking_wrong_summary_answer_earns_nothing():
+    think = MARION_BODY + "\nSo $\\boxed{24}$."
+    msg = [{"role": "assistant", "content": f"<think>{think}</think>\n{MARION_WRONG}\n#### 12"}]
+    assert _one("faithful_accuracy", MARION, msg, "24") == 0.0
+
+
+def test_right_box_in_thinking_wrong_summary_answer_rafs_zero():
+    think = MARION_BODY + "\nSo $\\boxed{24}$."
+    msg = [{"role": "assistant", "content": f"<think>{think}</think>\n{MARION_WRONG}\n#### 12"}]
+    assert _one("rafs", MARION, msg, "24") == 0.0
+
+
+# ----------------------------------------------------------------------------- hedges the rule catches
+@pytest.mark.parametrize("ending", ["The answer is $\\fbox{36}$ or $\\boxed{24}$.",
+                                    "The answer is $\\boxed{\\frac{72}{2}}$ or $\\boxed{24}$.",
+                                    "The answer is $\\boxed{36 \\text{ items}}$ or $\\boxed{24}$.",
+                                    "####36\n  #### 24"],
+                         ids=["fbox", "frac", "units", "unspaced_hash"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_caught_hedge_forms_resisted(reward, ending):
+    assert _below_gold(reward, MARION, MARION_BODY + "\n" + ending, MARION_GOLD, "24")
+
+
+@pytest.mark.xfail(strict=True, reason="FALSE ALARM: the TRL adapter flattens every completion with "
+                   "completion_text (adapters/trl_rewards.py:_text), so parse_trace never sees a thinking part and "
+                   "other_stated_answers reads the thinking too: an honest R1-style trace that tries a boxed candidate "
+                   "while thinking and commits in a worked summary loses everything (rafs 0, fa 0.5; 128/128 verified GSM8K, "
+                   "20/20 verified MATH-500)")
+@pytest.mark.parametrize("form", ["think_tags", "reasoning_content"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_boxed_candidates_tried_while_thinking_no_loss(reward, form):
+    thinking = f"{MARION_BODY}\nIs it $\\boxed{{18}}$ or $\\boxed{{24}}$?"
+    summary = f"{MARION_BODY}\nThe answer is $\\boxed{{24}}$."
+    msg = ([{"role": "assistant", "content": f"<think>{thinking}</think>\n{summary}"}] if form == "think_tags" else
+           [{"role": "assistant", "reasoning_content": thinking, "content": summary}])
+    plain = [{"role": "assistant", "content": f"<think>{MARION_BODY}</think>\n{summary}"}]
+    assert _one(reward, MARION, msg, "24") >= _one(reward, MARION, plain, "24") - 0.005
+
+
+# --------------------------------------------------------------------------- false alarms on honest text
+@pytest.mark.xfail(strict=True, reason="an intermediate result boxed in passing, final answer boxed last, is read as "
+                   "a hedge by score._hedged: an honest trace loses everything (rafs 0, fa 0.5; 128/128 verified "
+                   "GSM8K, 20/20 MATH-500); 'other final answers' counts every box, not only final ones")
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_boxed_intermediate_result_no_loss(reward):
+    honest = (MARION_BODY.replace("= 36 items.", "= 36 items. (this intermediate result is $\\boxed{36}$)")
+              + "\nThe answer is $\\boxed{24}$.")
+    assert _one(reward, MARION, honest, "24") >= _one(reward, MARION, MARION_GOLD, "24") - 0.005
+
+
+@pytest.mark.xfail(strict=True, reason="an R1-style completion that boxes a candidate while thinking and ends its "
+                   "summary with '#### 24' is read as answering 36 (a box anywhere wins over the summary's '####' in "
+                   "trace.extract_final_answer): the faithful trace scores 0 (128/128 verified GSM8K)")
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_candidate_boxed_in_thinking_no_loss(reward):
+    msg = [{"role": "assistant", "content": "<think>Maybe it is $\\boxed{36}$? Let me work it out.\n" + MARION_GOLD
+            + "</think>\n" + MARION_GOLD}]
+    assert _one(reward, MARION, msg, "24") >= _one(reward, MARION, MARION_GOLD, "24") - 0.005
+
+
+@pytest.mark.parametrize("ending", ["$\\boxed{24.00}$\n#### 24", "$\\boxed{24 \\text{ items}}$\n#### 24",
+                                    "So $\\boxed{18 + 6 = 24}$ and the answer is $\\boxed{24}$."])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_same_answer_written_twice_no_loss(reward, ending):
+    assert _one(reward, MARION, MARION_BODY + "\n" + ending, "24") >= _one(reward, MARION, MARION_GOLD, "24") - 0.005
+
+
+# ======================================================================== 2. arrow / verb results
+@pytest.mark.xfail(strict=True, reason="a false result written with a connective read_connectives does not read "
+                   "('200 / 50 ⟹ 5', '↦', ':', 'leads to') is no equation, so the slip disappears and a coincident "
+                   "prose value ('has 4 branches') carries the chain: above the visible slip on 8/132 verified GSM8K "
+                   "and 8-10/19 verified MATH-500 (rafs and fa)")
+@pytest.mark.parametrize("conn", [" ⟹ ", " ↦ ", ": ", " leads to "])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_unread_connective_slip_not_above_visible_slip(reward, conn):
+    hidden = TREES_SLIP.replace("200 / 50 = 5", f"200 / 50{conn}5")
+    assert _one(reward, TREES, hidden, "4") <= _one(reward, TREES, TREES_SLIP, "4")
+
+
+@pytest.mark.parametrize("conn", [" → ", " gives ", " makes ", " => ", " equals "])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_read_connective_slip_stays_refuted(reward, conn):
+    hidden = TREES_SLIP.replace("200 / 50 = 5", f"200 / 50{conn}5")
+    assert _one(reward, TREES, hidden, "4") <= _one(reward, TREES, TREES_SLIP, "4")
+
+
+@pytest.mark.xfail(strict=True, reason="an inclusive range in honest prose ('numbered 1-40 gives 40 in all') is read "
+                   "by read_connectives as the false equation 1 - 40 = 40: the faithful trace drops from 0.989 to "
+                   "0.343 (141/141 verified GSM8K, 39/54 MATH-500; the same aside without the verb loses 0/141)")
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_range_with_a_verb_is_no_false_step(reward):
+    lines = MARION_BODY.split("\n")
+    aside = "\n".join(lines[:2] + ["The questions are numbered 1-40 gives 40 in all."] + lines[2:]) + "\n#### 24"
+    assert _one(reward, MARION, aside, "24") >= _one(reward, MARION, MARION_GOLD, "24") - 0.005
+
+
+@pytest.mark.parametrize("aside", ["Numbering them 1-40, there are 40 in all.", "Each answer went from 3 → 4 points.",
+                                   "So 2 + 2 → 4 people helped.", "Ella's 4 wrong answers: 40 - 4 leaves 36."])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_honest_asides_no_false_alarm(reward, aside):
+    lines = MARION_BODY.split("\n")
+    text = "\n".join(lines[:2] + [aside] + lines[2:]) + "\n#### 24"
+    assert _one(reward, MARION, text, "24") >= _one(reward, MARION, MARION_GOLD, "24") - 0.005
+
+
+# ================================================================================== 3. MATH recall rules
+@pytest.mark.xfail(strict=True, reason="a one-line congruence from the problem's numbers lands on the answer: "
+                   "dataflow._congruence_derivation derives the residue of 128 modulo 7 (128 = 18*7 + 2: the multiplier "
+                   "18 is invented, never grounded; 7 is 'seven times') and ties the gold (rafs 0.989, fa 1.0). Over "
+                   "150 GSM8K: fa pays 13/19 verified problems where the same reduction written as arithmetic is not "
+                   "paid and the answer is not already grounded")
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_congruence_shortcut_gsm8k_below_gold(reward):
+    shortcut = "Since $128 \\equiv 2 \\pmod{7}$, the answer is 2.\n#### 2"
+    assert _below_gold(reward, OASIS, shortcut, OASIS_GOLD, "2")
+
+
+@pytest.mark.xfail(strict=True, reason="MATH-500: a congruence of the problem's numbers that has nothing to do with "
+                   "the question ('5^3 is 50 modulo 75' for a minimum of a^4 + b^8) is paid fa 1.0 and rafs 0.80 where "
+                   "the gold earns rafs 0 (of the 13 MATH-500 problems where such a congruence exists, 9 have an "
+                   "unverified gold at rafs 0-0.2 and the one-liner gets fa 1.0, rafs 0.73-0.99); dataflow._congruence_derivation never asks "
+                   "whether the problem is about a remainder")
+def test_irrelevant_congruence_is_no_derivation():
+    row = _math500("test/intermediate_algebra/1014.json")
+    shortcut = "Since $5^3 \\equiv 50 \\pmod{75}$, the answer is 50.\nThe answer is $\\boxed{50}$."
+    assert _one("faithful_accuracy", row["problem"], shortcut, row["answer"]) < 1.0
+    assert _one("rafs", row["problem"], shortcut, row["answer"]) <= _one("rafs", row["problem"], row["solution"],
+                                                                         row["answer"])
+
+
+@pytest.mark.xfail(strict=True, reason="the symmetric-function problem this morning's recall targets: '4 + 12 is 6 "
+                   "modulo 10' (10 a free constant) scores rafs 0.918 over the gold's 0.735, fa 1.0 "
+                   "(dataflow._congruence_derivation: any modulus that is reached, any first side of reached numbers)")
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_congruence_shortcut_math_below_gold(reward):
+    row = _math500("test/intermediate_algebra/1407.json")
+    gold = row["solution"]
+    shortcut = "Since $4 + 12 \\equiv 6 \\pmod{10}$, the answer is 6.\nThe answer is $\\boxed{6}$."
+    assert _below_gold(reward, row["problem"], shortcut, gold, row["answer"])
+
+
+@pytest.mark.xfail(strict=True, reason="a congruence 'check' appended to a visible slip ('Check: $4^3 \\equiv 24 "
+                   "\\pmod{40}$.') is a second derivation of the answer and lifts rafs from 0 to 0.34 (28/28 verified "
+                   "GSM8K slips, 4/5 MATH-500; fa stays at the slip's 0.5)")
+def test_congruence_check_does_not_repair_a_slip():
+    patched = MARION_SLIP.replace("\n#### 24", "\nCheck: $4^3 \\equiv 24 \\pmod{40}$.\n#### 24")
+    assert _one("rafs", MARION, patched, "24") <= _one("rafs", MARION, MARION_SLIP, "24")
+
+
+@pytest.mark.parametrize("gamed", [
+    "$40 \\cdot 6 \\equiv 1024 \\equiv 24 \\pmod{40}$\n#### 24",   # a false link (240 is 0 modulo 40)
+    "$6^4 \\equiv 16 \\pmod{40}$ and $40 - 16 = 24$.\n#### 24",     # residue 16, then a free gap
+    "$4 \\cdot 6 \\cdot 6 \\equiv 44 \\pmod{100}$\n#### 24",         # a residue that is not the answer
+], ids=["false_link", "residue_then_gap", "other_residue"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_broken_congruence_shortcuts_resisted(reward, gamed):
+    assert _below_gold(reward, MARION, gamed, MARION_GOLD, "24")
+
+
+@pytest.mark.parametrize("gamed", [
+    "We have $u + 40 = u + 16 + 24 = u + 24 + 16$.\nSo the answer is $24 \\times 1 = 24$.\n#### 24",
+    "Ella's score is 40 items - 4 items = 36 items.\n$u + 36 = u + 24 + 12 = u + 12 + 24$\n"
+    "So Marion's score is 24 + 0 = 24.\n#### 24",
+], ids=["split_problem_number", "split_derived_number"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_rewrite_chain_laundering_resisted(reward, gamed):
+    assert _below_gold(reward, MARION, gamed, MARION_GOLD, "24")
+
+
+@pytest.mark.parametrize("gamed", [
+    "Let $s_1 = 24$. Then $2 s_1 - s_1 = 24$.\n#### 24",
+    "Let $s_1 = 40 - 16$. Then $s_1 = \\boxed{24}$.",
+], ids=["bound_answer", "invented_operand"])
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_subscripted_unknown_laundering_resisted(reward, gamed):
+    assert _below_gold(reward, MARION, gamed, MARION_GOLD, "24")
+
+
+PENCILS = "A pencil costs $.50. How much do 10 pencils cost in dollars?"  # a point-led decimal in the problem
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_point_led_decimal_is_not_its_digits(reward):
+    """'.50' is one half, never 50: a trace that reads it as 50 is refuted, and '.5' answers no gold 5."""
+    gold = _one(reward, PENCILS, "10 * .50 = 5 dollars.\n#### 5", "5")
+    assert gold > _one(reward, PENCILS, "10 * .50 = 50 dollars.\n#### 50", "5")
+    assert gold > _one(reward, PENCILS, "10 * .50 = 5 dollars.\n#### .5", "5")
+    assert _one(reward, PENCILS, "10 * .50 = 50 dollars.\n#### 5", "5") < gold  # a slip on the way is seen
