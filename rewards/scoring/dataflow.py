@@ -927,6 +927,18 @@ def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fractio
     return value != 0 and 1 / value in known
 
 
+_MODULAR_PROBLEM = re.compile(r"remainder|\\pmod|\\bmod|\bmod(?:ulo)?\b|congruen|divisib|divided by|units digit|ones "
+                              r"digit|last (?:two |three )?digits?|residue|\bbase\b|inverse", re.I)
+"""A problem that asks for a residue (46 of MATH-500's 500, 58 of GSM8K train's 7,473): only there does a
+congruence chain derive an answer. Elsewhere a residue of the problem's numbers is a shortcut that happens to land
+(``128 \\equiv 2 \\pmod 7``: the multiple of 7 it drops is grounded nowhere)."""
+
+
+def modular_problem(problem: str) -> bool:
+    """Whether ``problem`` asks about remainders, congruences, digits or bases (:data:`_MODULAR_PROBLEM`)."""
+    return _MODULAR_PROBLEM.search(problem) is not None
+
+
 def _congruence_derivation(chain) -> tuple[tuple[str, str], Fraction, str] | None:
     """What a congruence chain (:func:`rewards.checks.claims.congruences.congruence_chains`) derives: its last side, a
     residue (``|r| < m``), from its first side and the modulus, when every link checks and some link reduces (``18
@@ -968,6 +980,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     from rewards.checks.answers import approximate_value, named_value  # local: answers imports trace (one-way graph)
 
     pnums = problem_numbers(trace.problem)
+    modular = modular_problem(trace.problem)
     constrained = constrained_variables(trace.problem)
     answer_value = named_value(trace.answer) if trace.answer else None  # "x=5" names 5
     # an irrational answer (3\sqrt{13}, 12\pi) takes the inexact path; every plain number stays off it
@@ -1104,7 +1117,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                             strict.add(coefficient[0])
                             known.add(coefficient[0])
                             aliases.append(coefficient[0])
-        for chain in congruence_chains(text) if "mod" in text else ():  # "129^{34} + 96^{38} \equiv 9 \pmod{11}"
+        for chain in congruence_chains(text) if modular and "mod" in text else ():  # "129^{34} + 96^{38} \equiv 9 \pmod{11}"
             derivation = _congruence_derivation(chain)
             if derivation is None:
                 continue
@@ -1216,6 +1229,7 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
     if flow._plan is not None and flow._plan[0] == steps:
         return flow._plan[1]
     plan = []  # two threads may both build it: the same plan, assigned whole
+    modular = modular_problem(trace.problem)
     for k, text in enumerate(trace.steps):
         entries = []
         for position, (eq, check) in enumerate(step_equations(text)):
@@ -1228,7 +1242,7 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
                 derivation = (link.sides, link.value, link.kind)
             if derivation is not None:
                 entries.append((eq, link, derivation))
-        for chain in congruence_chains(text) if "mod" in text else ():
+        for chain in congruence_chains(text) if modular and "mod" in text else ():
             derivation = _congruence_derivation(chain)
             if derivation is not None:
                 entries.append((None, None, derivation))

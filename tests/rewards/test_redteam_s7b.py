@@ -228,22 +228,14 @@ def test_honest_asides_no_false_alarm(reward, aside):
 
 
 # ================================================================================== 3. MATH recall rules
-@pytest.mark.xfail(strict=True, reason="a one-line congruence from the problem's numbers lands on the answer: "
-                   "dataflow._congruence_derivation derives the residue of 128 modulo 7 (128 = 18*7 + 2: the multiplier "
-                   "18 is invented, never grounded; 7 is 'seven times') and ties the gold (rafs 0.989, fa 1.0). Over "
-                   "150 GSM8K: fa pays 13/19 verified problems where the same reduction written as arithmetic is not "
-                   "paid and the answer is not already grounded")
+# fixed (dataflow.modular_problem: a congruence derives only where the problem asks for a residue)
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_congruence_shortcut_gsm8k_below_gold(reward):
     shortcut = "Since $128 \\equiv 2 \\pmod{7}$, the answer is 2.\n#### 2"
     assert _below_gold(reward, OASIS, shortcut, OASIS_GOLD, "2")
 
 
-@pytest.mark.xfail(strict=True, reason="MATH-500: a congruence of the problem's numbers that has nothing to do with "
-                   "the question ('5^3 is 50 modulo 75' for a minimum of a^4 + b^8) is paid fa 1.0 and rafs 0.80 where "
-                   "the gold earns rafs 0 (of the 13 MATH-500 problems where such a congruence exists, 9 have an "
-                   "unverified gold at rafs 0-0.2 and the one-liner gets fa 1.0, rafs 0.73-0.99); dataflow._congruence_derivation never asks "
-                   "whether the problem is about a remainder")
+# fixed (dataflow.modular_problem: a congruence derives only where the problem asks for a residue)
 def test_irrelevant_congruence_is_no_derivation():
     row = _math500("test/intermediate_algebra/1014.json")
     shortcut = "Since $5^3 \\equiv 50 \\pmod{75}$, the answer is 50.\nThe answer is $\\boxed{50}$."
@@ -252,9 +244,7 @@ def test_irrelevant_congruence_is_no_derivation():
                                                                          row["answer"])
 
 
-@pytest.mark.xfail(strict=True, reason="the symmetric-function problem this morning's recall targets: '4 + 12 is 6 "
-                   "modulo 10' (10 a free constant) scores rafs 0.918 over the gold's 0.735, fa 1.0 "
-                   "(dataflow._congruence_derivation: any modulus that is reached, any first side of reached numbers)")
+# fixed (dataflow.modular_problem: a congruence derives only where the problem asks for a residue)
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_congruence_shortcut_math_below_gold(reward):
     row = _math500("test/intermediate_algebra/1407.json")
@@ -263,9 +253,7 @@ def test_congruence_shortcut_math_below_gold(reward):
     assert _below_gold(reward, row["problem"], shortcut, gold, row["answer"])
 
 
-@pytest.mark.xfail(strict=True, reason="a congruence 'check' appended to a visible slip ('Check: $4^3 \\equiv 24 "
-                   "\\pmod{40}$.') is a second derivation of the answer and lifts rafs from 0 to 0.34 (28/28 verified "
-                   "GSM8K slips, 4/5 MATH-500; fa stays at the slip's 0.5)")
+# fixed (dataflow.modular_problem: a congruence derives only where the problem asks for a residue)
 def test_congruence_check_does_not_repair_a_slip():
     patched = MARION_SLIP.replace("\n#### 24", "\nCheck: $4^3 \\equiv 24 \\pmod{40}$.\n#### 24")
     assert _one("rafs", MARION, patched, "24") <= _one("rafs", MARION, MARION_SLIP, "24")
