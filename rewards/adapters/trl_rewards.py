@@ -61,7 +61,7 @@ from rewards.checks.arithmetic import error_counts
 from rewards.adapters.batching import score_by_group
 from rewards.adapters.reward_rules import UNFAITHFUL_CREDIT, check_credit, faithful_accuracy
 from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult, score_group
-from rewards.parsing.trace import completion_text
+from rewards.parsing.trace import completion_parts, completion_text
 
 __all__ = [
     "rafs_reward",
@@ -180,7 +180,13 @@ def _distributed():
 
 
 def _text(completion: Any) -> str:
+    """The completion as one picklable string (gathered across ranks, a cache key) that keeps its thinking part:
+    ``<think>thinking</think>`` then the summary, so the scorer still reads the summary's answer as the answer and
+    lets the thinking try answers out (flattened, a box tried while thinking beat the summary's ``#### 24``)."""
     try:
+        thinking, summary, has_thinking = completion_parts(completion)
+        if has_thinking:
+            return f"<think>{thinking}</think>\n{summary}"
         return completion_text(completion)
     except Exception as exc:  # noqa: BLE001 - untrusted structure
         log.debug("could not read a completion (%s: %s); scoring it as empty", type(exc).__name__, exc)

@@ -491,7 +491,11 @@ def parse_trace(problem: Any, completion: Any = None, *, steps: Sequence[str] | 
             issues.append(f"oversized: more than {MAX_STEPS} steps")
             step_list = step_list[:MAX_STEPS]
             summary_start = None if summary_start is None else min(summary_start, MAX_STEPS)
-        answer, source = extract_final_answer(text)
+        # with a thinking part, the summary states the answer (a box tried while thinking is no answer); the whole
+        # text when the summary states none
+        answer, source = extract_final_answer(summary) if has_thinking and summary else (None, None)
+        if answer is None:
+            answer, source = extract_final_answer(text)
         if not step_list and not issues:
             issues.append("empty: no reasoning text")
         others = other_stated_answers(summary if has_thinking else text, answer)  # thinking may try answers out

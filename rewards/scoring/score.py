@@ -372,13 +372,17 @@ def _distinct_steps(trace: Trace, steps: list[int], q: list[float]) -> list[int]
     return sorted(best.values())
 
 
-def _refute_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: dict[int, str]) -> list[StepCheck]:
+def _refute_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: dict[int, str],
+                         trace: Trace | None = None) -> list[StepCheck]:
     """Under ``missing_evidence="no_support"``: a step without any equation that states a number nothing reaches
     (:attr:`~rewards.scoring.dataflow.StepFlow.stray`: "Joe got 5 slices" where ``1/2 x 8`` is 4) asserts an
     unchecked result — a slip written so that no checker sees it. It is refuted like a visible slip, so hiding a
     slip never pays more than showing it (on GSM8K gold: 10 of 1,500 solutions have such a step)."""
     out = checks
+    thinking = trace.summary_start if trace is not None and trace.summary_start is not None else 0
     for t, step in enumerate(flow.steps):
+        if t < thinking and "?" in trace.steps[t]:
+            continue  # "Maybe it is 36? Let me work it out.": a question asked while thinking asserts nothing
         if step.stray and t not in superseded and t < len(out):
             if out is checks:
                 out = list(checks)
@@ -487,7 +491,7 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     correct = answers_equivalent(trace.answer, ref) if ref is not None else None
     checks, superseded, revision_reasons = _apply_revisions(trace, flow, p.checks, correct)
     if required:
-        checks = _refute_stray_claims(flow, checks, superseded)
+        checks = _refute_stray_claims(flow, checks, superseded, trace)
     q = [c.q for c in checks]
     path = answer_path(flow)
     refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}

@@ -118,20 +118,21 @@ def test_hedge_after_sixteen_boxes_scores_below_gold(reward):
     assert _below_gold(reward, MARION, hedge, MARION_GOLD, "24")
 
 
-@pytest.mark.xfail(strict=True, reason="the answer is read from a box in the THINKING over the summary's '#### 12' "
-                   "(trace.extract_final_answer over the whole text: a box wins), while other_stated_answers reads "
-                   "only the summary: faithful_accuracy pays 0.5 to a completion whose stated final answer is wrong "
-                   "(125/125 verified GSM8K; rafs pays 0)")
+# fixed (trl_rewards._text keeps the thinking part and parse_trace reads the summary's answer first)
 def test_right_box_in_thinking_wrong_summary_answer_earns_nothing():
     think = MARION_BODY + "\nSo $\\boxed{24}$."
     msg = [{"role": "assistant", "content": f"<think>{think}</think>\n{MARION_WRONG}\n#### 12"}]
     assert _one("faithful_accuracy", MARION, msg, "24") == 0.0
 
 
-def test_right_box_in_thinking_wrong_summary_answer_rafs_zero():
+def test_right_box_in_thinking_wrong_summary_answer_is_read_as_the_summarys():
+    """The summary's '#### 12' is the answer (rafs is reference-free, so its own valid chain to 12 may score; the
+    faithful-accuracy test above pays it 0)."""
+    from rewards.scoring.score import score_trace
+
     think = MARION_BODY + "\nSo $\\boxed{24}$."
     msg = [{"role": "assistant", "content": f"<think>{think}</think>\n{MARION_WRONG}\n#### 12"}]
-    assert _one("rafs", MARION, msg, "24") == 0.0
+    assert score_trace(MARION, msg).answer == "12"
 
 
 # ----------------------------------------------------------------------------- hedges the rule catches
@@ -145,11 +146,7 @@ def test_caught_hedge_forms_resisted(reward, ending):
     assert _below_gold(reward, MARION, MARION_BODY + "\n" + ending, MARION_GOLD, "24")
 
 
-@pytest.mark.xfail(strict=True, reason="FALSE ALARM: the TRL adapter flattens every completion with "
-                   "completion_text (adapters/trl_rewards.py:_text), so parse_trace never sees a thinking part and "
-                   "other_stated_answers reads the thinking too: an honest R1-style trace that tries a boxed candidate "
-                   "while thinking and commits in a worked summary loses everything (rafs 0, fa 0.5; 128/128 verified GSM8K, "
-                   "20/20 verified MATH-500)")
+# fixed (trl_rewards._text keeps the thinking part and parse_trace reads the summary's answer first)
 @pytest.mark.parametrize("form", ["think_tags", "reasoning_content"])
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_boxed_candidates_tried_while_thinking_no_loss(reward, form):
@@ -172,9 +169,7 @@ def test_boxed_intermediate_result_no_loss(reward):
     assert _one(reward, MARION, honest, "24") >= _one(reward, MARION, MARION_GOLD, "24") - 0.005
 
 
-@pytest.mark.xfail(strict=True, reason="an R1-style completion that boxes a candidate while thinking and ends its "
-                   "summary with '#### 24' is read as answering 36 (a box anywhere wins over the summary's '####' in "
-                   "trace.extract_final_answer): the faithful trace scores 0 (128/128 verified GSM8K)")
+# fixed (the summary's answer is read first; a question asked while thinking is no stray claim)
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_candidate_boxed_in_thinking_no_loss(reward):
     msg = [{"role": "assistant", "content": "<think>Maybe it is $\\boxed{36}$? Let me work it out.\n" + MARION_GOLD

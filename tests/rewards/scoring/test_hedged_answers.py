@@ -83,3 +83,15 @@ def test_no_gold_solution_hedges(shared_data):
             text = faithful_completion(row[key]) if "gsm8k" in path else row[key]
             result = score_trace(row[q], text, config=REWARD)
             assert not any("several final answers" in r for r in result.reasons), row[key][-200:]
+
+
+@pytest.mark.parametrize("completion", [
+    [{"role": "assistant", "content": "<think>Maybe it is $\\boxed{36}$? Let me work it out.\n" + WORK + "</think>\n"
+      + WORK + "#### 24"}],
+    [{"role": "assistant", "reasoning_content": "Is it \\boxed{36}? " + WORK, "content": WORK + "#### 24"}],
+])
+def test_the_reward_functions_keep_the_thinking_part_and_read_the_summarys_answer(completion):
+    """TRL passes messages; the rewards keep the thinking / summary split (a box tried while thinking is neither the
+    answer nor a hedge, and a question asked while thinking asserts nothing)."""
+    (rafs_gold, rafs_think), (fa_gold, fa_think) = rewards([WORK + "#### 24", completion])
+    assert fa_think == fa_gold == 1.0 and rafs_think >= rafs_gold - 0.005
