@@ -348,15 +348,24 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
         return "no edit of the problem's quantities moves the answer, which one step reaches: its operands cancel"
     if repeated and moving and all(e.old == answer and e.expected == e.new for e in moving):
         return f"the answer {answer} is a problem quantity carried through unchanged: its other operands cancel"
-    last = max((t for t, s in enumerate(flow.steps) if s.produced), default=None)
+    # the chain's last computation that is not a repeat of an earlier one (same operands, same results): a summary
+    # that restates the thinking's work ("40 - 4 = 36" again) concludes nothing new
+    last, concluded, seen = None, None, set()
+    for t, s in enumerate(flow.steps):
+        if not s.produced:
+            continue
+        signature = (tuple(sorted(s.used)), tuple(s.produced))
+        if signature not in seen:
+            last, concluded = t, s.produced[-1]
+        seen.add(signature)
     if (last is not None and flow.answer_step is not None and last > flow.answer_step
-            and flow.last_derived is not None and flow.last_derived not in (answer, answer * 100, answer / 100)):
+            and concluded not in (answer, answer * 100, answer / 100)):
         after = "\n".join(trace.steps[flow.answer_step + 1:])
         if _CHOICE.search(after):
             return None
-        if answer in flow.steps[last].used and flow.last_derived in flow.problem_numbers:
+        if answer in flow.steps[last].used and concluded in flow.problem_numbers:
             return None
-        return (f"the chain concludes {flow.last_derived} (step {last}), not the answer {answer}, which only an "
+        return (f"the chain concludes {concluded} (step {last}), not the answer {answer}, which only an "
                 f"earlier step (step {flow.answer_step}) reached")
     return None
 

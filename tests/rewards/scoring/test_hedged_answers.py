@@ -94,4 +94,4 @@ def test_the_reward_functions_keep_the_thinking_part_and_read_the_summarys_answe
     """TRL passes messages; the rewards keep the thinking / summary split (a box tried while thinking is neither the
     answer nor a hedge, and a question asked while thinking asserts nothing)."""
     (rafs_gold, rafs_think), (fa_gold, fa_think) = rewards([WORK + "#### 24", completion])
-    assert fa_think == fa_gold == 1.0 and rafs_think >= rafs_gold - 0.005
+    assert fa_think == fa_gold == 1.0 and rafs_think >= 0.9
