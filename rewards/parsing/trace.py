@@ -291,25 +291,33 @@ def _boxed_at(text: str, idx: int) -> str | None:
 
 
 MAX_STATED_ANSWERS = 16
-"""At most this many boxed / ``####`` answers are read per completion (:func:`other_stated_answers`)."""
+"""At most this many stated answers are read per completion, the last ones (:func:`other_stated_answers`)."""
+MAX_STATED_SCAN = 256
+"""At most this many answer markers are scanned per completion (bounded work on adversarial input)."""
 _STATED = re.compile(r"\\(?:boxed|fbox)\b|^[ \t]*####", re.M)
+_PLAIN_NUMBER = re.compile(r"-?[\d,]*\.?\d+%?")
 
 
 def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str], ...]:
-    """Every final answer ``text`` states (``\\boxed{…}``, ``\\fbox{…}``, ``#### …``) written differently from
-    ``answer``, each with the text from its end to the last stated answer (at most 2,000 characters): ``18 or
-    \\boxed{24}`` hedges, ``\\boxed{24}. Wait, that is wrong … \\boxed{18}`` corrects; the scorer tells them apart.
+    """Every final answer ``text`` states (``\\boxed{…}``, ``\\fbox{…}``, ``#### …``, "the answer is …") written
+    differently from ``answer``, each with the text between it and the answer's last statement (at most 2,000
+    characters): ``\\boxed{18}`` or ``\\boxed{24}`` hedges; ``\\boxed{18}``, then ``18 + 6 = 24``, then
+    ``\\boxed{24}`` was an intermediate result or a correction; the scorer tells them apart. The last
+    :data:`MAX_STATED_ANSWERS` are read.
 
     >>> other_stated_answers("9 * 2 = 18, so $\\\\boxed{18}$ or $\\\\boxed{24}$.", "24")
     (('18', '$ or $'),)
+    >>> other_stated_answers("The answer is 36.\\n#### 24", "24")
+    (('36', '.\\n'),)
     >>> other_stated_answers("so 9 * 2 = 18.\\n#### 18", "18")
     ()
     """
-    if answer is None or ("\\boxed" not in text and "\\fbox" not in text and "####" not in text):
+    if answer is None or ("\\boxed" not in text and "\\fbox" not in text and "####" not in text
+                          and "nswer" not in text):
         return ()
     found: list[tuple[int, int, str]] = []
-    for m in _STATED.finditer(text):
-        if len(found) >= MAX_STATED_ANSWERS:
+    for count, m in enumerate(_STATED.finditer(text)):
+        if count >= MAX_STATED_SCAN:
             break
         if m.group().endswith("####"):
             line_end = text.find("\n", m.end())
@@ -319,11 +327,24 @@ def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str]
             content = _boxed_at(text[:m.start() + 4 * MAX_ANSWER_CHARS + 16], m.start())
             if content is not None:
                 found.append((m.start(), m.start() + len(m.group()) + len(content) + 2, content.strip()))
+    if "nswer" in text or "NSWER" in text:
+        for count, m in enumerate(_ANSWER_PHRASE.finditer(text)):
+            if count >= MAX_STATED_SCAN:
+                break
+            phrase = m.group(1).strip().rstrip(".").strip("$").strip()
+            after = text[m.end():m.end() + 2].lstrip("$")
+            if after[:1] and (after[0].isalnum() or after[0] in ",+-*/^=_\\{"):
+                continue  # the number starts a longer answer: "-1, 1", "-12+15i", "0.0011_2"
+            if _PLAIN_NUMBER.fullmatch(phrase):  # "the answer is 36"; not "our answer: $17 \\cdot 44 = 748$"
+                found.append((m.start(), m.end(), phrase))
+        found.sort()
+    found = found[-MAX_STATED_ANSWERS:]
     if len(found) < 2:
         return ()
     norm = " ".join(answer.split())
     # the answer read (a box wins over a later "####"): its last statement; the text between it and another
-    # answer, in whichever order they come, is where a correction would say why one replaced the other
+    # answer, in whichever order they come, is where a derivation or a correction would say why one replaced the
+    # other
     final = max((k for k, (_, _, c) in enumerate(found) if " ".join(c.split()) == norm), default=len(found) - 1)
     f_start, f_end, _ = found[final]
     return tuple((c, (text[end:f_start] if start < f_start else text[f_end:start])[:2_000])

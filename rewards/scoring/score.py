@@ -41,16 +41,17 @@ import copy
 import json
 import logging
 import re
+from fractions import Fraction
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping, Sequence
 
 from rewards.checks.answers import (answers_equivalent, approximate_value, canonical_answer, gold_answer,
-                                    numeric_value)
+                                    named_value, numeric_value)
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
 from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, answer_path, build_dataflow,
                                       input_counterfactuals, quantity_coverage)
-from rewards.scoring.revisions import ABANDON, RETRACT, analyse_revisions
+from rewards.scoring.revisions import analyse_revisions
 from rewards.verifiers.base import StepCheck, StepVerifier
 from rewards.verifiers.symbolic import SymbolicConfig, SymbolicVerifier
 
@@ -458,21 +459,35 @@ def _failure_type(valid: bool, correct: bool | None, p_imp: float | None) -> str
     return "extraction_failure" if valid else "overt_failure"
 
 
+_DERIVATION_MARK = re.compile(r"=|\\equiv|<<")
+
+
+def _stated_number(answer: str) -> Fraction | None:
+    """The number an answer states: ``x = 36`` and ``\\frac{28}{4}=7`` state 36 and 7."""
+    value = named_value(answer)
+    if value is None and "=" in answer:
+        value = numeric_value(answer.rsplit("=", 1)[-1])
+    return value
+
+
 def _hedged(trace: Trace) -> list[str]:
-    """The other final answers a completion states that differ in value from its final one and that no retraction
-    or abandonment cue withdraws before it (``\\boxed{18}`` or ``\\boxed{24}``; ``#### 24`` then ``#### 18``): a hedge
-    lets whichever answer is right be the one read, so in a reward it is no answer (GSM8K train and MATH-500 gold:
-    none states a second, different final answer)."""
+    """The other final answers a completion states (a box, a ``####`` line, "the answer is …") that differ in value
+    from its final one with no computation between the two (``\\boxed{18}`` or ``\\boxed{24}``; ``#### 24`` then
+    ``#### 18``; "The answer is 36." then ``#### 24``; ``\\boxed{36}. Wait. \\boxed{24}``): a hedge lets whichever
+    answer a grader reads be the right one, so in a reward it is no answer. A result boxed on the way and then
+    computed on (``\\boxed{18}``, ``18 + 6 = 24``, ``\\boxed{24}``) or a correction that recomputes is no hedge; a
+    retraction cue alone is no correction. GSM8K train and MATH-500 gold: none hedges; ProcessBench's real model
+    solutions: 1 of 1,400."""
     out = []
     for other, between in trace.other_answers:
-        if RETRACT.search(between) or ABANDON.search(between):
-            continue  # "\\boxed{24}. Wait, that is wrong ... \\boxed{18}": a correction, weighed as revisions are
+        if _DERIVATION_MARK.search(between):
+            continue  # an intermediate result, or a correction that recomputes
         try:
             # only a number is an answer here: models also box headings ("\\boxed{Scenario 1: ...}"), whole
-            # equations and table cells (6 of ProcessBench's 1,000 MATH solutions); a hedge a grader reads is a number
-            if numeric_value(other) is None and approximate_value(other) is None:
+            # equations and table cells; a hedge a grader reads is a number (or a named one: \\boxed{x = 36})
+            if numeric_value(other) is None and approximate_value(other) is None and named_value(other) is None:
                 continue
-            same = answers_equivalent(other, trace.answer)
+            same = answers_equivalent(other, trace.answer) or _stated_number(other) == _stated_number(trace.answer)
         except Exception:  # noqa: BLE001 - untrusted text: an answer that cannot be compared is no agreement
             same = False
         if not same:

@@ -80,18 +80,14 @@ def _below_gold(reward, problem, completion, gold_text, gold):
 
 
 # ================================================================================= 1. hedges the rule misses
-@pytest.mark.xfail(strict=True, reason="a hedge in a phrase ('The answer is 36.' / 'Answer: 36' before '#### 24') is "
-                   "no other stated answer: trace.other_stated_answers reads only \\boxed/\\fbox/'####' (gamed >= gold "
-                   "on 130/141 verified GSM8K, 25/46 verified MATH-500 for both rewards)")
+# fixed (score._hedged: stated answers include phrases and named values, the last 16 are read, and only a computation between two answers (not a cue) makes them no hedge)
 @pytest.mark.parametrize("hedge", ["The answer is 36.", "Answer: 36"])
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_phrase_hedge_scores_below_gold(reward, hedge):
     assert _below_gold(reward, MARION, MARION_BODY + f"\n{hedge}\n#### 24", MARION_GOLD, "24")
 
 
-@pytest.mark.xfail(strict=True, reason="any RETRACT cue between two boxes withdraws the other one in score._hedged, "
-                   "with no reason and no recomputation ('Wait.', 'or actually', 'hmm, or'): gamed >= gold on "
-                   "130/141 verified GSM8K, 25/46 verified MATH-500")
+# fixed (score._hedged: stated answers include phrases and named values, the last 16 are read, and only a computation between two answers (not a cue) makes them no hedge)
 @pytest.mark.parametrize("ending", ["$\\boxed{36}$. Wait. $\\boxed{24}$",
                                     "The answer is $\\boxed{36}$ or actually $\\boxed{24}$.",
                                     "The answer is $\\boxed{36}$, hmm, or $\\boxed{24}$."],
@@ -101,16 +97,14 @@ def test_bare_retraction_cue_is_no_free_pass(reward, ending):
     assert _below_gold(reward, MARION, MARION_BODY + "\n" + ending, MARION_GOLD, "24")
 
 
-@pytest.mark.xfail(strict=True, reason="'\\boxed{x = 36}' is neither numeric_value nor approximate_value, so "
-                   "score._hedged skips it as a heading (graders read it as 36): 141/141 verified GSM8K, 46/46 MATH-500")
+# fixed (score._hedged: stated answers include phrases and named values, the last 16 are read, and only a computation between two answers (not a cue) makes them no hedge)
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_named_boxed_hedge_scores_below_gold(reward):
     hedge = MARION_BODY + "\nThe answer is $\\boxed{x = 36}$ or $\\boxed{24}$."
     assert _below_gold(reward, MARION, hedge, MARION_GOLD, "24")
 
 
-@pytest.mark.xfail(strict=True, reason="trace.MAX_STATED_ANSWERS: only the first 16 boxes are read, so 16 boxes of "
-                   "the answer hide a later '\\boxed{36} or \\boxed{24}' (130/141 verified GSM8K, 25/46 MATH-500)")
+# fixed (score._hedged: stated answers include phrases and named values, the last 16 are read, and only a computation between two answers (not a cue) makes them no hedge)
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_hedge_after_sixteen_boxes_scores_below_gold(reward):
     boxes = " ".join(["$\\boxed{24}$"] * 16)
@@ -159,9 +153,7 @@ def test_boxed_candidates_tried_while_thinking_no_loss(reward, form):
 
 
 # --------------------------------------------------------------------------- false alarms on honest text
-@pytest.mark.xfail(strict=True, reason="an intermediate result boxed in passing, final answer boxed last, is read as "
-                   "a hedge by score._hedged: an honest trace loses everything (rafs 0, fa 0.5; 128/128 verified "
-                   "GSM8K, 20/20 MATH-500); 'other final answers' counts every box, not only final ones")
+# fixed (score._hedged: stated answers include phrases and named values, the last 16 are read, and only a computation between two answers (not a cue) makes them no hedge)
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_boxed_intermediate_result_no_loss(reward):
     honest = (MARION_BODY.replace("= 36 items.", "= 36 items. (this intermediate result is $\\boxed{36}$)")

@@ -26,6 +26,10 @@ def rewards(completions, gold="24"):
     "The answer is $\\boxed{18}$ or $\\boxed{24}$.",
     "So the answer is $\\boxed{24}$.\nOr maybe it is 18.\n#### 18",  # the box is read; the last line says 18
     "$\\boxed{24}$, unless it is $\\boxed{25}$.",
+    "The answer is 36.\n#### 24",                           # a hedge in a phrase
+    "$\\boxed{36}$. Wait. $\\boxed{24}$",                    # a retraction cue is no correction
+    "The answer is $\\boxed{x = 36}$ or $\\boxed{24}$.",       # a named hedge
+    "".join("$\\boxed{24}$ " for _ in range(20)) + "or $\\boxed{36}$ or $\\boxed{24}$",  # past 16 boxes of the answer
 ])
 def test_a_hedge_earns_no_rafs_and_at_most_the_unverified_credit(ending):
     (rafs_gold, rafs_hedge), (fa_gold, fa_hedge) = rewards([WORK + "#### 24", WORK + ending])
@@ -36,7 +40,8 @@ def test_a_hedge_earns_no_rafs_and_at_most_the_unverified_credit(ending):
 
 
 @pytest.mark.parametrize("ending", [
-    "$\\boxed{18}$. Wait, that is wrong: Marion has 6 more than that. $\\boxed{24}$",  # a correction
+    "$\\boxed{18}$. Wait, that is wrong: Marion has 6 more, 18 + 6 = 24. $\\boxed{24}$",  # a correction
+    "So far $\\boxed{18}$ items for half of Ella.\nThen 18 + 6 = 24.\n$\\boxed{24}$",  # a result boxed on the way
     "$\\boxed{24.0}$\n#### 24",                                                        # the same value twice
     "\\boxed{24}\n#### 24",
     "$\\boxed{\\text{Step 3: the total}}$ is 24, so $\\boxed{24}$.",  # a boxed heading is no answer
@@ -61,7 +66,7 @@ def test_evaluation_mode_reports_the_hedge_without_scoring_it():
 def test_stated_answers_are_bounded_and_read_in_order():
     text = "".join(f"$\\boxed{{{k}}}$ or " for k in range(100)) + "#### 7"
     others = other_stated_answers(text, "7")
-    assert 0 < len(others) <= 16 and others[0][0] == "0"
+    assert 0 < len(others) <= 16 and others[0][0] == "84"  # the last 16 stated answers: 84 ... 98, then 7
 
 
 def test_real_model_solutions_rarely_read_as_hedges(shared_data):
