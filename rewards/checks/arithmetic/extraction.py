@@ -289,8 +289,9 @@ _EQ_HINT = re.compile(r"=|≈|≃|\\approx|\\simeq|<<")
 # "=" it extends the chain: "&= 12 + 3 \\cdot 4 \\to 24") and a lone number on the right (not "\\Rightarrow 54 \\equiv"). Not "is" / "is equal to": "Since 4/7 is equal to $24" states a
 # correspondence, not a result (4 GSM8K gold solutions). On GSM8K train and MATH-500 gold this reads 7 true "equals"
 # and no false relation.
-_CONNECTIVE_HINT = re.compile(r"→|->|⟶|=>|⇒|\\to\b|\\(?:long)?rightarrow\b|\\Rightarrow\b|\\implies\b|"
-                              r"\b(?:equals|makes|gives|yields|comes to|results in|becomes)\b")
+_CONNECTIVE_HINT = re.compile(r"→|->|⟶|=>|⇒|⟹|↦|\\to\b|\\(?:long|Long)?(?:rightarrow|Rightarrow)\b|\\implies\b|"
+                              r"\\mapsto\b|\b(?:equals|makes|gives|yields|comes to|comes out to|works out to|leads to|"
+                              r"results in|becomes)\b")
 _NUMERAL = r"(?:\d+(?:\.\d+)?|\.\d+)"
 _FRAC = r"\\[dt]?frac\{\d{1,9}\}\{\d{1,9}\}"
 _ATOM = (r"(?:\$?" + _NUMERAL + r"(?:\s*/?\s*[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +
@@ -300,6 +301,7 @@ _CONNECTIVE_RESULT = re.compile(
     r"(?<![\w.,\\])" + _ATOM + r"(?:" + _OPERATOR + _ATOM + r")+"
     r"\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?(?:" + _NUMERAL + "|" + _FRAC + ")"
     r"(?![\d.]*[A-Za-z_(])(?![\d.]*\s*(?:[=+\-*/×÷^<>≈≡%]|\\(?:equiv|cdot|times|div|pmod|le|ge|neq|approx)\b))")
+_RANGE = re.compile(r"\$?(\d{1,9})-(\d{1,9})")
 _CONTINUED = re.compile(r"(?:[+\-*/×÷^(≈<>]|\\[A-Za-z]+|\b(?:plus|minus|times|by|over))$")
 
 
@@ -318,6 +320,9 @@ def read_connectives(text: str) -> str:
     for m in _CONNECTIVE_RESULT.finditer(text):
         if _CONTINUED.search(text[:m.start()].rstrip()):
             continue  # part of a longer side ("9 \\cdot 6 + 0 \\Rightarrow 54"), or words ("2 plus 1/3 equals 7")
+        span = _RANGE.fullmatch(text[m.start():m.start(1)].strip()) if m.group(1)[0].isalpha() else None
+        if span and int(span.group(1)) < int(span.group(2)):
+            continue  # an inclusive range, not a difference: "numbered 1-40 gives 40 in all" ("100-72 equals 28" is)
         a, b = m.span(1)
         out = (out or text)[:a] + "=" + " " * (b - a - 1) + (out or text)[b:]
     return text if out is None else out
