@@ -13,6 +13,7 @@ repeat steps. The dataflow graph (:mod:`rewards.scoring.dataflow`) and the claim
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from functools import lru_cache
 
@@ -37,7 +38,37 @@ def step_equations(step: str) -> tuple:
     if any(len(eq.sides) >= MIN_CHAIN and any(v is None for v in eq.values) for eq in equations):
         refuted = {id(c.equation): c for c in identity_checks(equations)}
         checks = [(eq, refuted.get(id(eq), check)) if check.ok is not False else (eq, check) for eq, check in checks]
-    return tuple((eq, _unless_disowned(step, eq, check)) for eq, check in checks)
+    return tuple(_without_tokens(eq, _unless_disowned(step, eq, check)) for eq, check in checks)
+
+
+def _without_tokens(eq, check) -> tuple:
+    """``(eq, check)`` as the cache keeps them: the equation without the side tokens that only
+    :func:`~rewards.checks.arithmetic.check_equation` reads, which has run. Every field anyone reads stays (sides,
+    values, span, source, relations), and ``check.equation`` is the kept equation. Cached results live long, and each
+    token is an object Python's cyclic collector walks on every full collection: dropping them halves what the
+    cache holds (measured on 2,000 GSM8K traces: 133,636 tracked objects -> 58,551)."""
+    if not eq._toks:
+        return eq, check
+    kept = _replaced(eq, "_toks", ())
+    if check.equation is eq:
+        check = _replaced(check, "equation", kept)
+    return kept, check
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _replaced(obj, name: str, value):
+    """``dataclasses.replace(obj, name=value)`` for a frozen dataclass instance, without running ``__init__`` again
+    and without touching ``obj.__dict__`` (which would give each instance a dict of its own to keep)."""
+    cls = obj.__class__
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    new = object.__new__(cls)
+    for field_name in names:
+        object.__setattr__(new, field_name, value if field_name == name else getattr(obj, field_name))
+    return new
 
 
 _DISOWNED = re.compile(

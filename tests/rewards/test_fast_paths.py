@@ -129,3 +129,116 @@ def test_plain_arithmetic_fast_path_matches_the_parser():
         assert parser.evaluate_ex(text) == _parser_reading(text), repr(text)
     assert parser.evaluate("(13/60)*51") == _parser_reading("(13/60)*51")
     assert parser.evaluate_ex("2(3)") == _parser_reading("2(3)")  # implicit multiplication: the parser's reading
+
+
+def test_plain_arithmetic_fast_path_leaves_no_cyclic_garbage():
+    # the fast path's recursive descent once built nested functions that referenced each other: a reference cycle per
+    # call, which only Python's cyclic collector frees (most of what made it run on the scorer's hot path)
+    import gc
+
+    from rewards.checks.arithmetic import parser
+
+    texts = ["(13/60)*51", "101-(101/2)-30-15", "2 - 3 - 4", "((1+2)*3)/4", "1/0", "5", "16 *  52 ", "(1))"]
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        values = [parser.evaluate_ex(text) for _ in range(50) for text in texts]
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
+    assert values[0] == _parser_reading("(13/60)*51") and values[4] == _parser_reading("1/0")
+
+
+def test_gsm8k_scoring_leaves_no_cyclic_garbage():
+    # garbage in reference cycles costs a full walk of every tracked object to free; the scorer's GSM8K path makes none
+    import gc
+
+    from rewards.scoring.score import score_trace
+
+    rows = [json.loads(line) for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:60]]
+    for row in rows[:5]:
+        score_trace(row["question"], row["answer"])  # imports and one-time set-up
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        results = [score_trace(row["question"], row["answer"]) for row in rows]
+        found = gc.collect()
+    finally:
+        if enabled:
+            gc.enable()
+    assert found == 0, f"{found} objects in reference cycles after scoring {len(rows)} GSM8K solutions"
+    assert sum(r.status == "accept" for r in results) > len(rows) // 2
+
+
+def test_step_equations_cache_keeps_every_field_but_the_tokens(corpus, monkeypatch):
+    from rewards.checks import equations
+
+    fresh_reading = equations.step_equations.__wrapped__  # uncached
+    kept = [fresh_reading(text) for text in corpus]
+    monkeypatch.setattr(equations, "_without_tokens", lambda eq, check: (eq, check))  # the old cache content
+    full = [fresh_reading(text) for text in corpus]
+    assert sum(len(pairs) for pairs in full) > 500
+    for text, short, long in zip(corpus, kept, full):
+        assert len(short) == len(long), text
+        for (eq, check), (eq_full, check_full) in zip(short, long):
+            assert eq == eq_full and repr(eq) == repr(eq_full), text  # sides, values, span, source, relations
+            assert check == check_full and repr(check) == repr(check_full), text  # ok, detail, pairs, variable
+            assert check.equation is eq and eq._toks == (), text
+            assert eq_full._toks or not eq_full.sides
+
+
+def test_step_numbers_read_once_match_the_cached_reading(corpus):
+    for text in corpus + ["15x2=30", "3×4 = 12", "x2 + H2O"]:
+        assert dataflow._step_numbers(text) == dataflow._numbers(text), text
+
+
+def test_stated_results_read_without_parsing_strings_match_fraction():
+    import random
+    from fractions import Fraction
+
+    def slow(text: str, produced: list) -> bool:  # the reading before: Fraction(str) of each "= number"
+        for match in dataflow._STATED_RESULT.finditer(text, 0, dataflow.MAX_WORDY_CHARS):
+            if Fraction(match.group(1).replace(",", "")) not in produced:
+                return True
+        return False
+
+    rng = random.Random(1)
+    atoms = ["=", " = ", "$", "1", "0", ",", "000", ".", "5", "25", "9" * 31, "1,234.5", ".75", " x ", "12.50"]
+    texts = _corpus(200) + ["".join(rng.choice(atoms) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
+    for text in texts:
+        numbers = [v for v, _ in dataflow._numbers(text)]
+        for produced in ([], numbers, numbers[::2]):
+            assert dataflow._results_unexplained(text, produced) == slow(text, produced), (text, produced)
+
+
+def test_plain_binary_fast_path_matches_the_parser():
+    # "a op b" with two numerals skips the descent: every pairing of literals and operators, as the parser reads it
+    from rewards.checks.arithmetic import parser
+
+    literals = ["0", "00", "1", "7", "12", "0.5", ".25", "3.0", "10.000", "1000000", "9" * 30, "9" * 31, "2" * 29,
+                "123456789012345678901234567890"]
+    texts = [f"{a}{space}{op}{space2}{b}" for a in literals for b in literals for op in "+-*/"
+             for space, space2 in (("", ""), (" ", " "), ("  ", ""))]
+    texts += ["2 ** 3", "2 // 3", "(2) * 3", "2 * (3)", "1 2 3", "4 ( 5", "4 ) 5", "-2 * 3", "2 * -3"]
+    for text in texts:
+        assert parser.evaluate_ex(text) == _parser_reading(text), repr(text)
+    assert parser.evaluate("48/2").exact == 24 and parser.evaluate_ex("5 / 0") == _parser_reading("5 / 0")
+
+
+def test_unit_conversions_asked_one_by_one_match_the_set_of_products():
+    import random
+    from fractions import Fraction
+
+    rng = random.Random(2)
+    for text in _corpus(150):
+        pnums = dataflow.problem_numbers(text)
+        units = dataflow._unit_constants(text)
+        converted = dataflow._Converted(pnums, units)
+        products = dataflow._conversions(pnums, units) if units else frozenset()
+        asked = list(products) + list(pnums) + [Fraction(rng.randint(-50, 5000), rng.choice([1, 1, 2, 3, 4, 60]))
+                                                 for _ in range(40)] + [Fraction(0)]
+        for value in asked:
+            assert (value in converted) == (value in products), (text, value)
