@@ -301,6 +301,9 @@ _CONNECTIVE_RESULT = re.compile(
     r"\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?(?:" + _NUMERAL + "|" + _FRAC + ")"
     r"(?![\d.]*[A-Za-z_(])(?![\d.]*\s*(?:[=+\-*/×÷^<>≈≡%]|\\(?:equiv|cdot|times|div|pmod|le|ge|neq|approx)\b))")
 _CONTINUED = re.compile(r"(?:[+\-*/×÷^(≈<>]|\\[A-Za-z]+|\b(?:plus|minus|times|by|over))$")
+_CHAINED_ARROW = re.compile(  # "= \frac{5}{3} → \frac{601}{360}": an equation chain continued with an arrow
+    r"=\s*(?:" + _NUMERAL + "|" + _FRAC + r")\s*(→|⟶|->|\\to\b|\\(?:long)?rightarrow\b)\s*(?:" + _NUMERAL + "|"
+    + _FRAC + r")" + _CONNECTIVE_RESULT.pattern[_CONNECTIVE_RESULT.pattern.rindex(r"(?![\d.]*[A-Za-z_(])"):])
 
 
 def read_connectives(text: str) -> str:
@@ -318,6 +321,9 @@ def read_connectives(text: str) -> str:
     for m in _CONNECTIVE_RESULT.finditer(text):
         if _CONTINUED.search(text[:m.start()].rstrip()):
             continue  # part of a longer side ("9 \\cdot 6 + 0 \\Rightarrow 54"), or words ("2 plus 1/3 equals 7")
+        a, b = m.span(1)
+        out = (out or text)[:a] + "=" + " " * (b - a - 1) + (out or text)[b:]
+    for m in _CHAINED_ARROW.finditer(text):
         a, b = m.span(1)
         out = (out or text)[:a] + "=" + " " * (b - a - 1) + (out or text)[b:]
     return text if out is None else out
