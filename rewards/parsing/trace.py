@@ -129,11 +129,74 @@ def _vulgar(match: re.Match) -> str:
     return f"({whole}+{fraction})" if whole else f"({fraction})"
 
 
+_FRAC_CMD = re.compile(r"\\[dtc]?frac(?![A-Za-z])")
+_FRAC_ARG = re.compile(r"[ ]*(?:(\{)|([0-9A-Za-z])|(\\[A-Za-z]+))")  # "{", one character, or a command
+_TAG = re.compile(r"\\tag\*?[ \t]*\{[^{}\n]{0,20}\}[ \t]*")
+MAX_FRAC_GROUP = 200
+"""Longest braced argument :func:`brace_fractions` reads (a longer one is left as written)."""
+
+
+def _frac_arg(text: str, at: int) -> tuple[str, int] | None:
+    """The argument of a LaTeX command at ``text[at:]``: (its text without braces, the offset after it)."""
+    match = _FRAC_ARG.match(text, at)
+    if match is None:
+        return None
+    if match.group(1) is None:
+        return match.group(2) or match.group(3), match.end()
+    depth, i, stop = 0, match.start(1), min(len(text), match.start(1) + MAX_FRAC_GROUP)
+    while i < stop:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[match.start(1) + 1:i], i + 1
+        i += 1
+    return None
+
+
+def brace_fractions(text: str) -> str:
+    """LaTeX fractions whose arguments are bare tokens written with braces, as TeX reads them: ``\\frac{900}7``,
+    ``\\frac 12``, ``\\dfrac5{12}``, ``\\frac\\pi2`` -> ``\\frac{900}{7}``, ``\\frac{1}{2}``, ``\\dfrac{5}{12}``,
+    ``\\frac{\\pi}{2}`` (the extractors read braced arguments only); anything else is left as written.
+
+    >>> brace_fractions(r"$\\frac{900}7 + \\frac 12 = \\frac5{12}$")
+    '$\\\\frac{900}{7} + \\\\frac{1}{2} = \\\\frac{5}{12}$'
+    """
+    out, last = [], 0
+    for match in _FRAC_CMD.finditer(text):
+        if match.start() < last:  # inside an argument already rewritten
+            continue
+        first = _frac_arg(text, match.end())
+        second = _frac_arg(text, first[1]) if first is not None else None
+        if second is None:
+            continue
+        braced = text[match.end():first[1]].lstrip().startswith("{") and \
+            text[first[1]:second[1]].lstrip().startswith("{")
+        if braced:
+            continue
+        out.append(text[last:match.end()] + "{" + first[0] + "}{" + second[0] + "}")
+        last = second[1]
+    return "".join(out) + text[last:] if out else text
+
+
 def _clean(text: str) -> str:
     """Control characters dropped; Unicode vulgar fractions spelled out for the exact evaluator
-    (``¼ * 24`` -> ``(1/4) * 24``, ``2½`` -> ``(2+1/2)``)."""
-    text = _CONTROL.sub("", text)
+    (``¼ * 24`` -> ``(1/4) * 24``, ``2½`` -> ``(2+1/2)``); brace-less LaTeX fractions braced and equation
+    labels dropped (:func:`normalize_latex`)."""
+    text = normalize_latex(_CONTROL.sub("", text))
     return text if text.isascii() else _VULGAR_RE.sub(_vulgar, text)
+
+
+def normalize_latex(text: str) -> str:
+    """``text`` with its brace-less fractions braced (:func:`brace_fractions`) and its equation labels
+    (``\\tag{1}``, layout, not a term) dropped; lines and everything else as written.
+
+    >>> normalize_latex(r"\\tag{1} a + \\frac 12 &= 18")
+    'a + \\\\frac{1}{2} &= 18'
+    """
+    if "frac" in text:
+        text = brace_fractions(text)
+    if "\\tag" in text:
+        text = _TAG.sub("", text)
+    return text
 
 
 def _message_text(message: Mapping[str, Any]) -> tuple[str, str]:

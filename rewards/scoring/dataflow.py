@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from rewards.checks.algebra import (equation_sides, holds_under, rational_roots, real_roots, relation, substitutes,
-                                    unknowns)
+from rewards.checks.algebra import (MAX_COMBINED, combines, equation_sides, holds_under, rational_roots, real_roots,
+                                    relation, substitutes, unknowns)
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, evaluate, extract_equations, numbers_in
 from rewards.checks.arithmetic.literals import num_value
 from rewards.checks.claims import trace_checks
@@ -853,11 +853,26 @@ class _Algebra:
                 self.sources.append((pair, index, root))
                 steps = {t for t in (step, *(t for _v, t in solved.values())) if t >= 0}
                 return AlgebraLink("followed", pair, tuple(sorted(steps)), self._bind(pair, index), root)
+        combined = self._combined(pair, given) if len(self.sources) + len(given) > 1 else None
+        if combined is not None:  # "3p + q = 124", "5p + q = 182", so "2p = 58": their difference
+            self.sources.append((pair, index, pair))
+            return AlgebraLink("followed", pair, combined, self._bind(pair, index), pair)
         if grounded:
             self.sources.append((pair, index, pair))
             self._bind(pair, index)
             return AlgebraLink("source", pair)
         return None
+
+    def _combined(self, pair: tuple[str, str], given: list) -> tuple[int, ...] | None:
+        """The steps of the grounded equations (the problem's, or the last
+        :data:`~rewards.checks.algebra.MAX_COMBINED` read) that ``pair`` is a sum of multiples of
+        (:func:`rewards.checks.algebra.combines`); None if none."""
+        pool = [*given, *self.sources[-MAX_COMBINED:]]
+        pool = [c for c in pool if c[0] != pair][-MAX_COMBINED:]
+        if len(pool) < 2 or not self._spend():
+            return None
+        used = combines([c[0] for c in pool], pair)
+        return None if used is None else tuple(sorted({pool[i][1] for i in used} - {-1}))
 
     def _solved_in(self, source: tuple[str, str], names: frozenset[str]) -> dict[str, tuple[Fraction, int]]:
         """The solved values of ``source``'s unknowns that the equation being read does not name."""
@@ -1061,6 +1076,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 if link is not None:
                     links[(index, position)] = link
                     flow.depends_on.update(t for t in link.steps if t != index)
+                    if link.kind == "followed" and link.value is None:  # "(x - 5)^2 + (y + 3)^2 = 34 - c" after
+                        strict.update(v for side in link.sides for v, _ in _numbers(side)  # the problem's circle;
+                                      if v not in BASIC_CONSTANTS)  # "2x = 24" makes no 2 a quantity (a fee's)
                     if link.kind == "substituted":  # what it derives is the number, not the root it restates
                         derivation = (link.sides, link.value, link.kind)
                         flow.used.extend(v for n, v in link.bindings if algebra.bindings[n][1] < 0)  # the problem's

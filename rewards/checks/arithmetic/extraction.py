@@ -303,6 +303,9 @@ _CONNECTIVE_RESULT = re.compile(
     r"(?![\d.]*[A-Za-z_(])(?![\d.]*\s*(?:[=+\-*/×÷^<>≈≡%]|\\(?:equiv|cdot|times|div|pmod|le|ge|neq|approx)\b))")
 _RANGE = re.compile(r"\$?(\d{1,9})-(\d{1,9})")
 _CONTINUED = re.compile(r"(?:[+\-*/×÷^(≈<>]|\\[A-Za-z]+|\b(?:plus|minus|times|by|over))$")
+_CHAINED_ARROW = re.compile(  # "= \frac{5}{3} → \frac{601}{360}": an equation chain continued with an arrow
+    r"=\s*(?:" + _NUMERAL + "|" + _FRAC + r")\s*(→|⟶|->|\\to\b|\\(?:long)?rightarrow\b)\s*(?:" + _NUMERAL + "|"
+    + _FRAC + r")" + _CONNECTIVE_RESULT.pattern[_CONNECTIVE_RESULT.pattern.rindex(r"(?![\d.]*[A-Za-z_(])"):])
 
 
 def read_connectives(text: str) -> str:
@@ -323,6 +326,9 @@ def read_connectives(text: str) -> str:
         span = _RANGE.fullmatch(text[m.start():m.start(1)].strip()) if m.group(1)[0].isalpha() else None
         if span and int(span.group(1)) < int(span.group(2)):
             continue  # an inclusive range, not a difference: "numbered 1-40 gives 40 in all" ("100-72 equals 28" is)
+        a, b = m.span(1)
+        out = (out or text)[:a] + "=" + " " * (b - a - 1) + (out or text)[b:]
+    for m in _CHAINED_ARROW.finditer(text):
         a, b = m.span(1)
         out = (out or text)[:a] + "=" + " " * (b - a - 1) + (out or text)[b:]
     return text if out is None else out

@@ -125,6 +125,7 @@ _WORD_FUNCS = {"mod": ("c", "mod"), "sqrt": ("c", "sqrt"), "pi": ("c", "pi"), "s
 _SUPERSCRIPT = {"²": "2", "³": "3", "¹": "1", "⁴": "4"}
 _TEXT_SEP = re.compile(r"[,.;:?!]|\b(?:and|so|then|or|thus|which|is|are|we|get|gives|to)\b", re.I)
 _ALIGN_CONT = re.compile(r"\s*&\s*=")
+_UNIT_POWER = re.compile(r"\^\s*(?:[23]|\{\s*[23]\s*\})")
 _TEXT_QTY = re.compile(r"\s*\$?\s*[\d.,]+\s*%?\s*[A-Za-z]{0,12}\s*$")
 
 # characters that can start or end an expression: used to skip text quickly
@@ -139,7 +140,12 @@ def tokenize(text: str, pos: int, end: int, latex: bool, out: list[Token], bang:
     append = out.append
     new = _new
     prev_kind = out[-1][0] if out else ""
+    skip = 0  # the end of a unit's exponent read with it (15\text{ cm}^2)
     for m in _TOK_RE.finditer(text, pos, end):
+        if skip:
+            if m.start() < skip:
+                continue
+            skip = 0
         g = m.lastindex
         s = m.start(g) if g > 1 else m.start()
         pos = m.end()
@@ -260,6 +266,10 @@ def tokenize(text: str, pos: int, end: int, latex: bool, out: list[Token], bang:
                     tok = ("|", c, s, pos, sp)
                 else:
                     tok = ("t", c, s, pos, sp)
+                    if prev_kind == "n" and pos < end and text[pos] == "^" and c.isalpha():  # cm^2: a unit
+                        power = _UNIT_POWER.match(text, pos, end)
+                        if power:
+                            skip = power.end()
         elif g == 7:  # \frac34
             append(new(Token, ("c", "frac" if "frac" in m.group(5) else "binom", s, m.end(5), sp)))
             for gg in (6, 7):

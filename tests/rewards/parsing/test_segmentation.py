@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rewards.parsing.segmentation import is_prose, prose_steps, sentences
-from rewards.parsing.trace import MAX_CHARS, MAX_STEPS, SUPPORTED_CHARS, parse_trace, split_steps
+from rewards.parsing.trace import MAX_CHARS, MAX_STEPS, SUPPORTED_CHARS, normalize_latex, parse_trace, split_steps
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -82,7 +82,7 @@ def test_gsm8k_and_math_solutions_keep_line_segmentation(shared_data):
     for row in rows:
         trace = parse_trace(row["question"], row["answer"])
         assert trace.segmentation == "lines" and trace.summary_start is None
-        assert list(trace.steps) == split_steps(row["answer"])[:MAX_STEPS]
+        assert list(trace.steps) == split_steps(normalize_latex(row["answer"]))[:MAX_STEPS]
 
 
 def test_prose_mode_rule():
