@@ -706,10 +706,13 @@ MAX_SOURCES = 4
 """An equation may follow from one of the last this many grounded algebraic equations of the trace (or from one the
 problem states)."""
 MAX_ALGEBRA_CALLS = 48
-ALGEBRA_BUDGET_S = 0.25
+ALGEBRA_BUDGET_S = 1.0
 """Per trace: at most this many algebra comparisons and this much wall time for them (each comparison has its own
 bounds, :mod:`rewards.checks.algebra`); past either, equations with unknowns derive nothing. The counterfactual
-re-solves of a trace share one more such time budget; past it, an algebraic value does not move."""
+re-solves of a trace share one more such time budget; past it, an algebraic value does not move. The call count is
+the bound that binds; the wall time is a safety net set far above what a real trace takes (the slowest MATH-500 gold
+solution needs 0.15 s on an idle core), because a verdict that depends on the machine's load differs between runs and
+between the ranks of a distributed job (at 0.25 s, a loaded machine flipped MATH-500 #114)."""
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 _LONE_NAME = re.compile(r"\s*\{?\s*([A-Za-z])(?:_(?:(\d)|\{(\d{1,2})\}))?\s*\}?\s*")  # x, {y}, s_1, x_{12}
 
