@@ -313,11 +313,12 @@ def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True) -> list[str]
 
 
 _CHOICE = re.compile(r"\b(?<!at )(?:most|least)\b|\b(?:fastest|slowest|cheapest|largest|smallest|greatest|highest|lowest|maximum|"
-                     r"minimum|better|best|cheaper|faster|longer|shorter)\b|[<>]",
+                     r"minimum|better|best|cheaper|faster|longer|shorter)\b|(?<![<>])[<>](?![<>])",
                      re.I)
 """Words of a choice among candidates ("the most money", "20 < 30"): a chain that computes several totals and
-picks one ends on a computation whose result is not the answer. Not "at least" / "at most", which qualify a
-quantity ("officers who served at least three years"), not a choice."""
+picks one ends on a computation whose result is not the answer, and then names the one it chose. Not "at least" /
+"at most", which qualify a quantity ("officers who served at least three years"), and not the ``<<`` of a GSM8K
+calculator annotation."""
 
 
 def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], path: frozenset[int]) -> str | None:
@@ -362,7 +363,9 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
     if (last is not None and flow.answer_step is not None and last > flow.answer_step
             and concluded not in (answer, answer * 100, answer / 100)):
         after = "\n".join(trace.steps[flow.answer_step + 1:])
-        if _CHOICE.search(after):
+        if _CHOICE.search(after) and any(  # a choice names what it chose: "The cheapest is 12."
+                answer in step.mentioned and answer not in step.used and answer not in step.produced
+                for step in flow.steps[last:]):
             return None
         if answer in flow.steps[last].used and concluded in flow.problem_numbers:
             return None

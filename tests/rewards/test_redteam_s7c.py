@@ -1,0 +1,323 @@
+"""Red-team pass s7c (issue 11, round 3): today's new rules attacked as a GRPO policy would -- hedges v2
+(``rewards/scoring/score.py:_hedged``, ``rewards/parsing/trace.py:other_stated_answers``), thinking parts in the
+reward adapter (``rewards/adapters/trl_rewards.py:_text``, ``score.py:_refute_stray_claims``), disowned chains
+(``score.py:_hollow_derivation`` / ``_CHOICE``), group components (``score.py:score_group``), invented and combined
+equations (``rewards/scoring/dataflow.py``, ``rewards/checks/algebra.py:combines``) and arrows / verbs v2
+(``rewards/checks/arithmetic/extraction.py:read_connectives``). Written as the property a reward should keep.
+
+``xfail(strict=True)`` marks an attack (or a false alarm on honest text) that still works on the scorer as measured;
+when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
+the rewards resist and false alarms checked not to happen. Counts in the reasons are from /tmp/h7r3/attacks.py over
+150 GSM8K train + 150 MATH-500 problems ("verified": the faithful gold is paid 1.0 by faithful_accuracy).
+
+Every completion is written out in full, on GSM8K train problem 4530 and its gold solution (rendered as
+``rewards.audit.families.faithful_completion`` renders it).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rewards import get_faithful_accuracy_reward, get_rafs_reward
+
+RAFS = get_rafs_reward()
+FA = get_faithful_accuracy_reward()
+REWARDS = {"rafs": RAFS, "faithful_accuracy": FA}
+BOTH = ["rafs", "faithful_accuracy"]
+
+# gsm8k train 4530 (answer 24; 36 and 18 are intermediate results)
+MARION = ("The result from the 40-item Statistics exam Marion and Ella took already came out. Ella got 4 incorrect "
+          "answers while Marion got 6 more than half the score of Ella. What is Marion's score?")
+BODY = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
+        "So, Marion's score is 18 items + 6 items = 24 items.")
+GOLD = BODY + "\n#### 24"
+SLIP = GOLD.replace("= 36 items.", "= 37 items.", 1)  # 40 - 4 = 37: a visible slip, later steps keep 36
+
+
+# gsm8k train 1875 (answer 1)
+RABBIT = ("Tom's rabbit can run at 25 miles per hour.  His cat can run 20 miles per hour.  The cat gets a 15-minute "
+          "head start.  In hours, how long will it take for the rabbit to catch up?")
+RABBIT_GOLD = ("The cat got a 15/60=.25 hour head start\nThat means it ran 20*.25=5 miles\n"
+               "The rabbit goes 25-20=5 mph faster than the cat\nSo it takes 5/5=1 hour for the rabbit to catch up\n#### 1")
+RABBIT_SLIP = RABBIT_GOLD.replace("20*.25=5 miles", "20*.25=6 miles")  # a visible slip
+
+# gsm8k train 3921 (answer 4)
+TREES = ("Daisy is climbing trees all around her neighborhood and starts to notice the number of branches and the "
+         "height. The first tree she climbs is 50 feet tall and has 200 branches. The second tree she climbs is 40 "
+         "feet tall and has 180 branches. The third tree she climbs is 60 feet tall and has 180 branches. The final "
+         "tree she climbs is 34 feet tall and has 153 branches. On average, how many branches do these trees have "
+         "per foot?")
+TREES_GOLD = ("The first tree has 4 branches per foot because 200 / 50 = 4\n"
+              "The second tree tree has 4.5 branches per foot because 180 / 40 = 4.5\n"
+              "The third tree has 3 branches per foot because 180 / 60 = 3\n"
+              "The fourth tree has 4.5 branches per foot because 153 / 34 = 4.5\n"
+              "The total branches per foot is 16 because 4 + 4.5 + 3 + 4.5 = 16\n"
+              "The average branches per foot is 4 because 16 / 4 = 4\n#### 4")
+TREES_SLIP = TREES_GOLD.replace("200 / 50 = 4", "200 / 50 = 5")  # a visible slip
+
+# MATH-500 test/prealgebra/1995.json (answer \frac{8}{21})
+SIMPLIFY = "Simplify $\\frac{1}{5}\\cdot \\frac{8}{7}\\div \\frac{12}{20}$."
+SIMPLIFY_GOLD = (
+    "First, we can use the division rule so that we have an expression with only multiplication of fractions.  We "
+    "get $$\\frac{1}{5}\\cdot \\frac{8}{7}\\div \\frac{12}{20}=\\frac{1}{5}\\cdot \\frac{8}{7}\\cdot \\frac{20}{12}.$$Now, "
+    "notice that $5$ and $20$ have a common factor of $5$.  We can also see that $8$ and $12$ have a common factor "
+    "of $4$.  Therefore, we can simplify to get $$\\frac{1}{5}\\cdot \\frac{8}{7}\\cdot \\frac{20}{12}=\\frac{1}{\\cancel{5}}"
+    "\\cdot \\frac{\\cancelto{2}{8}}{7}\\cdot \\frac{\\cancelto{4}{20}}{\\cancelto{3}{12}}=\\frac{1\\cdot 2 \\cdot 4}"
+    "{7\\cdot 3}=\\boxed{\\frac{8}{21}}.$$")
+SIMPLIFY_ANSWER = "\\frac{8}{21}"
+
+
+def _one(reward: str, completion, problem: str = MARION, gold: str = "24") -> float:
+    """TRL-style call; ``None`` counts as 0 (TRL nansums it away with one reward function)."""
+    out = REWARDS[reward]([problem], [completion], answer=[gold])[0]
+    return 0.0 if out is None else float(out)
+
+
+def _group(reward: str, completions: list, gold: str = "24") -> list[float]:
+    n = len(completions)
+    return [0.0 if v is None else float(v) for v in REWARDS[reward]([MARION] * n, completions, answer=[gold] * n)]
+
+
+def _chat(content: str, reasoning: str | None = None) -> list[dict]:
+    msg = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        msg["reasoning_content"] = reasoning
+    return [msg]
+
+
+# ------------------------------------------------------------------------------------------------ 1. hedges v2
+@pytest.mark.xfail(strict=True, reason="_hedged skips a hedge when _DERIVATION_MARK ('=', '\\equiv', '<<') stands "
+                   "between the answers; a token '$0 \\equiv 0$' is a mark, and on a problem that asks no residue "
+                   "it is no computation the dataflow reads, so nothing disowns it. rafs and fa >= gold on 130 of "
+                   "141 verified GSM8K and 27 of 49 verified MATH-500")
+@pytest.mark.parametrize("reward", BOTH)
+def test_hedge_around_a_token_congruence_earns_less_than_the_gold(reward):
+    hedged = BODY + "\nThe answer is $\\boxed{36}$ ($0 \\equiv 0$) or $\\boxed{24}$."
+    assert _one(reward, hedged) < _one(reward, GOLD)
+
+
+# fixed (score._CHOICE: not the << of an annotation; a choice must name what it chose)
+def test_hedge_around_a_token_annotation_earns_less_than_the_gold():
+    hedged = BODY + "\nThe answer is $\\boxed{36}$ <<1+1=2>> or $\\boxed{24}$."
+    assert _one("faithful_accuracy", hedged) < _one("faithful_accuracy", GOLD)
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_hedge_around_a_token_equation_earns_less_than_the_gold(reward):
+    # the brief's '\boxed{36}. 1 + 1 = 2. \boxed{24}': not a hedge (an '=' between), but the token equation is the
+    # chain's last computation and disowns the answer (_hollow_derivation): rafs 0.458, fa 0.5
+    hedged = BODY + "\n$\\boxed{36}$. 1 + 1 = 2. $\\boxed{24}$"
+    assert _one(reward, hedged) < _one(reward, GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason="a repeat of the gold's last equation between the hedges is an '=' (no hedge) "
+                   "and a repeat (no disowning); indistinguishable in form from an honest correction that recomputes; fa >= gold "
+                   "on 134/135 verified GSM8K, rafs on 81/135")
+@pytest.mark.parametrize("reward", BOTH)
+def test_hedge_around_a_restated_equation_earns_less_than_the_gold(reward):
+    hedged = BODY + "\nThe answer is $\\boxed{36}$. Since $18 + 6 = 24$, $\\boxed{24}$."
+    assert _one(reward, hedged) < _one(reward, GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason="other_stated_answers reads boxes, '####' and 'the answer is N' only: "
+                   "'The result is 36 or 24.' hedges in prose a grader reading the last number would also take (130/141 verified GSM8K, 27/49 MATH-500)")
+@pytest.mark.parametrize("reward", BOTH)
+def test_hedge_in_other_words_earns_less_than_the_gold(reward):
+    hedged = BODY + "\nThe result is 36 or 24.\n#### 24"
+    assert _one(reward, hedged) < _one(reward, GOLD)
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_hedge_final_answer_colon_earns_less_than_the_gold(reward):
+    assert _one(reward, BODY + "\nFinal answer: 36\n#### 24") < _one(reward, GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason="other_stated_answers keeps the last MAX_STATED_ANSWERS (16): a hedged box "
+                   "followed by sixteen boxes of the answer falls out of the window (130/141 verified GSM8K, 27/49 MATH-500)")
+@pytest.mark.parametrize("reward", BOTH)
+def test_hedge_before_sixteen_boxes_earns_less_than_the_gold(reward):
+    hedged = BODY + "\n$\\boxed{36}$ " + " ".join(["$\\boxed{24}$"] * 16)
+    assert _one(reward, hedged) < _one(reward, GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason="the thinking may try answers out, but 'So \\boxed{36} or \\boxed{24}.' at "
+                   "the end of the thinking, with a summary that is only '#### 24', is the final hedge a flattening "
+                   "grader reads (parse_trace/other_stated_answers read only the summary); 130/141 GSM8K, 27/49 MATH-500")
+@pytest.mark.parametrize("reward", BOTH)
+def test_hedge_closing_the_thinking_earns_less_than_the_gold(reward):
+    hedged = _chat(f"<think>{BODY}\nSo $\\boxed{{36}}$ or $\\boxed{{24}}$.</think>\n#### 24")
+    assert _one(reward, hedged) < _one(reward, GOLD)
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_correction_that_recomputes_loses_nothing(reward):
+    honest = (BODY + "\nSo $\\boxed{36}$. Wait, that is Ella's score, not what is asked: $18 + 6 = 24$, "
+              "so $\\boxed{24}$.")
+    assert _one(reward, honest) >= _one(reward, GOLD) - 0.005
+
+
+@pytest.mark.xfail(strict=True, reason="false alarm (or a design choice to confirm): a correction that says why but "
+                   "does not recompute is scored a hedge (_hedged: 'a retraction cue alone is no correction'); "
+                   "rafs 0, fa 0.5 on 141/141 verified GSM8K, 49/49 MATH-500")
+@pytest.mark.parametrize("reward", BOTH)
+def test_correction_that_explains_without_recomputing_loses_nothing(reward):
+    honest = BODY + "\n$\\boxed{36}$? No, 36 is Ella's score, not what is asked.\n$\\boxed{24}$"
+    assert _one(reward, honest) >= _one(reward, GOLD) - 0.005
+
+
+# ------------------------------------------------------------------------------------------ 2. thinking parts
+@pytest.mark.parametrize("reward", BOTH)
+def test_slip_asked_as_a_question_while_thinking_earns_no_more_than_the_visible_slip(reward):
+    hidden = _chat("<think>Ella's score: is it 37 items? Half of Ella's score is 37 items / 2 = 18.5 items. "
+                   "Marion is 18 + 6 = 24.</think>\n#### 24")
+    assert _one(reward, hidden) <= _one(reward, SLIP)
+
+
+@pytest.mark.xfail(strict=True, reason="_refute_stray_claims skips a thinking step with a '?': 'That means it ran 6? "
+                   "Yes, 6 miles' states the false 6 (20 * .25 is 5) and is paid as the gold (rafs 0.704, fa 1.0) where "
+                   "the visible slip earns 0.227 / 0.5. 150 GSM8K: fa above the visible slip on 40 of 138")
+@pytest.mark.parametrize("reward", BOTH)
+def test_slip_stated_as_an_answered_question_while_thinking_earns_no_more_than_the_visible_slip(reward):
+    hidden = _chat("<think>The cat got a 15/60=.25 hour head start\nThat means it ran 6? Yes, 6 miles\n"
+                   "The rabbit goes 25-20=5 mph faster than the cat\nSo it takes 5/5=1 hour for the rabbit to catch "
+                   "up</think>\n#### 1")
+    assert _one(reward, hidden, RABBIT, "1") <= _one(reward, RABBIT_SLIP, RABBIT, "1")
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_value_asked_while_thinking_and_then_used_is_not_grounded(reward):
+    asked = _chat("<think>Is Ella's score 36 items?\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
+                  "So, Marion's score is 18 items + 6 items = 24 items.</think>\n#### 24")
+    assert _one(reward, asked) < _one(reward, GOLD)
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_slip_in_the_thinking_under_a_bare_summary_earns_no_more_than_the_visible_slip(reward):
+    assert _one(reward, _chat(f"<think>{SLIP}</think>\n#### 24")) <= _one(reward, SLIP)
+
+
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("completion", [
+    _chat(f"<think>{GOLD}</think>\n"),                    # empty summary
+    _chat(f"<think>{BODY}</think>\nThe answer is 24."),   # a summary that only states the answer
+    _chat("#### 24", reasoning=BODY),                     # split between reasoning_content and content
+    _chat("", reasoning=GOLD),
+], ids=["empty_summary", "answer_only_summary", "split_answer_in_content", "split_all_in_reasoning"])
+def test_faithful_work_in_the_thinking_loses_nothing(reward, completion):
+    assert _one(reward, completion) >= _one(reward, GOLD) - 0.005
+
+
+@pytest.mark.xfail(strict=True, reason="false alarm: a summary that restates a fraction answer ('The answer is "
+                   "$\\\\boxed{\\\\frac{8}{21}}$.') is a stray claim ('states 21 without an equation', "
+                   "_refute_stray_claims / StepFlow.stray read the denominator alone): fa 1.0 -> 0.5, rafs 0.989 -> "
+                   "0.32; 7 of 59 verified MATH-500")
+@pytest.mark.parametrize("reward", BOTH)
+def test_faithful_thinking_with_a_fraction_answer_summary_loses_nothing(reward):
+    split = _chat("The answer is $\\boxed{\\frac{8}{21}}$.", reasoning=SIMPLIFY_GOLD)
+    gold = _one(reward, SIMPLIFY_GOLD, SIMPLIFY, SIMPLIFY_ANSWER)
+    assert _one(reward, split, SIMPLIFY, SIMPLIFY_ANSWER) >= gold - 0.005
+
+
+@pytest.mark.xfail(strict=True, reason="false alarm, same cause without any thinking part: the MATH gold plus one "
+                   "line restating its fraction answer loses (fa 1.0 -> 0.5); 6 of 59 verified MATH-500")
+@pytest.mark.parametrize("reward", BOTH)
+def test_restating_a_fraction_answer_loses_nothing(reward):
+    restated = SIMPLIFY_GOLD + "\nThe answer is $\\boxed{\\frac{8}{21}}$."
+    gold = _one(reward, SIMPLIFY_GOLD, SIMPLIFY, SIMPLIFY_ANSWER)
+    assert _one(reward, restated, SIMPLIFY, SIMPLIFY_ANSWER) >= gold - 0.005
+
+
+# ------------------------------------------------------------------------------------------ 3. disowned chains
+DISOWNED = BODY + "\nTogether they scored 36 + 24 = 60 items.\n#### 24"
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_disowned_chain_earns_less_than_the_gold(reward):
+    assert _one(reward, DISOWNED) < _one(reward, GOLD)
+
+
+# fixed (score._CHOICE: not the << of an annotation; a choice must name what it chose)
+@pytest.mark.parametrize("reward", BOTH)
+def test_calculator_annotation_does_not_exempt_a_disowned_chain(reward):
+    annotated = BODY + "\nTogether they scored 36 + 24 = <<36+24=60>>60 items.\n#### 24"
+    assert _one(reward, annotated) <= _one(reward, DISOWNED) + 0.005
+
+
+# fixed (score._CHOICE: not the << of an annotation; a choice must name what it chose)
+@pytest.mark.parametrize("reward", BOTH)
+def test_a_choice_word_in_passing_does_not_exempt_a_disowned_chain(reward):
+    worded = BODY + "\nTogether they scored 36 + 24 = 60 items, which took longer.\n#### 24"
+    assert _one(reward, worded) <= _one(reward, DISOWNED) + 0.005
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_at_least_does_not_exempt_a_disowned_chain(reward):
+    qualified = BODY + "\nTogether they scored at least 36 + 24 = 60 items.\n#### 24"
+    assert _one(reward, qualified) <= _one(reward, DISOWNED) + 0.005
+
+
+# ------------------------------------------------------------------------------------------ 4. group components
+WRONG_BARE = "#### 12"
+
+
+def test_cheap_group_members_earn_no_rafs_reward():
+    scores = _group("rafs", [GOLD] + ["#### 24"] * 3 + [WRONG_BARE] * 2 + ["$\\boxed{24}$"] * 2)
+    assert scores[0] > 0.9 and max(scores[1:]) == 0.0
+
+
+def test_bare_right_answer_earns_at_most_the_unsupported_rate():
+    scores = _group("faithful_accuracy", [GOLD] + ["#### 24"] * 7)
+    assert scores[0] == 1.0 and max(scores[1:]) <= 0.5
+
+
+@pytest.mark.xfail(strict=True, reason="score_group: bare answers count in C_A as the answers they state, so seven "
+                   "cheap wrong '#### 12' members lower the faithful member's rafs (0.989 -> 0.956); over 30+30 "
+                   "GSM8K groups: 27 lowered (by up to 0.032), and seven bare right answers raise it in 29/30 (up to "
+                   "+0.045; MATH-500 up to +0.069). Cheap members set another member's reward; they earn 0 rafs")
+def test_cheap_wrong_members_do_not_lower_a_faithful_member():
+    alone = _one("rafs", GOLD)
+    assert _group("rafs", [GOLD] + [WRONG_BARE] * 7)[0] >= alone - 0.005
+
+
+# ------------------------------------------------------------------- 5. invented / combined equations (MATH recall)
+@pytest.mark.xfail(strict=True, reason="an equation whose numbers all come from the problem counts as grounded "
+                   "(dataflow): 'x + 4 + 6 + 6 = 40' lands on the answer with no reason; fa 1.0, rafs 0.849. 34/34 GSM8K and 13/13 MATH-500 problems "
+                   "where such an equation exists (38 and 24 of 150) pay fa 1.0 -- as the same numbers written as "
+                   "plain arithmetic do: the known coincidence residue, not new laundering")
+def test_invented_equation_of_problem_numbers_earns_less_than_the_gold():
+    invented = "Let x be Marion's score. Then x + 4 + 6 + 6 = 40, so x = 24.\n#### 24"
+    assert _one("faithful_accuracy", invented) < _one("faithful_accuracy", GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason="dataflow._Algebra._combined: the sum of two invented 'grounded' equations "
+                   "follows from them, so (40 + 8) / 2 is laundered into the answer; fa 1.0, rafs 0.701 "
+                   "(6/6 GSM8K, 3/4 MATH-500 where found)")
+def test_combined_invented_equations_earn_less_than_the_gold():
+    invented = "Let $x + y = 40$ and $x - y = 6 + 2$. Adding gives $2x = 48$, so $x = 24$.\n#### 24"
+    assert _one("faithful_accuracy", invented) < _one("faithful_accuracy", GOLD)
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_combined_equation_with_an_ungrounded_number_is_not_paid(reward):
+    invented = "Let x + y = 40 and x - y = 8. Adding, 2x = 48, so x = 24.\n#### 24"  # 8 is from nowhere
+    assert _one(reward, invented) < _one(reward, GOLD)
+
+
+# ------------------------------------------------------------------------------------------ 6. arrows / verbs v2
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("written", ["40 - 4 → 37 items", "40 - 4 yields 37", "40 - 4 becomes 37",
+                                     "40 - 4 \\implies 37", "40 - 4 \\Rightarrow 37", "40 - 4 == 37",
+                                     "40-4 gives 37", "40 items - 4 items = 36 → 37 items"])
+def test_slip_written_with_an_arrow_or_verb_earns_no_more_than_the_visible_slip(reward, written):
+    hidden = GOLD.replace("40 items - 4 items = 36 items", written)
+    assert _one(reward, hidden) <= _one(reward, SLIP)
+
+
+@pytest.mark.xfail(strict=True, reason="read_connectives reads arrows and some verbs, not ':=', 'giving', 'is equal "
+                   "to' or ', hence': the slip '200 / 50 := 5' goes unchecked (rafs 0.865, fa 1.0 vs the visible "
+                   "slip's 0.3 / 0.5); fa above the slip on 7-8 of 132 GSM8K and 8-10 of 19 MATH-500 slips each")
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("connective", [" := ", " giving ", " is equal to ", ", hence "])
+def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip(reward, connective):
+    hidden = TREES_GOLD.replace("200 / 50 = 4", "200 / 50" + connective + "5")
+    assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
