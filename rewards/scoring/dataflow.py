@@ -970,6 +970,20 @@ def modular_problem(problem: str) -> bool:
     return _MODULAR_PROBLEM.search(problem) is not None
 
 
+_FRACTION_LITERAL = re.compile(r"\\[dt]?frac\{\s*(-?\d{1,12})\s*\}\{\s*(\d{1,12})\s*\}|(?<![\d.])(\d{1,12})\s*/\s*(\d{1,12})(?![\d.])")
+
+
+def _reached_fractions(text: str, is_reached) -> list[tuple[int, int]]:
+    """Spans of the fractions ``text`` writes (``\\frac{8}{21}``, ``8/21``) whose value is reached: their numerator
+    and denominator are no stray numbers (a restated fractional answer read digit group by digit group stated 21)."""
+    out = []
+    for m in _FRACTION_LITERAL.finditer(text):
+        top, bottom = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
+        if int(bottom) and is_reached(Fraction(int(top), int(bottom))):
+            out.append(m.span())
+    return out
+
+
 def _congruence_derivation(chain) -> tuple[tuple[str, str], Fraction, str] | None:
     """What a congruence chain (:func:`rewards.checks.claims.congruences.congruence_chains`) derives: its last side, a
     residue (``|r| < m``), from its first side and the modulus, when every link checks and some link reduces (``18
@@ -1207,9 +1221,11 @@ def build_dataflow(trace: Trace) -> Dataflow:
             flow.mentioned.append(number)
             known.add(number)
         if claim:
-            for number, (_start, end) in stated if prose == text else _numbers(prose):
+            fractions = _reached_fractions(prose, is_reached) if "/" in prose or "frac" in prose else ()
+            for number, (start, end) in stated if prose == text else _numbers(prose):
                 if not is_reached(number) and not prose[end:end + 1].isalpha():  # "9m": a coefficient, not a quantity
-                    flow.stray.append(number)
+                    if not any(a <= start and end <= b for a, b in fractions):  # "\frac{8}{21}" restated whole
+                        flow.stray.append(number)
         elif approx is not None:  # an irrational answer also answers for what a step states beside its equations
             beside = _outside_figures(_beside_equations(text), figure_before)[0]  # "59, \\" where "3^2 + 7^2 = 58"
             for number, (_start, end) in _numbers(beside):

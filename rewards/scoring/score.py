@@ -313,7 +313,8 @@ def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True) -> list[str]
 
 
 _CHOICE = re.compile(r"\b(?<!at )(?:most|least)\b|\b(?:fastest|slowest|cheapest|largest|smallest|greatest|highest|lowest|maximum|"
-                     r"minimum|better|best|cheaper|faster|longer|shorter)\b|(?<![<>])[<>](?![<>])",
+                     r"minimum|better|best|worse|worst|cheaper|faster|slower|longer|shorter|lower|higher|larger|"
+                     r"smaller|bigger)\b|(?<![<>])[<>](?![<>])",
                      re.I)
 """Words of a choice among candidates ("the most money", "20 < 30"): a chain that computes several totals and
 picks one ends on a computation whose result is not the answer, and then names the one it chose. Not "at least" /

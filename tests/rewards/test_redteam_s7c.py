@@ -207,10 +207,7 @@ def test_faithful_work_in_the_thinking_loses_nothing(reward, completion):
     assert _one(reward, completion) >= _one(reward, GOLD) - 0.005
 
 
-@pytest.mark.xfail(strict=True, reason="false alarm: a summary that restates a fraction answer ('The answer is "
-                   "$\\\\boxed{\\\\frac{8}{21}}$.') is a stray claim ('states 21 without an equation', "
-                   "_refute_stray_claims / StepFlow.stray read the denominator alone): fa 1.0 -> 0.5, rafs 0.989 -> "
-                   "0.32; 7 of 59 verified MATH-500")
+# fixed (dataflow._reached_fractions: a fraction whose value is reached is no stray numerator/denominator)
 @pytest.mark.parametrize("reward", BOTH)
 def test_faithful_thinking_with_a_fraction_answer_summary_loses_nothing(reward):
     split = _chat("The answer is $\\boxed{\\frac{8}{21}}$.", reasoning=SIMPLIFY_GOLD)
@@ -218,8 +215,7 @@ def test_faithful_thinking_with_a_fraction_answer_summary_loses_nothing(reward):
     assert _one(reward, split, SIMPLIFY, SIMPLIFY_ANSWER) >= gold - 0.005
 
 
-@pytest.mark.xfail(strict=True, reason="false alarm, same cause without any thinking part: the MATH gold plus one "
-                   "line restating its fraction answer loses (fa 1.0 -> 0.5); 6 of 59 verified MATH-500")
+# fixed (dataflow._reached_fractions: a fraction whose value is reached is no stray numerator/denominator)
 @pytest.mark.parametrize("reward", BOTH)
 def test_restating_a_fraction_answer_loses_nothing(reward):
     restated = SIMPLIFY_GOLD + "\nThe answer is $\\boxed{\\frac{8}{21}}$."
