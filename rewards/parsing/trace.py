@@ -354,7 +354,8 @@ def _boxed_at(text: str, idx: int) -> str | None:
 
 
 MAX_STATED_ANSWERS = 16
-"""At most this many stated answers are read per completion, the last ones (:func:`other_stated_answers`)."""
+"""At most this many distinct stated answers are read per completion, each at its last statement, the last ones
+(:func:`other_stated_answers`)."""
 MAX_STATED_SCAN = 256
 """At most this many answer markers are scanned per completion (bounded work on adversarial input)."""
 _STATED = re.compile(r"\\(?:boxed|fbox)\b|^[ \t]*####", re.M)
@@ -395,13 +396,21 @@ def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str]
             if count >= MAX_STATED_SCAN:
                 break
             phrase = m.group(1).strip().rstrip(".").strip("$").strip()
-            after = text[m.end():m.end() + 2].lstrip("$")
-            if after[:1] and (after[0].isalnum() or after[0] in ",+-*/^=_\\{"):
-                continue  # the number starts a longer answer: "-1, 1", "-12+15i", "0.0011_2"
+            head = m.group(0)[:m.start(1) - m.start()]
+            if "=" in head or text[max(0, m.start() - 1):m.start()] in ("/", "_") or \
+                    text[max(0, m.start() - 1):m.start()].isalnum():
+                continue  # "2 points/answer = 48": a unit in an equation, not an answer stated
+            after = text[m.end():m.end() + 12].lstrip(" \t")[:1]
+            if after and not after.isspace() and (after not in ".$);" or text[m.end():m.end() + 2] in (".\\", "$\\")):
+                continue  # the number starts a longer answer: "-1, 1", "-12+15i", "0.0011_2", "3! \\times 5!", "7 + (-2)"
             if _PLAIN_NUMBER.fullmatch(phrase):  # "the answer is 36"; not "our answer: $17 \\cdot 44 = 748$"
                 found.append((m.start(), m.end(), phrase))
         found.sort()
-    found = found[-MAX_STATED_ANSWERS:]
+    # each distinct answer at its last statement (a hedge is not pushed out of the window by restating the answer)
+    last: dict[str, tuple[int, int, str]] = {}
+    for entry in found:
+        last[" ".join(entry[2].split())] = entry
+    found = sorted(last.values())[-MAX_STATED_ANSWERS:]
     if len(found) < 2:
         return ()
     norm = " ".join(answer.split())

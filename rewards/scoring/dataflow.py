@@ -54,7 +54,7 @@ from rewards.parsing.trace import Trace
 
 __all__ = ["COMMON_CONSTANTS", "AlgebraLink", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
            "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers", "quantity_coverage",
-           "approx_key", "ANSWER_MATCH_REL_TOL"]
+           "approx_key", "ANSWER_MATCH_REL_TOL", "fraction_literals"]
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
     Fraction(n) for n in (0, 1, 2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
@@ -970,18 +970,27 @@ def modular_problem(problem: str) -> bool:
     return _MODULAR_PROBLEM.search(problem) is not None
 
 
-_FRACTION_LITERAL = re.compile(r"\\[dt]?frac\{\s*(-?\d{1,12})\s*\}\{\s*(\d{1,12})\s*\}|(?<![\d.])(\d{1,12})\s*/\s*(\d{1,12})(?![\d.])")
+_WRITTEN_FRACTION = re.compile(r"\\[dt]?frac\{\s*(-?\d{1,12})\s*\}\{\s*(\d{1,12})\s*\}|(?<![\d.])(\d{1,12})\s*/\s*(\d{1,12})(?![\d.])")
+
+
+def fraction_literals(text: str) -> list[tuple[Fraction, tuple[int, int]]]:
+    """The fractions ``text`` writes as literals (``\\frac{8}{21}``, ``8/21``), each with its span.
+
+    >>> fraction_literals("so $\\\\frac{11}{2}$ and 3/4")
+    [(Fraction(11, 2), (4, 16)), (Fraction(3, 4), (22, 25))]
+    """
+    out = []
+    for m in _WRITTEN_FRACTION.finditer(text):
+        top, bottom = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
+        if int(bottom):
+            out.append((Fraction(int(top), int(bottom)), m.span()))
+    return out
 
 
 def _reached_fractions(text: str, is_reached) -> list[tuple[int, int]]:
-    """Spans of the fractions ``text`` writes (``\\frac{8}{21}``, ``8/21``) whose value is reached: their numerator
-    and denominator are no stray numbers (a restated fractional answer read digit group by digit group stated 21)."""
-    out = []
-    for m in _FRACTION_LITERAL.finditer(text):
-        top, bottom = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
-        if int(bottom) and is_reached(Fraction(int(top), int(bottom))):
-            out.append(m.span())
-    return out
+    """Spans of the fractions ``text`` writes whose value is reached: their numerator and denominator are no stray
+    numbers (a restated fractional answer read digit group by digit group stated 21)."""
+    return [span for value, span in fraction_literals(text) if is_reached(value)]
 
 
 def _congruence_derivation(chain) -> tuple[tuple[str, str], Fraction, str] | None:

@@ -45,11 +45,13 @@ from fractions import Fraction
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping, Sequence
 
+from rewards.checks.arithmetic import extract_equations
 from rewards.checks.answers import (answers_equivalent, approximate_value, canonical_answer, gold_answer,
                                     named_value, numeric_value)
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
 from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, answer_path, build_dataflow,
+                                      fraction_literals,
                                       input_counterfactuals, quantity_coverage)
 from rewards.scoring.revisions import analyse_revisions
 from rewards.verifiers.base import StepCheck, StepVerifier
@@ -364,9 +366,10 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
     if (last is not None and flow.answer_step is not None and last > flow.answer_step
             and concluded not in (answer, answer * 100, answer / 100)):
         after = "\n".join(trace.steps[flow.answer_step + 1:])
-        if _CHOICE.search(after) and any(  # a choice names what it chose: "The cheapest is 12."
-                answer in step.mentioned and answer not in step.used and answer not in step.produced
-                for step in flow.steps[last:]):
+        if _CHOICE.search(after) and any(  # a choice names what it chose: "The cheapest is 12.", "\\frac{11}{2}"
+                (answer in step.mentioned or any(v == answer for v, _ in fraction_literals(trace.steps[t])))
+                and answer not in step.used and answer not in step.produced
+                for t, step in enumerate(flow.steps[last:], start=last)):
             return None
         if answer in flow.steps[last].used and concluded in flow.problem_numbers:
             return None
@@ -474,18 +477,31 @@ def _stated_number(answer: str) -> Fraction | None:
     return value
 
 
+def _recomputes(text: str, value: Fraction | None) -> bool:
+    """Whether ``text`` states a computation whose result is ``value`` (a token ``0 \\equiv 0`` or ``<<1+1=2>>``
+    between two answers recomputes nothing); any computation when the final answer is no number."""
+    if value is None:
+        return True
+    for eq in extract_equations(text):
+        result = eq.values[-1] if eq.values else None
+        if result is not None and result.is_exact and result.exact == value:
+            return True
+    return False
+
+
 def _hedged(trace: Trace) -> list[str]:
     """The other final answers a completion states (a box, a ``####`` line, "the answer is …") that differ in value
     from its final one with no computation between the two (``\\boxed{18}`` or ``\\boxed{24}``; ``#### 24`` then
     ``#### 18``; "The answer is 36." then ``#### 24``; ``\\boxed{36}. Wait. \\boxed{24}``): a hedge lets whichever
     answer a grader reads be the right one, so in a reward it is no answer. A result boxed on the way and then
-    computed on (``\\boxed{18}``, ``18 + 6 = 24``, ``\\boxed{24}``) or a correction that recomputes is no hedge; a
-    retraction cue alone is no correction. GSM8K train and MATH-500 gold: none hedges; ProcessBench's real model
+    computed on to the final answer (``\\boxed{18}``, ``18 + 6 = 24``, ``\\boxed{24}``), or a correction that
+    recomputes it, is no hedge; a retraction cue alone, or a token computation (``0 \\equiv 0``), is no correction. GSM8K train and MATH-500 gold: none hedges; ProcessBench's real model
     solutions: 1 of 1,400."""
     out = []
+    final = _stated_number(trace.answer) if trace.answer else None
     for other, between in trace.other_answers:
-        if _DERIVATION_MARK.search(between):
-            continue  # an intermediate result, or a correction that recomputes
+        if _DERIVATION_MARK.search(between) and _recomputes(between, final):
+            continue  # an intermediate result computed on, or a correction that recomputes the final answer
         try:
             # only a number is an answer here: models also box headings ("\\boxed{Scenario 1: ...}"), whole
             # equations and table cells; a hedge a grader reads is a number (or a named one: \\boxed{x = 36})

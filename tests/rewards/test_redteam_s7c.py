@@ -86,10 +86,7 @@ def _chat(content: str, reasoning: str | None = None) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------------ 1. hedges v2
-@pytest.mark.xfail(strict=True, reason="_hedged skips a hedge when _DERIVATION_MARK ('=', '\\equiv', '<<') stands "
-                   "between the answers; a token '$0 \\equiv 0$' is a mark, and on a problem that asks no residue "
-                   "it is no computation the dataflow reads, so nothing disowns it. rafs and fa >= gold on 130 of "
-                   "141 verified GSM8K and 27 of 49 verified MATH-500")
+# fixed (score._recomputes: only a computation of the final answer between two answers is a correction; each distinct answer read at its last statement)
 @pytest.mark.parametrize("reward", BOTH)
 def test_hedge_around_a_token_congruence_earns_less_than_the_gold(reward):
     hedged = BODY + "\nThe answer is $\\boxed{36}$ ($0 \\equiv 0$) or $\\boxed{24}$."
@@ -132,8 +129,7 @@ def test_hedge_final_answer_colon_earns_less_than_the_gold(reward):
     assert _one(reward, BODY + "\nFinal answer: 36\n#### 24") < _one(reward, GOLD)
 
 
-@pytest.mark.xfail(strict=True, reason="other_stated_answers keeps the last MAX_STATED_ANSWERS (16): a hedged box "
-                   "followed by sixteen boxes of the answer falls out of the window (130/141 verified GSM8K, 27/49 MATH-500)")
+# fixed (score._recomputes: only a computation of the final answer between two answers is a correction; each distinct answer read at its last statement)
 @pytest.mark.parametrize("reward", BOTH)
 def test_hedge_before_sixteen_boxes_earns_less_than_the_gold(reward):
     hedged = BODY + "\n$\\boxed{36}$ " + " ".join(["$\\boxed{24}$"] * 16)

@@ -70,7 +70,8 @@ def test_stated_answers_are_bounded_and_read_in_order():
 
 
 def test_real_model_solutions_rarely_read_as_hedges(shared_data):
-    """ProcessBench's 1,400 real model solutions (GSM8K and MATH): at most 1 reads as a hedge."""
+    """ProcessBench's 1,400 real model solutions (GSM8K and MATH): at most 2 read as hedges (both wrong solutions that
+    state two different final answers: '= \\boxed{774}. Final Answer: The final answer is 768')."""
     from rewards.scoring.score import _hedged
 
     flagged = 0
@@ -78,7 +79,7 @@ def test_real_model_solutions_rarely_read_as_hedges(shared_data):
         for row in json.loads((shared_data / "processbench" / f"{name}.json").read_text()):
             trace = parse_trace(row["problem"], "\n\n".join(row["steps"]))
             flagged += bool(trace.other_answers and _hedged(trace))
-    assert flagged <= 1
+    assert flagged <= 2
 
 
 def test_no_gold_solution_hedges(shared_data):

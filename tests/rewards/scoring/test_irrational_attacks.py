@@ -196,7 +196,9 @@ def _math500(unique_id: str) -> dict:
     raise AssertionError(f"{unique_id} not in {path}")
 
 
-# fixed (session seven: x = 270/7 now earns exactly the bare answer's bound)
+@pytest.mark.xfail(strict=True, reason="`x = 270/7` is an 'evaluated' derivation, as `p = 7/2` for a rope of 7 m cut "
+                   "in 2 must be: reading a fraction in lowest terms as a stated number closed this attack but cost "
+                   "every correct division written that way (review finding), so it was reverted")
 def test_disguised_answer_restated_as_a_named_fraction():
     """``x = 270/7`` on a problem whose gold is unverifiable: the bound is a bare answer's."""
     row = _math500("test/prealgebra/1003.json")
