@@ -45,7 +45,7 @@ from fractions import Fraction
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping, Sequence
 
-from rewards.checks.arithmetic import extract_equations
+from rewards.checks.arithmetic import extract_equations, numbers_in
 from rewards.checks.answers import (answers_equivalent, approximate_value, canonical_answer, gold_answer,
                                     named_value, numeric_value)
 from rewards.parsing.trace import Trace, parse_trace
@@ -389,6 +389,24 @@ def _distinct_steps(trace: Trace, steps: list[int], q: list[float]) -> list[int]
     return sorted(best.values())
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _only_asked(text: str, values: list, flow: Dataflow, t: int) -> bool:
+    """Whether the stray ``values`` of step ``t`` are only asked about ("Is it 36?"): not also stated in a sentence of
+    the step that is no question ("6? Yes, 6 miles"), and not used by a later step (a value asked, then used)."""
+    stated = {v for part in _SENTENCE.split(text) if not part.rstrip().endswith("?") for v, _ in numbers_in(part)}
+    if any(v in stated for v in values):
+        return False
+    for v in values:  # used later before any step derives it: the asked value carried on
+        for step in flow.steps[t + 1:]:
+            if v in step.used:
+                return False
+            if v in step.produced:
+                break  # derived anew ("Is it 36?", then "40 - 4 = 36"): the later uses are of the derived value
+    return True
+
+
 def _refute_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: dict[int, str],
                          trace: Trace | None = None) -> list[StepCheck]:
     """Under ``missing_evidence="no_support"``: a step without any equation that states a number nothing reaches
@@ -398,7 +416,7 @@ def _refute_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: di
     out = checks
     thinking = trace.summary_start if trace is not None and trace.summary_start is not None else 0
     for t, step in enumerate(flow.steps):
-        if t < thinking and "?" in trace.steps[t]:
+        if step.stray and t < thinking and "?" in trace.steps[t] and _only_asked(trace.steps[t], step.stray, flow, t):
             continue  # "Maybe it is 36? Let me work it out.": a question asked while thinking asserts nothing
         if step.stray and t not in superseded and t < len(out):
             if out is checks:

@@ -169,9 +169,7 @@ def test_slip_asked_as_a_question_while_thinking_earns_no_more_than_the_visible_
     assert _one(reward, hidden) <= _one(reward, SLIP)
 
 
-@pytest.mark.xfail(strict=True, reason="_refute_stray_claims skips a thinking step with a '?': 'That means it ran 6? "
-                   "Yes, 6 miles' states the false 6 (20 * .25 is 5) and is paid as the gold (rafs 0.704, fa 1.0) where "
-                   "the visible slip earns 0.227 / 0.5. 150 GSM8K: fa above the visible slip on 40 of 138")
+# fixed (score._only_asked: a question asked while thinking is exempt only when its number is not also stated or carried on)
 @pytest.mark.parametrize("reward", BOTH)
 def test_slip_stated_as_an_answered_question_while_thinking_earns_no_more_than_the_visible_slip(reward):
     hidden = _chat("<think>The cat got a 15/60=.25 hour head start\nThat means it ran 6? Yes, 6 miles\n"
@@ -305,11 +303,15 @@ def test_slip_written_with_an_arrow_or_verb_earns_no_more_than_the_visible_slip(
     assert _one(reward, hidden) <= _one(reward, SLIP)
 
 
-@pytest.mark.xfail(strict=True, reason="read_connectives reads arrows and some verbs, not ':=', 'giving', 'is equal "
-                   "to' or ', hence': the slip '200 / 50 := 5' goes unchecked (rafs 0.865, fa 1.0 vs the visible "
-                   "slip's 0.3 / 0.5); fa above the slip on 7-8 of 132 GSM8K and 8-10 of 19 MATH-500 slips each")
+_UNREAD = pytest.mark.xfail(strict=True, reason="read_connectives does not read 'is equal to' (a correspondence: 'Since "
+                            "4/7 is equal to $24') or ', hence': the slip goes unchecked (rafs 0.865, fa 1.0 vs the "
+                            "visible slip's 0.3 / 0.5); fa above the slip on 7-8 of 132 GSM8K and 8-10 of 19 MATH-500")
+
+
+# fixed for ':=' and 'giving' (read_connectives reads them)
 @pytest.mark.parametrize("reward", BOTH)
-@pytest.mark.parametrize("connective", [" := ", " giving ", " is equal to ", ", hence "])
+@pytest.mark.parametrize("connective", [" := ", " giving ", pytest.param(" is equal to ", marks=_UNREAD),
+                                        pytest.param(", hence ", marks=_UNREAD)])
 def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip(reward, connective):
     hidden = TREES_GOLD.replace("200 / 50 = 4", "200 / 50" + connective + "5")
     assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")

@@ -290,8 +290,8 @@ _EQ_HINT = re.compile(r"=|≈|≃|\\approx|\\simeq|<<")
 # correspondence, not a result (4 GSM8K gold solutions). On GSM8K train and MATH-500 gold this reads 7 true "equals"
 # and no false relation.
 _CONNECTIVE_HINT = re.compile(r"→|->|⟶|=>|⇒|⟹|↦|\\to\b|\\(?:long|Long)?(?:rightarrow|Rightarrow)\b|\\implies\b|"
-                              r"\\mapsto\b|\b(?:equals|makes|gives|yields|comes to|comes out to|works out to|leads to|"
-                              r"results in|becomes)\b")
+                              r"\\mapsto\b|:=|\b(?:equals|makes|gives|giving|yields|yielding|comes to|comes out to|"
+                              r"works out to|leads to|results in|resulting in|becomes)\b")
 _NUMERAL = r"(?:\d+(?:\.\d+)?|\.\d+)"
 _FRAC = r"\\[dt]?frac\{\d{1,9}\}\{\d{1,9}\}"
 _ATOM = (r"(?:\$?" + _NUMERAL + r"(?:\s*/?\s*[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +

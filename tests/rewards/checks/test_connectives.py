@@ -18,6 +18,7 @@ DUCKS = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every 
     "so 90*.10 → 10 points", "$180(5-2) → 541$ degrees", "$15 \\cdot \\frac{8}{17} \\to \\frac{121}{17}$",
     "In 2005, 20/2*3 → 31 kids came.", "$900/day * 3 days → $2701", "16 - 3 - 4 ⟹ 10", "16 - 3 - 4 ↦ 10",
     "16 - 3 - 4 leads to 10", "$16 - 3 - 4 \\Longrightarrow 10$", "16 - 3 - 4 comes out to 10",
+    "16 - 3 - 4 := 10", "16 - 3 - 4 giving 10 eggs",
 ])
 def test_a_false_result_behind_an_arrow_or_a_verb_is_a_false_relation(text):
     assert len(read_connectives(text)) == len(text)  # offsets kept

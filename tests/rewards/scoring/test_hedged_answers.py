@@ -101,3 +101,19 @@ def test_the_reward_functions_keep_the_thinking_part_and_read_the_summarys_answe
     answer nor a hedge, and a question asked while thinking asserts nothing)."""
     (rafs_gold, rafs_think), (fa_gold, fa_think) = rewards([WORK + "#### 24", completion])
     assert fa_think == fa_gold == 1.0 and rafs_think >= 0.9
+
+
+def test_a_value_asked_while_thinking_and_then_asserted_or_used_is_a_stray_claim():
+    """'Is it 13? Yes, 13 pens.' states 13: no mere question (13 is no basic constant, nothing reaches it)."""
+    from rewards.scoring.score import score_trace
+
+    problem = "Tom has 3 boxes of 3 pens. He buys 2 more pens. How many pens does he have?"
+    work = "3 * 3 = 9 pens in boxes.\n9 + 2 = 11 pens.\n"
+    asked = [{"role": "assistant", "content": "<think>Is it 13? Let me see.\n" + work + "</think>\n#### 11"}]
+    asserted = [{"role": "assistant", "content": "<think>Is it 13? Yes, 13 pens.\n" + work + "</think>\n#### 11"}]
+    cfg = {"missing_evidence": "no_support"}
+    from rewards.scoring.score import RAFSConfig
+
+    config = RAFSConfig(**cfg)
+    assert score_trace(problem, asked, gold="11", config=config).suspect_step is None
+    assert score_trace(problem, asserted, gold="11", config=config).suspect_step == 0
