@@ -286,9 +286,9 @@ _EQ_HINT = re.compile(r"=|≈|≃|\\approx|\\simeq|<<")
 # A result written with an arrow or a verb instead of "=" ("16 - 3 - 4 → 10", "4 * 5 makes 20", "9 \\to 3"): the
 # step still claims that value, so it is read as the equation it claims. Only a numeral expression with an operator
 # on the left (nothing before it that would make it part of a longer side: "9 \\cdot 6 + 0 \\Rightarrow 54"; after
-# "=" it extends the chain: "&= 12 + 3 \\cdot 4 \\to 24") and a lone number on the right (not "\\Rightarrow 54 \\equiv"). Not "is" / "is equal to": "Since 4/7 is equal to $24" states a
-# correspondence, not a result (4 GSM8K gold solutions). On GSM8K train and MATH-500 gold this reads 7 true "equals"
-# and no false relation.
+# "=" it extends the chain: "&= 12 + 3 \\cdot 4 \\to 24") and a lone number on the right (not
+# "\\Rightarrow 54 \\equiv"). Not "is" / "is equal to": "Since 4/7 is equal to $24" states a correspondence, not a
+# result (4 GSM8K gold solutions). On GSM8K train and MATH-500 gold this reads 7 true "equals" and no false relation.
 _CONNECTIVE_HINT = re.compile(r"→|->|⟶|=>|⇒|⟹|↦|\\to\b|\\(?:long|Long)?(?:rightarrow|Rightarrow)\b|\\implies\b|"
                               r"\\mapsto\b|:=|\b(?:equals|makes|gives|giving|yields|yielding|comes to|comes out to|"
                               r"works out to|leads to|results in|resulting in|becomes)\b")
@@ -297,15 +297,15 @@ _FRAC = r"\\[dt]?frac\{\d{1,9}\}\{\d{1,9}\}"
 _ATOM = (r"(?:\$?" + _NUMERAL + r"(?:\s*/?\s*[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +
          r"|\\sqrt\{[\d\s.+\-*/^]{1,40}\})")  # "13 items", "$900/day", "(5-2)", "\frac{8}{17}", "\sqrt{3^2+4^2}"
 _OPERATOR = r"(?:\s*(?:[-+*/×÷^]|\\cdot|\\times|\\div)\s*|\s+x\s+|\s*(?=\())"  # "(?=\()": 180(5-2)
+_LONE_RESULT = (r"(?:" + _NUMERAL + "|" + _FRAC + r")(?![\d.]*[A-Za-z_(])"  # a number that no expression continues
+                r"(?![\d.]*\s*(?:[=+\-*/×÷^<>≈≡%]|\\(?:equiv|cdot|times|div|pmod|le|ge|neq|approx)\b))")
 _CONNECTIVE_RESULT = re.compile(
     r"(?<![\w.,\\])" + _ATOM + r"(?:" + _OPERATOR + _ATOM + r")+"
-    r"\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?(?:" + _NUMERAL + "|" + _FRAC + ")"
-    r"(?![\d.]*[A-Za-z_(])(?![\d.]*\s*(?:[=+\-*/×÷^<>≈≡%]|\\(?:equiv|cdot|times|div|pmod|le|ge|neq|approx)\b))")
+    r"\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?" + _LONE_RESULT)
 _RANGE = re.compile(r"\$?(\d{1,9})-(\d{1,9})")
 _CONTINUED = re.compile(r"(?:[+\-*/×÷^(≈<>]|\\[A-Za-z]+|\b(?:plus|minus|times|by|over))$")
 _CHAINED_ARROW = re.compile(  # "= \frac{5}{3} → \frac{601}{360}": an equation chain continued with an arrow
-    r"=\s*(?:" + _NUMERAL + "|" + _FRAC + r")\s*(→|⟶|->|\\to\b|\\(?:long)?rightarrow\b)\s*(?:" + _NUMERAL + "|"
-    + _FRAC + r")" + _CONNECTIVE_RESULT.pattern[_CONNECTIVE_RESULT.pattern.rindex(r"(?![\d.]*[A-Za-z_(])"):])
+    r"=\s*(?:" + _NUMERAL + "|" + _FRAC + r")\s*(→|⟶|->|\\to\b|\\(?:long)?rightarrow\b)\s*" + _LONE_RESULT)
 
 
 def read_connectives(text: str) -> str:
@@ -319,19 +319,21 @@ def read_connectives(text: str) -> str:
     """
     if _CONNECTIVE_HINT.search(text) is None:
         return text
-    out = None
+    spans = []  # the connectives to read as "="
     for m in _CONNECTIVE_RESULT.finditer(text):
         if _CONTINUED.search(text[:m.start()].rstrip()):
             continue  # part of a longer side ("9 \\cdot 6 + 0 \\Rightarrow 54"), or words ("2 plus 1/3 equals 7")
         span = _RANGE.fullmatch(text[m.start():m.start(1)].strip()) if m.group(1)[0].isalpha() else None
         if span and int(span.group(1)) < int(span.group(2)):
             continue  # an inclusive range, not a difference: "numbered 1-40 gives 40 in all" ("100-72 equals 28" is)
-        a, b = m.span(1)
-        out = (out or text)[:a] + "=" + " " * (b - a - 1) + (out or text)[b:]
-    for m in _CHAINED_ARROW.finditer(text):
-        a, b = m.span(1)
-        out = (out or text)[:a] + "=" + " " * (b - a - 1) + (out or text)[b:]
-    return text if out is None else out
+        spans.append(m.span(1))
+    spans += [m.span(1) for m in _CHAINED_ARROW.finditer(text)]
+    if not spans:
+        return text
+    chars = list(text)
+    for a, b in spans:
+        chars[a:b] = "=" + " " * (b - a - 1)  # same length: every offset stays where it was
+    return "".join(chars)
 
 
 def _math_regions(text: str, n: int):
