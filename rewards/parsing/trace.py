@@ -90,9 +90,9 @@ class Trace:
             ``None`` when there is no separate thinking part.
         segmentation: ``"lines"`` (one step per line: GSM8K/MATH, pre-split steps) or ``"prose"`` (sentence-level
             steps of long reasoning, :mod:`rewards.parsing.segmentation`).
-        other_answers: the other final answers the completion states (:func:`other_stated_answers`: every
-            ``\\boxed{}`` and ``####`` answer written differently from ``answer``, outside the thinking part), each
-            with the text between it and the final answer, where a correction would say why it was replaced.
+        other_answers: the other final answers the completion states (:func:`other_stated_answers`: boxes,
+            ``####`` lines and "the answer is N" written differently from ``answer``, outside the thinking part),
+            each with the text between it and the final answer, where a correction would say why it was replaced.
     """
 
     problem: str
@@ -362,6 +362,24 @@ _STATED = re.compile(r"\\(?:boxed|fbox)\b|^[ \t]*####", re.M)
 _PLAIN_NUMBER = re.compile(r"-?[\d,]*\.?\d+%?")
 
 
+def _stated_phrases(text: str) -> list[tuple[int, int, str]]:
+    """Each "the answer is N" that states a whole plain number: ``(start, end, N)``."""
+    out = []
+    for count, m in enumerate(_ANSWER_PHRASE.finditer(text)):
+        if count >= MAX_STATED_SCAN:
+            break
+        before = text[max(0, m.start() - 1):m.start()]
+        if "=" in m.group(0)[:m.start(1) - m.start()] or before in ("/", "_") or before.isalnum():
+            continue  # "2 points/answer = 48": a unit in an equation, not an answer stated
+        after = text[m.end():m.end() + 12].lstrip(" \t")[:1]
+        if after and not after.isspace() and (after not in ".$);" or text[m.end():m.end() + 2] in (".\\", "$\\")):
+            continue  # the number starts a longer answer: "-1, 1", "-12+15i", "0.0011_2", "3! \\times 5!", "7 + (-2)"
+        phrase = m.group(1).strip().rstrip(".").strip("$").strip()
+        if _PLAIN_NUMBER.fullmatch(phrase):  # "the answer is 36"; not "our answer: $17 \\cdot 44 = 748$"
+            out.append((m.start(), m.end(), phrase))
+    return out
+
+
 def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str], ...]:
     """Every final answer ``text`` states (``\\boxed{…}``, ``\\fbox{…}``, ``#### …``, "the answer is …") written
     differently from ``answer``, each with the text between it and the answer's last statement (at most 2,000
@@ -392,20 +410,7 @@ def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str]
             if content is not None:
                 found.append((m.start(), m.start() + len(m.group()) + len(content) + 2, content.strip()))
     if "nswer" in text or "NSWER" in text:
-        for count, m in enumerate(_ANSWER_PHRASE.finditer(text)):
-            if count >= MAX_STATED_SCAN:
-                break
-            phrase = m.group(1).strip().rstrip(".").strip("$").strip()
-            head = m.group(0)[:m.start(1) - m.start()]
-            if "=" in head or text[max(0, m.start() - 1):m.start()] in ("/", "_") or \
-                    text[max(0, m.start() - 1):m.start()].isalnum():
-                continue  # "2 points/answer = 48": a unit in an equation, not an answer stated
-            after = text[m.end():m.end() + 12].lstrip(" \t")[:1]
-            if after and not after.isspace() and (after not in ".$);" or text[m.end():m.end() + 2] in (".\\", "$\\")):
-                continue  # the number starts a longer answer: "-1, 1", "-12+15i", "0.0011_2", "3! \\times 5!", "7 + (-2)"
-            if _PLAIN_NUMBER.fullmatch(phrase):  # "the answer is 36"; not "our answer: $17 \\cdot 44 = 748$"
-                found.append((m.start(), m.end(), phrase))
-        found.sort()
+        found = sorted(found + _stated_phrases(text))
     # each distinct answer at its last statement (a hedge is not pushed out of the window by restating the answer)
     last: dict[str, tuple[int, int, str]] = {}
     for entry in found:

@@ -37,12 +37,11 @@ from the stated answer, ``invalid_reasoning`` when a step is suspect, else ``Non
 from __future__ import annotations
 
 import copy
-
 import json
 import logging
 import re
-from fractions import Fraction
 from dataclasses import dataclass, field, fields, replace
+from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from rewards.checks.arithmetic import extract_equations, numbers_in
@@ -394,7 +393,8 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 def _only_asked(text: str, values: list, flow: Dataflow, t: int) -> bool:
     """Whether the stray ``values`` of step ``t`` are only asked about ("Is it 36?"): not also stated in a sentence of
-    the step that is no question ("6? Yes, 6 miles"), and not used by a later step (a value asked, then used)."""
+    the step that is no question ("6? Yes, 6 miles"), and not used by a later step before any step derives them (a
+    value asked, then carried on)."""
     stated = {v for part in _SENTENCE.split(text) if not part.rstrip().endswith("?") for v, _ in numbers_in(part)}
     if any(v in stated for v in values):
         return False
@@ -513,8 +513,8 @@ def _hedged(trace: Trace) -> list[str]:
     ``#### 18``; "The answer is 36." then ``#### 24``; ``\\boxed{36}. Wait. \\boxed{24}``): a hedge lets whichever
     answer a grader reads be the right one, so in a reward it is no answer. A result boxed on the way and then
     computed on to the final answer (``\\boxed{18}``, ``18 + 6 = 24``, ``\\boxed{24}``), or a correction that
-    recomputes it, is no hedge; a retraction cue alone, or a token computation (``0 \\equiv 0``), is no correction. GSM8K train and MATH-500 gold: none hedges; ProcessBench's real model
-    solutions: 1 of 1,400."""
+    recomputes it, is no hedge; a retraction cue alone, or a token computation (``0 \\equiv 0``), is no correction.
+    GSM8K train and MATH-500 gold: none hedges; ProcessBench's real model solutions: 2 of 1,400 (both wrong)."""
     out = []
     final = _stated_number(trace.answer) if trace.answer else None
     for other, between in trace.other_answers:
@@ -525,7 +525,7 @@ def _hedged(trace: Trace) -> list[str]:
             # equations and table cells; a hedge a grader reads is a number (or a named one: \\boxed{x = 36})
             if numeric_value(other) is None and approximate_value(other) is None and named_value(other) is None:
                 continue
-            same = answers_equivalent(other, trace.answer) or _stated_number(other) == _stated_number(trace.answer)
+            same = answers_equivalent(other, trace.answer) or _stated_number(other) == final
         except Exception:  # noqa: BLE001 - untrusted text: an answer that cannot be compared is no agreement
             same = False
         if not same:
