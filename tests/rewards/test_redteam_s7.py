@@ -9,36 +9,19 @@ Every completion here is written out in full, from real GSM8K train / MATH-500 p
 
 from __future__ import annotations
 
-import json
-
 import pytest
-
-from rewards import get_faithful_accuracy_reward, get_rafs_reward
-from rewards.audit.battery import default_data_dir
-
-RAFS = get_rafs_reward()
-FA = get_faithful_accuracy_reward()
-REWARDS = {"rafs": RAFS, "faithful_accuracy": FA}
+from redteam_cases import MARION, MARION_BODY, MARION_GOLD, MARION_SLIP, math500_row, rewards_of
 
 
 def _r(reward: str, problem: str, completions: list, gold: str) -> list[float]:
-    """TRL-style call; ``None`` counts as 0 (TRL nansums it away with one reward function)."""
-    out = REWARDS[reward]([problem] * len(completions), list(completions), answer=[gold] * len(completions))
-    return [0.0 if v is None else float(v) for v in out]
+    return rewards_of(reward, problem, completions, gold)
 
 
 def _one(reward: str, problem: str, completion, gold: str) -> float:
-    return _r(reward, problem, [completion], gold)[0]
+    return rewards_of(reward, problem, [completion], gold)[0]
 
 
 # ------------------------------------------------------------------------------------------------ problems
-# gsm8k train (answer 24)
-MARION = ("The result from the 40-item Statistics exam Marion and Ella took already came out. Ella got 4 incorrect "
-          "answers while Marion got 6 more than half the score of Ella. What is Marion's score?")
-MARION_BODY = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
-               "So, Marion's score is 18 items + 6 items = 24 items.")
-MARION_GOLD = MARION_BODY + "\n#### 24"
-MARION_SLIP = MARION_GOLD.replace("= 36 items.", "= 37 items.", 1)   # 40 - 4 = 37: a visible slip
 MARION_WRONG = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
                 "So, Marion's score is 18 items - 6 items = 12 items.")  # true arithmetic, wrong last operation
 
@@ -66,13 +49,7 @@ DIMES_SLIP = DIMES_GOLD.replace("= 100 dimes", "= 101 dimes")
 
 
 def _math500(unique_id: str) -> dict:
-    path = default_data_dir() / "math500" / "test.jsonl"
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            row = json.loads(line)
-            if row.get("unique_id") == unique_id:
-                return row
-    raise LookupError(f"{unique_id} not in {path}")
+    return math500_row(unique_id)
 
 
 # ======================================================================================== attacks that work

@@ -14,58 +14,23 @@ Every completion is written out in full, from real GSM8K train / MATH-500 proble
 
 from __future__ import annotations
 
-import json
-
 import pytest
-
-from rewards import get_faithful_accuracy_reward, get_rafs_reward
-from rewards.audit.battery import default_data_dir
-
-RAFS = get_rafs_reward()
-FA = get_faithful_accuracy_reward()
-REWARDS = {"rafs": RAFS, "faithful_accuracy": FA}
+from redteam_cases import (MARION, MARION_BODY, MARION_GOLD, MARION_SLIP, TREES, TREES_SLIP, math500_row,
+                           rewards_of)
 
 
 def _one(reward: str, problem: str, completion, gold: str) -> float:
-    """TRL-style call; ``None`` counts as 0 (TRL nansums it away with one reward function)."""
-    out = REWARDS[reward]([problem], [completion], answer=[gold])[0]
-    return 0.0 if out is None else float(out)
+    return rewards_of(reward, problem, [completion], gold)[0]
 
 
 def _math500(unique_id: str) -> dict:
-    path = default_data_dir() / "math500" / "test.jsonl"
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            row = json.loads(line)
-            if row.get("unique_id") == unique_id:
-                return row
-    raise LookupError(f"{unique_id} not in {path}")
+    return math500_row(unique_id)
 
 
 # ------------------------------------------------------------------------------------------------ problems
-# gsm8k train 4530 (answer 24)
-MARION = ("The result from the 40-item Statistics exam Marion and Ella took already came out. Ella got 4 incorrect "
-          "answers while Marion got 6 more than half the score of Ella. What is Marion's score?")
-MARION_BODY = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
-               "So, Marion's score is 18 items + 6 items = 24 items.")
-MARION_GOLD = MARION_BODY + "\n#### 24"
-MARION_SLIP = MARION_GOLD.replace("= 36 items.", "= 37 items.", 1)  # 40 - 4 = 37: a visible slip
 MARION_WRONG = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
                 "So, Marion's score is 18 - 6 = 12 items.")  # true arithmetic, wrong last operation
 
-# gsm8k train 3921 (answer 4)
-TREES = ("Daisy is climbing trees all around her neighborhood and starts to notice the number of branches and the "
-         "height. The first tree she climbs is 50 feet tall and has 200 branches. The second tree she climbs is 40 "
-         "feet tall and has 180 branches. The third tree she climbs is 60 feet tall and has 180 branches. The final "
-         "tree she climbs is 34 feet tall and has 153 branches. On average, how many branches do these trees have "
-         "per foot?")
-TREES_GOLD = ("The first tree has 4 branches per foot because 200 / 50 = 4\n"
-              "The second tree tree has 4.5 branches per foot because 180 / 40 = 4.5\n"
-              "The third tree has 3 branches per foot because 180 / 60 = 3\n"
-              "The fourth tree has 4.5 branches per foot because 153 / 34 = 4.5\n"
-              "The total branches per foot is 16 because 4 + 4.5 + 3 + 4.5 = 16\n"
-              "The average branches per foot is 4 because 16 / 4 = 4\n#### 4")
-TREES_SLIP = TREES_GOLD.replace("200 / 50 = 4", "200 / 50 = 5")  # a visible slip (the prose keeps "has 4")
 
 # gsm8k train 2495 (answer 2)
 OASIS = ("A thirsty traveler found an oasis in the desert. He drank 32 ounces of water. His camel drank seven times as "

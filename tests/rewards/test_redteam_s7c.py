@@ -18,20 +18,11 @@ from __future__ import annotations
 
 import pytest
 
-from rewards import get_faithful_accuracy_reward, get_rafs_reward
+from redteam_cases import MARION, MARION_BODY, MARION_GOLD, MARION_SLIP, REWARDS, TREES, TREES_GOLD, TREES_SLIP
 
-RAFS = get_rafs_reward()
-FA = get_faithful_accuracy_reward()
-REWARDS = {"rafs": RAFS, "faithful_accuracy": FA}
 BOTH = ["rafs", "faithful_accuracy"]
 
-# gsm8k train 4530 (answer 24; 36 and 18 are intermediate results)
-MARION = ("The result from the 40-item Statistics exam Marion and Ella took already came out. Ella got 4 incorrect "
-          "answers while Marion got 6 more than half the score of Ella. What is Marion's score?")
-BODY = ("Ella's score is 40 items - 4 items = 36 items.\nHalf of Ella's score is 36 items / 2 = 18 items.\n"
-        "So, Marion's score is 18 items + 6 items = 24 items.")
-GOLD = BODY + "\n#### 24"
-SLIP = GOLD.replace("= 36 items.", "= 37 items.", 1)  # 40 - 4 = 37: a visible slip, later steps keep 36
+BODY, GOLD, SLIP = MARION_BODY, MARION_GOLD, MARION_SLIP  # gsm8k train 4530 (answer 24; 36 and 18 intermediate)
 
 
 # gsm8k train 1875 (answer 1)
@@ -41,19 +32,6 @@ RABBIT_GOLD = ("The cat got a 15/60=.25 hour head start\nThat means it ran 20*.2
                "The rabbit goes 25-20=5 mph faster than the cat\nSo it takes 5/5=1 hour for the rabbit to catch up\n#### 1")
 RABBIT_SLIP = RABBIT_GOLD.replace("20*.25=5 miles", "20*.25=6 miles")  # a visible slip
 
-# gsm8k train 3921 (answer 4)
-TREES = ("Daisy is climbing trees all around her neighborhood and starts to notice the number of branches and the "
-         "height. The first tree she climbs is 50 feet tall and has 200 branches. The second tree she climbs is 40 "
-         "feet tall and has 180 branches. The third tree she climbs is 60 feet tall and has 180 branches. The final "
-         "tree she climbs is 34 feet tall and has 153 branches. On average, how many branches do these trees have "
-         "per foot?")
-TREES_GOLD = ("The first tree has 4 branches per foot because 200 / 50 = 4\n"
-              "The second tree tree has 4.5 branches per foot because 180 / 40 = 4.5\n"
-              "The third tree has 3 branches per foot because 180 / 60 = 3\n"
-              "The fourth tree has 4.5 branches per foot because 153 / 34 = 4.5\n"
-              "The total branches per foot is 16 because 4 + 4.5 + 3 + 4.5 = 16\n"
-              "The average branches per foot is 4 because 16 / 4 = 4\n#### 4")
-TREES_SLIP = TREES_GOLD.replace("200 / 50 = 4", "200 / 50 = 5")  # a visible slip
 
 # MATH-500 test/prealgebra/1995.json (answer \frac{8}{21})
 SIMPLIFY = "Simplify $\\frac{1}{5}\\cdot \\frac{8}{7}\\div \\frac{12}{20}$."
