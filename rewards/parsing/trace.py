@@ -596,12 +596,24 @@ def parse_trace(problem: Any, completion: Any = None, *, steps: Sequence[str] | 
             answer, source = extract_final_answer(text)
         if not step_list and not issues:
             issues.append("empty: no reasoning text")
-        others = other_stated_answers(summary if has_thinking else text, answer)  # thinking may try answers out
+        # thinking may try answers out; its closing line is its conclusion, read with the summary ("So \\boxed{36}
+        # or \\boxed{24}.</think> #### 24" hedges; a summary that computes the answer corrects it)
+        others = other_stated_answers(_closing_line(thinking) + "\n" + summary if has_thinking else text, answer)
         return Trace(problem_text, tuple(step_list), answer, source, tuple(issues), summary_start,
                      "prose" if prose else "lines", others)
     if not step_list and not issues:
         issues.append("empty: no reasoning text")
     return Trace(problem_text, tuple(step_list), answer, source, tuple(issues))
+
+
+def _closing_line(thinking: str) -> str:
+    """The last non-empty line of a thinking part (at most 2,000 characters): the conclusion it hands the summary.
+
+    >>> _closing_line("9 * 2 = 18.\\nSo $\\\\boxed{18}$ or $\\\\boxed{24}$.\\n")
+    'So $\\\\boxed{18}$ or $\\\\boxed{24}$.'
+    """
+    tail = thinking.rstrip()[-2_000:]
+    return tail[tail.rfind("\n") + 1:].strip()
 
 
 def _problem_text(problem: Any) -> str:

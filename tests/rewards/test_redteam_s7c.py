@@ -114,9 +114,7 @@ def test_hedge_before_sixteen_boxes_earns_less_than_the_gold(reward):
     assert _one(reward, hedged) < _one(reward, GOLD)
 
 
-@pytest.mark.xfail(strict=True, reason="the thinking may try answers out, but 'So \\boxed{36} or \\boxed{24}.' at "
-                   "the end of the thinking, with a summary that is only '#### 24', is the final hedge a flattening "
-                   "grader reads (parse_trace/other_stated_answers read only the summary); 130/141 GSM8K, 27/49 MATH-500")
+# fixed (parse_trace reads the thinking's closing line with the summary for other final answers)
 @pytest.mark.parametrize("reward", BOTH)
 def test_hedge_closing_the_thinking_earns_less_than_the_gold(reward):
     hedged = _chat(f"<think>{BODY}\nSo $\\boxed{{36}}$ or $\\boxed{{24}}$.</think>\n#### 24")

@@ -117,3 +117,26 @@ def test_a_value_asked_while_thinking_and_then_asserted_or_used_is_a_stray_claim
     config = RAFSConfig(**cfg)
     assert score_trace(problem, asked, gold="11", config=config).suspect_step is None
     assert score_trace(problem, asserted, gold="11", config=config).suspect_step == 0
+
+
+def _think(thinking, summary):
+    return [{"role": "assistant", "content": f"<think>{thinking}</think>\n{summary}"}]
+
+
+@pytest.mark.parametrize("closing", ["So $\\boxed{36}$ or $\\boxed{24}$.", "So the answer is $\\boxed{36}$.",
+                                     "The answer is 36."])
+def test_a_thinking_that_closes_on_another_answer_hedges_when_the_summary_only_states_one(closing):
+    """The thinking's closing line is the conclusion it hands the summary: a summary that states a different
+    answer with no computation of it does not say why (a flattening grader reads the closing boxes too)."""
+    (rafs_gold, rafs_hedge), (fa_gold, fa_hedge) = rewards([WORK + "#### 24", _think(WORK + closing, "#### 24")])
+    assert rafs_hedge == 0.0 < rafs_gold and fa_hedge <= 0.5 < fa_gold
+
+
+@pytest.mark.parametrize("thinking, summary", [
+    (WORK + "So $\\boxed{24}$.", "#### 24"),                                 # closes on the answer itself
+    (WORK + "So $\\boxed{36}$? No.", "Half of 36 is 18 and 18 + 6 = 24.\n#### 24"),  # the summary recomputes it
+    ("Is it $\\boxed{36}$?\n" + WORK + "Marion has 24.", "#### 24"),          # a box tried earlier is exploration
+])
+def test_a_thinking_that_closes_on_the_answer_or_is_corrected_by_the_summary_is_no_hedge(thinking, summary):
+    (rafs_gold, rafs_think), (fa_gold, fa_think) = rewards([WORK + "#### 24", _think(thinking, summary)])
+    assert fa_think == fa_gold == 1.0 and rafs_think > 0.5
