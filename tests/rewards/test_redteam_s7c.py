@@ -279,15 +279,12 @@ def test_slip_written_with_an_arrow_or_verb_earns_no_more_than_the_visible_slip(
     assert _one(reward, hidden) <= _one(reward, SLIP)
 
 
-_UNREAD = pytest.mark.xfail(strict=True, reason="read_connectives does not read 'is equal to' (a correspondence: 'Since "
-                            "4/7 is equal to $24') or ', hence': the slip goes unchecked (rafs 0.865, fa 1.0 vs the "
-                            "visible slip's 0.3 / 0.5); fa above the slip on 7-8 of 132 GSM8K and 8-10 of 19 MATH-500")
 
-
-# fixed for ':=' and 'giving' (read_connectives reads them)
+# fixed (read_connectives reads ':=', 'giving', 'is equal to' unless after a proper fraction alone -- "Since 4/7 is
+# equal to $24" -- and ', hence' / ', so' / ', thus' / ', which is' / ', i.e.'; no GSM8K, MATH-500 or ProcessBench
+# text changes)
 @pytest.mark.parametrize("reward", BOTH)
-@pytest.mark.parametrize("connective", [" := ", " giving ", pytest.param(" is equal to ", marks=_UNREAD),
-                                        pytest.param(", hence ", marks=_UNREAD)])
+@pytest.mark.parametrize("connective", [" := ", " giving ", " is equal to ", ", hence ", ", so ", ", which is "])
 def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip(reward, connective):
     hidden = TREES_GOLD.replace("200 / 50 = 4", "200 / 50" + connective + "5")
     assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")

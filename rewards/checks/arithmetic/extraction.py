@@ -287,11 +287,14 @@ _EQ_HINT = re.compile(r"=|≈|≃|\\approx|\\simeq|<<")
 # step still claims that value, so it is read as the equation it claims. Only a numeral expression with an operator
 # on the left (nothing before it that would make it part of a longer side: "9 \\cdot 6 + 0 \\Rightarrow 54"; after
 # "=" it extends the chain: "&= 12 + 3 \\cdot 4 \\to 24") and a lone number on the right (not
-# "\\Rightarrow 54 \\equiv"). Not "is" / "is equal to": "Since 4/7 is equal to $24" states a correspondence, not a
-# result (4 GSM8K gold solutions). On GSM8K train and MATH-500 gold this reads 7 true "equals" and no false relation.
+# "\\Rightarrow 54 \\equiv"). "is equal to" and ", hence" / ", so" / ", thus" / ", which is" / ", i.e." too, but not
+# after a proper fraction alone: "Since 4/7 is equal to $24" states a correspondence (4 GSM8K gold solutions), not a
+# result. Not "is" or ":" (a label: "by 2/3: 6 gallons", "8:00"). On GSM8K train and MATH-500 gold this reads 7
+# true "equals" and no false relation; the comma forms and "is equal to" change no gold or ProcessBench text.
 _CONNECTIVE_HINT = re.compile(r"→|->|⟶|=>|⇒|⟹|↦|\\to\b|\\(?:long|Long)?(?:rightarrow|Rightarrow)\b|\\implies\b|"
                               r"\\mapsto\b|:=|\b(?:equals|makes|gives|giving|yields|yielding|comes to|comes out to|"
-                              r"works out to|leads to|results in|resulting in|becomes)\b")
+                              r"works out to|leads to|results in|resulting in|becomes|is equal to)\b|"
+                              r",\s*(?:hence|so|thus|i\.e\.,?|which is)(?=\s)")
 _NUMERAL = r"(?:\d+(?:\.\d+)?|\.\d+)"
 _FRAC = r"\\[dt]?frac\{\d{1,9}\}\{\d{1,9}\}"
 _ATOM = (r"(?:\$?" + _NUMERAL + r"(?:\s*/?\s*[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +
@@ -303,6 +306,7 @@ _CONNECTIVE_RESULT = re.compile(
     r"(?<![\w.,\\])" + _ATOM + r"(?:" + _OPERATOR + _ATOM + r")+"
     r"\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?" + _LONE_RESULT)
 _RANGE = re.compile(r"\$?(\d{1,9})-(\d{1,9})")
+_SHARE = re.compile(r"(\d{1,9})\s*/\s*(\d{1,9})")  # a proper fraction alone: a share of something
 _CONTINUED = re.compile(r"(?:[+\-*/×÷^(≈<>]|\\[A-Za-z]+|\b(?:plus|minus|times|by|over))$")
 _CHAINED_ARROW = re.compile(  # "= \frac{5}{3} → \frac{601}{360}": an equation chain continued with an arrow
     r"=\s*(?:" + _NUMERAL + "|" + _FRAC + r")\s*(→|⟶|->|\\to\b|\\(?:long)?rightarrow\b)\s*" + _LONE_RESULT)
@@ -323,9 +327,13 @@ def read_connectives(text: str) -> str:
     for m in _CONNECTIVE_RESULT.finditer(text):
         if _CONTINUED.search(text[:m.start()].rstrip()):
             continue  # part of a longer side ("9 \\cdot 6 + 0 \\Rightarrow 54"), or words ("2 plus 1/3 equals 7")
-        span = _RANGE.fullmatch(text[m.start():m.start(1)].strip()) if m.group(1)[0].isalpha() else None
+        left = text[m.start():m.start(1)].strip()
+        span = _RANGE.fullmatch(left) if m.group(1)[0].isalpha() else None
         if span and int(span.group(1)) < int(span.group(2)):
             continue  # an inclusive range, not a difference: "numbered 1-40 gives 40 in all" ("100-72 equals 28" is)
+        share = _SHARE.fullmatch(left) if m.group(1).startswith("is") else None
+        if share and int(share.group(1)) < int(share.group(2)):
+            continue  # a correspondence: "Since 4/7 is equal to $24" (4/7 of the money), not 4/7 = 24
         spans.append(m.span(1))
     spans += [m.span(1) for m in _CHAINED_ARROW.finditer(text)]
     if not spans:
