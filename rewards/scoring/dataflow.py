@@ -258,6 +258,20 @@ _POLYGONS = {"pentagon": 5, "hexagon": 6, "heptagon": 7, "octagon": 8, "nonagon"
 _POLYGON_WORDS = re.compile(r"\b(" + "|".join(_POLYGONS) + r")(?:s|al)?\b", re.I)
 
 
+_COMPANIONS = re.compile(r"\band (?:(?:his|her|their) ([\w-]+)|([\w-]+) (?:of )?(?:his|her|their)) "
+                         r"(?:best |close |good )?(?:friends|siblings|brothers|sisters|cousins|classmates|coworkers|"
+                         r"co-workers|colleagues|"
+                         r"teammates|roommates)\b", re.I)
+"""``Suzie and 5 of her friends``, ``Tom and his 3 brothers``: with the one named, a group of N + 1."""
+
+
+_NTH_TERM = re.compile(r"\b(?:(\d{1,6})(?:st|nd|rd|th)|(\d{1,6})\^\{?\\(?:text|mathrm)\{(?:st|nd|rd|th)\}\}?|("
+                       + "|".join(w for w in _ORDINALS if w not in ("half", "halves", "quarter"))
+                       + r"))\W{0,3}\s*terms?\b", re.I)
+"""``the 2003rd term``, ``the $100^{\\mathrm{th}}$ term``, ``the eighth term``: the N-th term of a sequence is N - 1
+steps from the first (``1 + 2002 \\cdot 2``)."""
+
+
 @lru_cache(maxsize=4096)
 def problem_numbers(problem: str) -> frozenset[Fraction]:
     """Every quantity the problem states or implies.
@@ -266,7 +280,9 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     (50% -> 50 and 1/2) with the factors of a change by that percentage (3/2, 1/2, 150, 50), ordinals and fraction
     words both ways ("every sixth customer", "a fifth of an hour"
     -> 6 and 1/6, 5 and 1/5), and the calendar words a solution turns into numbers ("Monday to Friday",
-    "weekdays" -> 5; "weekend" -> 2), and a polygon's sides ("a regular octagon" -> 8).
+    "weekdays" -> 5; "weekend" -> 2), a polygon's sides ("a regular octagon" -> 8), a group with the one named
+    ("Suzie and 5 of her friends" -> 6), the steps to a sequence's N-th term ("the 2003rd term" -> 2003, 2002)
+    and a logarithm's base and argument ("\\log_264" -> 2, 64).
     """
     values = set()
     for value, (start, end) in _numbers(problem):
@@ -303,6 +319,15 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
         values.add(Fraction(2))
     if every or "gon" in low:  # "a regular octagon": its 8 sides are a quantity of the problem
         values.update(Fraction(_POLYGONS[word.lower()]) for word in _POLYGON_WORDS.findall(problem))
+    for match in _NTH_TERM.finditer(problem) if "term" in low else ():  # the 2003rd term: 2002 steps on
+        n = Fraction(match.group(1) or match.group(2) or _ORDINALS[match.group(3).lower()])
+        values.update((n, n - 1))
+    for match in _COMPANIONS.finditer(problem) if " and " in low else ():  # "Suzie and 5 of her friends": 6
+        count = _numbers(match.group(1) or match.group(2))
+        if len(count) == 1 and count[0][0].denominator == 1 and 0 < count[0][0] < 1000:
+            values.add(count[0][0] + 1)
+    for match in _STATED_LOG.finditer(problem) if "\\log_" in problem else ():  # "\\log_264": base 2, 64
+        values.update((Fraction(match.group(1) or match.group(2)), Fraction(match.group(3))))
     return frozenset(values)
 
 
@@ -793,6 +818,34 @@ def _stated_irrational(pair: tuple[str, str]) -> Fraction | None:
     return None
 
 
+_ABS_ATOM = re.compile(r"\|([^|]{1,40})\|")
+
+
+def _abs_atomized(source: tuple[str, str], pair: tuple[str, str]) -> tuple[tuple[str, str], tuple[str, str]] | None:
+    r"""``source`` and ``pair`` with each absolute value ``|...|`` they both write (spaces aside) read as one fresh
+    unknown, so that ``|x-4| = 12`` follows from the problem's ``|x-4| - 10 = 2`` as ``u = 12`` from ``u - 10 = 2``
+    (the algebra cannot compare solution sets through ``|·|``); None when ``pair`` writes an absolute value
+    ``source`` does not, or no letter is free.
+
+    >>> _abs_atomized(("|x-4| -10", "2"), ("|x - 4|", "12"))
+    (('u -10', '2'), ('u', '12'))
+    """
+    atoms = {"".join(m.group(1).split()) for side in pair for m in _ABS_ATOM.finditer(side)}
+    if not atoms or atoms - {"".join(m.group(1).split()) for side in source for m in _ABS_ATOM.finditer(side)}:
+        return None
+    text = "".join(source + pair)
+    free = [c for c in "uvw" if c not in text]
+    if len(free) < len(atoms):
+        return None
+    names = dict(zip(sorted(atoms), free))
+
+    def sub(side: str) -> str:
+        return _ABS_ATOM.sub(lambda m: names.get("".join(m.group(1).split()), m.group(0)), side)
+
+    out = (tuple(sub(side) for side in source), tuple(sub(side) for side in pair))
+    return None if any("|" in side for side in out[1]) else out
+
+
 class _Algebra:
     """The grounded algebraic equations and solved values of one trace, as :func:`build_dataflow` walks it."""
 
@@ -849,6 +902,10 @@ class _Algebra:
             if not self._spend():
                 break
             found = relation(source, pair)
+            if not found.follows and "|" in pair[0] + pair[1]:  # "|x-4| - 10 = 2", so "|x-4| = 12"
+                atomized = _abs_atomized(source, pair)
+                if atomized is not None and self._spend():
+                    found = relation(*atomized)
             solved = self._solved_in(source, names) if not found.follows else {}
             if solved and self._spend():  # "s_1 s_2 = 24" and s_1 = 4 solved: "s_2 = 6" follows
                 found = relation(source, pair, {n: v for n, (v, _step) in solved.items()})
@@ -1003,6 +1060,36 @@ def _congruence_derivation(chain) -> tuple[tuple[str, str], Fraction, str] | Non
     return (chain.sides[0], chain.modulus_text), result, "congruence"
 
 
+_GIVEN_CONGRUENCE = re.compile(r"(?<![\\A-Za-z])([a-z])\s*\\equiv\s*(-?\d{1,9})\s*\\pmod\s*\{?\s*(\d{1,9})\s*\}?")
+
+
+def _substituted_head(problem: str, text: str, chain) -> bool:
+    r"""Whether ``chain`` (a congruence chain of ``text``) starts from an expression in an unknown that its reader
+    dropped, ``(n + 2)(n + 4)(n + 6) \equiv 4 \cdot 6 \cdot 8``, whose value with the problem's own congruence put
+    in (``n \equiv 2 \pmod{7}``, same modulus) is exactly the chain's first side: that side is the problem's
+    expression evaluated, its numbers reached.
+
+    >>> from rewards.checks.claims.congruences import congruence_chains
+    >>> t = r"Then $(n + 2)(n + 4) \equiv 4 \cdot 6 \equiv 3 \pmod{7}$."
+    >>> _substituted_head(r"If $n \equiv 2 \pmod{7}$, find ...", t, congruence_chains(t)[0])
+    True
+    >>> _substituted_head(r"If $n \equiv 3 \pmod{7}$, find ...", t, congruence_chains(t)[0])
+    False
+    """
+    given = _GIVEN_CONGRUENCE.findall(problem)
+    if not given:
+        return False
+    head = text[chain.span[0]:].split("\\equiv", 1)[0].strip().strip("$").strip()
+    if not head or not any(c.isalpha() for c in head) or len(head) > 80:
+        return False
+    for name, residue, modulus in given:
+        if Fraction(modulus) == chain.modulus and name in head:
+            value = substitutes(head, {name: Fraction(residue)})
+            if value is not None and value == chain.values[0]:
+                return True
+    return False
+
+
 def _residue(value: Fraction, modulus: Fraction, like: Fraction) -> Fraction | None:
     """``value`` modulo ``modulus`` on the side of zero ``like`` sits (a counterfactual edit of a congruence)."""
     if value.denominator != 1 or modulus.denominator != 1 or modulus < 2:
@@ -1029,6 +1116,135 @@ def _reach_rewrites(sides: tuple[str, ...], is_reached, strict: set[Fraction]) -
         strict.update(v for v, _ in _numbers(after))
 
 
+_COUNTING_PROBLEM = re.compile(r"\b(?:different|distinct|ways?|arrange(?:d|ments?)?|choices|choose|chosen|"
+                               r"select(?:ed|s)?|combinations?|permutations?|committees?|licen[cs]e plates?|"
+                               r"passwords?)\b", re.I)
+"""A counting problem (choices without repetition): only there does a falling product ``10 \\cdot 9`` count the
+choices left after each pick (:func:`_falling_factors`)."""
+
+_FALLING_JOIN = re.compile(r"\s*(?:\\cdot|\\times|\*|×|·)\s*")
+
+
+def _falling_factors(side: str, numbers, is_reached) -> set[tuple[int, int]]:
+    r"""Spans of the factors of a falling product ``n \cdot (n-1) \cdot ...`` in ``side`` (integers joined by a
+    multiplication sign, each one less than the one before) whose head ``n`` is reached: in a counting problem the
+    choices left after each pick ("Yann can order 10 dishes, Camille 9 left": ``10 \cdot 9``), reached from ``n``.
+    A factor that is one less than nothing reached, or an exponent, is none.
+
+    >>> sorted(_falling_factors("26\\times 25\\times 10\\times 9", _numbers("26\\times 25\\times 10\\times 9"),
+    ...                          lambda v: v in (26, 10)))
+    [(9, 11), (27, 28)]
+    """
+    out: set[tuple[int, int]] = set()
+    for (head, (a, b)), (value, (c, d)) in zip(numbers, numbers[1:]):
+        if head.denominator != 1 or value != head - 1 or value < 2 or not _FALLING_JOIN.fullmatch(side[b:c]):
+            continue
+        if side[:a].rstrip().endswith(("^", "^{")) or side[d:].lstrip().startswith("^"):
+            continue  # an exponent or a power is no count of choices
+        if (a, b) in out or is_reached(head):
+            out.add((c, d))
+    return out
+
+
+_ALPHABET = re.compile(r"alphabet|\bA\s*(?:through|to|-|--|\\text\{-\})\s*Z\b")
+"""A problem that names the 26 letters of the alphabet (``2 different letters (A through Z)``)."""
+
+
+_LINEAR_FACTORS = re.compile(r"\(\s*(\d{0,3})\s*([a-z])\s*([+-])\s*(\d{1,6})\s*\)\s*(?:\\cdot\s*)?"
+                             r"\(\s*(\d{0,3})\s*\2\s*([+-])\s*(\d{1,6})\s*\)")
+_PROBLEM_POLYNOMIAL = re.compile(r"[^{}$=,<>\\]*?\^2[^{}$=,<>]*")
+
+
+def _factored(problem: str, text: str) -> set[Fraction]:
+    r"""The numbers of the linear factorizations ``(x-7)(x+2)`` that ``text`` writes of a quadratic the problem
+    states (``\frac{2x}{x^2-5x-14}``): the factorization is the problem's own expression rewritten (checked as an
+    identity, :func:`rewards.checks.solving.is_identity`), so its numbers, and with them its roots, are reached. A
+    product that expands to no quadratic of the problem reaches nothing.
+
+    >>> sorted(_factored("Let $f(x)=\\frac{2x}{x^2-5x-14}$.", "We factor it as $(x-7)(x+2)$."))
+    [Fraction(2, 1), Fraction(7, 1)]
+    >>> _factored("Let $f(x)=\\frac{2x}{x^2-5x-14}$.", "We factor it as $(x-7)(x+3)$.")
+    set()
+    """
+    out: set[Fraction] = set()
+    candidates = sorted({m.group(0).strip() for m in _PROBLEM_POLYNOMIAL.finditer(problem)
+                         if any(c.isdigit() for c in m.group(0)) and len(m.group(0).strip()) <= 40})[:8]
+    for match in _LINEAR_FACTORS.finditer(text):
+        product = match.group(0).replace("\\cdot", "")
+        if any(is_identity(candidate, product) for candidate in candidates):
+            out.update(v for v, _ in _numbers(product))
+    return out
+
+
+_POWER = re.compile(r"\s*\{?\s*(\d{1,6})\s*\}?\s*\^\s*\{?\s*(\d{1,3})\s*\}?\s*")
+_LOG_PROBLEM = re.compile(r"\\log|\blog(?:arithm)?\b")
+_STATED_LOG = re.compile(r"\\log_\s*(?:\{\s*(\d{1,4})\s*\}|(\d))\s*\{?\s*(\d{1,9})")
+"""``\\log_264`` (``\\log_2 64``: a bare subscript is one digit), ``\\log_{10} 1000``: the logarithms a problem asks."""
+
+
+def _log_exponent(problem: str, side: str, value: Fraction | None, is_reached) -> tuple[int, int] | None:
+    r"""In a problem that asks for a logarithm, the span of the exponent ``e`` of a verified power ``b^e = N`` whose
+    base and value are the problem's logarithm or reached (``2^6 = 64`` for ``\log_2 64``): the equation solves for
+    ``e``, which is ``\log_b N``; None otherwise (``2^6 = 64`` derives no 6 where nothing reaches 64, or where
+    no logarithm is asked).
+
+    >>> _log_exponent("Evaluate $\\log_264$.", "2^6", Fraction(64), lambda v: False)
+    (2, 3)
+    >>> _log_exponent("Evaluate $2^6$.", "2^6", Fraction(64), lambda v: v in (2, 64)) is None
+    True
+    """
+    match = _POWER.fullmatch(side)
+    if match is None or value is None or not _LOG_PROBLEM.search(problem):
+        return None
+    base = int(match.group(1))
+    asked = {(int(m.group(1) or m.group(2)), Fraction(m.group(3))) for m in _STATED_LOG.finditer(problem)}
+    if base < 2 or (base, value) not in asked and not (is_reached(Fraction(base)) and is_reached(value)):
+        return None
+    return match.span(2)
+
+
+def _unbraced(side: str) -> str:
+    """``side`` without spaces around it and one pair of braces around it all (``{\\frac{5}{3}}``)."""
+    side = side.strip()
+    return side[1:-1].strip() if side.startswith("{") and side.endswith("}") else side
+
+
+def _rescaled(sides, values, is_reached, strict: set[Fraction], known: set[Fraction]) -> None:
+    r"""A reached value written anew as a fraction: in ``\frac{5}{3} = \frac{600}{360}`` (equal values) with 5, 3 and
+    360 reached, 600 is ``5/3 \cdot 360``: reached too; in ``\frac{650}{1170} = \frac{65}{117}`` with 650 and 1170
+    reached, 65 and 117 are the two divided by their common 10. The new side must be a bare fraction with one new
+    number, or a reduction of the old fraction by a common factor: two free numbers (``\frac{5}{3} =
+    \frac{5 + 0 \cdot 120}{3}``, ``\frac{90}{54}``) would launder any value, and a bare number restates.
+
+    >>> strict, known = {Fraction(5), Fraction(3), Fraction(360)}, set()
+    >>> sides = ("\\frac{5}{3}", "\\frac{600}{360}")
+    >>> _rescaled(sides, [evaluate(s) for s in sides], lambda v: v in strict, strict, known); sorted(known)
+    [Fraction(600, 1)]
+    """
+    for k in range(len(sides) - 1):
+        old, new = values[k], values[k + 1]
+        if old is None or new is None or not old.is_exact or not new.is_exact or old.exact != new.exact:
+            continue
+        literal = _WRITTEN_FRACTION.fullmatch(_unbraced(sides[k + 1]))
+        before = _numbers(sides[k])
+        if literal is None or not before or not all(is_reached(v) for v, _ in before):
+            continue
+        after = [v for v, _ in _numbers(sides[k + 1])]
+        fresh = [v for v in after if not is_reached(v)]
+        if len(after) == 2 and len(fresh) == 2:  # a reduction: both parts divided by one whole number
+            top = _WRITTEN_FRACTION.fullmatch(_unbraced(sides[k]))
+            parts = [v for v, _ in before]
+            if top is None or len(parts) != 2 or 0 in after or any(p.denominator != 1 for p in [*parts, *after]):
+                continue
+            factor = parts[0] / after[0]
+            if factor.denominator != 1 or abs(factor) < 2 or parts[1] / after[1] != factor:
+                continue
+        elif len(after) != 2 or len(fresh) != 1 or fresh[0] == 0:
+            continue
+        strict.update(fresh)
+        known.update(fresh)
+
+
 def build_dataflow(trace: Trace) -> Dataflow:
     """Build the graph of quantities for ``trace`` (cheap: regexes and exact arithmetic only)."""
     from rewards.checks.answers import approximate_value, named_value  # local: answers imports trace (one-way graph)
@@ -1052,6 +1268,11 @@ def build_dataflow(trace: Trace) -> Dataflow:
     strict: set[Fraction] = set(pnums) | units  # reached from the problem (see StepFlow.unsupported); constants apart:
     # a percent or reciprocal transform applies to a quantity, not to a constant (400 is not "4 percent")
     reached_roots: dict[Fraction, int] = {}  # root of a reached one-unknown equation -> its step
+    counting = _COUNTING_PROBLEM.search(trace.problem) is not None
+    log_problem = "log" in trace.problem  # a power may solve the logarithm it asks (_log_exponent)
+    if counting and _ALPHABET.search(trace.problem):  # "2 different letters (A through Z)": 26 of them
+        strict.add(Fraction(26))
+        known.add(Fraction(26))
     steps: list[StepFlow] = []
     in_figure = False  # inside an [asy] ... [/asy] block (figure code spans lines)
     algebra = _Algebra(trace.problem, approx is not None)
@@ -1073,6 +1294,10 @@ def build_dataflow(trace: Trace) -> Dataflow:
             steps.append(flow)
             continue
         seen_steps.add(written)
+        if ")" in text and "^2" in trace.problem and _LINEAR_FACTORS.search(text):  # "(x-7)(x+2)" of the problem's
+            factored = _factored(trace.problem, text)                            # x^2 - 5x - 14
+            strict.update(factored)
+            known.update(factored)
         boxes = _answer_boxes(text) if trace.answer and "=" in trace.answer else ()  # "\\boxed{x=5}"
         for position, (eq, check) in enumerate(step_equations(text)):
             if check.ok is False and check.variable is not None and check.variable in constrained:
@@ -1096,6 +1321,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     strict.update(v for v, _ in _numbers(eq.sides[1]))
             elif derivation is None and check.ok is None and len(eq.sides) > 2:
                 _reach_rewrites(tuple(eq.sides), is_reached, strict)
+            if len(eq.sides) > 2 and check.ok is not False and "frac" in text:  # "= \\frac53 = \\frac{600}{360}"
+                _rescaled(eq.sides, eq.values, is_reached, strict, known)
             link = None
             if check.ok is not False and (derivation is None or derivation[2] == "solved") and not boxed:
                 link = algebra.link(tuple(eq.sides), index, is_reached, pnums)
@@ -1120,6 +1347,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
             operand_sides = derivation[0] if derivation is not None else source_sides or roles[0]  # a grounded
             # equation with unknowns: every number it states is an input
             operands = 0
+            log_result = None
             reached = True  # every operand so far is reached from the problem
             # "5x - 28 = 157" then "5x = 185": a rewrite with the root of an equation already reached is reached;
             # so is an equation that follows by algebra from a grounded one
@@ -1141,9 +1369,17 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     (start, end) for number, (start, end) in numbers
                     if number in BASIC_CONSTANTS and number not in strict and number not in converted
                     and _added(side, start, end)]
+                falling = _falling_factors(side, numbers, is_reached) if counting and len(numbers) > 1 else ()
+                solved_exponent = _log_exponent(trace.problem, side, derivation[1], is_reached) \
+                    if log_problem and kind == "computed" and len(numbers) == 2 and "^" in side else None
+                if solved_exponent is not None:  # "2^6 = 64" solves log_2 64: its 6 is the result, not an operand
+                    falling = {*falling, solved_exponent}
+                    log_result = Fraction(side[slice(*solved_exponent)])
                 for number, (start, end) in numbers:
                     operands += 1
                     flow.used.append(number)
+                    if (start, end) in falling:  # "10 \\cdot 9": the choices left after one pick
+                        continue
                     if not chained and not _derived(known, number) and number not in converted:
                         flow.ungrounded.append(number)  # a later side of a reached chain rewrites the first: its
                         # partial results are grounded (else a padded step that states them would ground them)
@@ -1159,6 +1395,11 @@ def build_dataflow(trace: Trace) -> Dataflow:
                         # produced: "\\sqrt{2}\\sqrt{2} = 2" padded before it would join the answer's path
             if roles is not None and check.ok is not False:
                 known.add(roles[1])  # grounding: a stated value may be used later, verified or not
+            if log_result is not None and reached:  # the logarithm the power solves
+                flow.produced.append(log_result)
+                known.add(log_result)
+                strict.add(log_result)
+                log_result = None
             if derivation is not None and (kind != "computed" or _computes(operand_sides, operands)):
                 flow.produced.append(derivation[1])  # only a verified computation or a solved equation
                 known.add(derivation[1])             # carries the chain
@@ -1182,9 +1423,12 @@ def build_dataflow(trace: Trace) -> Dataflow:
             flow.checks.append(EquationCheck(Equation(list(chain.sides), values, chain.span, "latex", chain.relations),
                                              True, f"congruent modulo {chain.modulus}"))
             unreached = False
+            substituted = _substituted_head(trace.problem, text, chain) if "equiv" in trace.problem else False
             for side in derivation[0]:
                 for number, _span in _numbers(side):
                     flow.used.append(number)
+                    if substituted and side is derivation[0][0]:  # "(n+2)(n+4)(n+6) \equiv 4 \cdot 6 \cdot 8"
+                        continue                                  # where the problem says n \equiv 2
                     if not _derived(known, number) and number not in converted:
                         flow.ungrounded.append(number)
                     if not is_reached(number):
