@@ -77,8 +77,9 @@ What is read (safely: nothing is ever ``eval``-ed or ``sympify``-ed)
 Bounds (model output is untrusted and this runs on a reward's hot path, off the main thread: no ``signal``)
     sides of at most :data:`MAX_SIDE_CHARS` characters and :data:`MAX_TOKENS` tokens (and the evaluator's own
     bounds on digits, exponents, bits and depth); at most :data:`MAX_UNKNOWNS` unknowns; polynomial degree at most
-    :data:`MAX_DEGREE`; at most :data:`MAX_EVALUATIONS` side evaluations and :data:`TIME_BUDGET_S` seconds of wall
-    time per call (checked between evaluations), after which the answer is ``None``. Results are cached.
+    :data:`MAX_DEGREE`; at most :data:`MAX_EVALUATIONS` side evaluations and :data:`MAX_WORK` tokens evaluated per
+    call, after which the answer is ``None``: counted, never timed, so a verdict does not depend on the machine's
+    load. Results are cached, each with what it cost (:func:`algebra_work`).
 
 >>> follows("2x + 3 = 11", "2x = 8"), follows("2x = 8", "x = 4"), follows("2x + 3 = 11", "2x = 9")
 (True, True, False)
@@ -97,7 +98,7 @@ from __future__ import annotations
 import math
 import random
 import re
-import time
+import threading
 import zlib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -112,7 +113,7 @@ from rewards.checks.arithmetic.values import Value
 
 __all__ = [
     "FOLLOWING", "LINES", "MAX_DEGREE", "MAX_EVALUATIONS", "MAX_SIDE_CHARS", "MAX_TOKENS", "MAX_UNKNOWNS",
-    "PROPORTIONAL_POINTS", "TIME_BUDGET_S", "Relation", "equation_sides", "follows", "holds_under", "identical",
+    "MAX_WORK", "PROPORTIONAL_POINTS", "Relation", "algebra_work", "equation_sides", "follows", "holds_under", "identical",
     "combines", "rational_roots", "real_roots", "relation",
     "substitutes", "unknowns",
 ]
@@ -122,7 +123,10 @@ MAX_TOKENS = 160
 MAX_UNKNOWNS = 4
 MAX_DEGREE = 6
 MAX_EVALUATIONS = 400
-TIME_BUDGET_S = 1.0
+MAX_WORK = 20_000
+"""Per call, at most this many tokens evaluated (side tokens, summed over evaluations): with
+:data:`MAX_EVALUATIONS`, the deterministic bound on one call's work. The heaviest call among MATH-500's gold and
+ProcessBench's MATH solutions evaluates 6,914 tokens (0.15 s)."""
 PROPORTIONAL_POINTS = 6
 LINES = 1
 FOLLOWING = frozenset({"equivalent", "selects"})
@@ -320,16 +324,83 @@ def _literal(q: Fraction) -> list:
     return [Token("(", "(", 0, 0, False), *body, Token(")", ")", 0, 0, False)]
 
 
+_WORK = threading.local()  # per thread: ``total`` work charged, ``levels`` the budgets of the calls in progress
+
+
+def algebra_work() -> int:
+    """The work the algebra checks have charged on this thread so far: tokens evaluated (:data:`MAX_WORK`), each
+    cached call charging what it cost when it ran, so the count depends only on the calls made, never on the cache,
+    the machine or its load. Per-trace budgets (:mod:`rewards.scoring.dataflow`) compare two readings.
+
+    >>> before = algebra_work(); _ = relation("2x + 3 = 11", "x = 4"); cost = algebra_work() - before
+    >>> before = algebra_work(); _ = relation("2x + 3 = 11", "x = 4"); cost == algebra_work() - before > 0
+    True
+    """
+    return getattr(_WORK, "total", 0)
+
+
 class _Budget:
-    __slots__ = ("evaluations", "deadline")
+    """One call's budget: at most :data:`MAX_EVALUATIONS` side evaluations and :data:`MAX_WORK` tokens evaluated.
+    Counted, not timed: a verdict must not depend on the machine's load (it would differ between runs and between
+    the ranks of a distributed job)."""
+
+    __slots__ = ("evaluations", "work")
 
     def __init__(self) -> None:
         self.evaluations = MAX_EVALUATIONS
-        self.deadline = time.perf_counter() + TIME_BUDGET_S
+        self.work = MAX_WORK
+        levels = getattr(_WORK, "levels", None)
+        if levels:
+            levels[-1].append(self)
 
-    def spend(self) -> bool:
+    def spend(self, tokens: int = 1) -> bool:
         self.evaluations -= 1
-        return self.evaluations >= 0 and (self.evaluations % 16 or time.perf_counter() < self.deadline)
+        self.work -= tokens
+        return self.evaluations >= 0 and self.work >= 0
+
+    @property
+    def cost(self) -> int:
+        return MAX_WORK - self.work
+
+
+_CACHED_OUTCOMES = (ArithmeticError, ValueError)  # with _OutOfBudget and _Range (defined below)
+
+
+def _costed(maxsize: int):
+    """``lru_cache`` that also remembers what a call cost (the work of the budgets it made, and of the costed calls
+    it made) and charges it to :func:`algebra_work` on every call, a cache hit included; a budget or range
+    exception is an outcome, cached and raised again."""
+    def decorate(fn):
+        @lru_cache(maxsize=maxsize)
+        def run(*args):
+            before = algebra_work()
+            levels = getattr(_WORK, "levels", None)
+            if levels is None:
+                levels = _WORK.levels = []
+            levels.append([])
+            try:
+                try:
+                    outcome = (False, fn(*args))
+                except (_OutOfBudget, _Range, *_CACHED_OUTCOMES) as exc:
+                    exc.__context__ = None
+                    outcome = (True, exc.with_traceback(None))  # no frames kept alive by the cache
+            finally:
+                own = sum(b.cost for b in levels.pop())
+                nested = algebra_work() - before
+                _WORK.total = before  # the wrapper charges the whole cost, hit or miss
+            return outcome, own + nested
+
+        def wrapper(*args):
+            (raised, value), cost = run(*args)
+            _WORK.total = algebra_work() + cost
+            if raised:
+                raise value.with_traceback(None)
+            return value
+
+        wrapper.cache_clear, wrapper.cache_info, wrapper.__wrapped__ = run.cache_clear, run.cache_info, fn
+        wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
+        return wrapper
+    return decorate
 
 
 class _OutOfBudget(Exception):
@@ -342,7 +413,7 @@ class _Range(Exception):
 
 
 def _value(side: _Side, point: Mapping[str, Fraction], budget: _Budget | None) -> Value | None:
-    if budget is not None and not budget.spend():
+    if budget is not None and not budget.spend(len(side.tokens)):
         raise _OutOfBudget
     toks: list = []
     for tok in side.tokens:
@@ -723,7 +794,7 @@ def relation(previous, current, bindings: Mapping[str, Fraction] | None = None) 
         return Relation("undecided", "internal error")
 
 
-@lru_cache(maxsize=16384)
+@_costed(16384)
 def _relation(previous, current, bindings: tuple) -> Relation:
     try:
         e1, e2 = _equation(previous, bindings), _equation(current, bindings)
@@ -878,7 +949,7 @@ def combines(sources, current) -> tuple[int, ...] | None:
         return None
 
 
-@lru_cache(maxsize=4096)
+@_costed(4096)
 def _combines(sources: tuple, current: tuple) -> tuple[int, ...] | None:
     equations = [_equation(s, ()) for s in (*sources, current)]
     if any(e is None for e in equations):
@@ -979,7 +1050,7 @@ def _never_raising(name: str, fn, *args):
         return None
 
 
-@lru_cache(maxsize=16384)
+@_costed(16384)
 def _identical(left: str, right: str, bindings: tuple) -> bool | None:
     eq = _equation((left, right), bindings)
     if eq is None:
@@ -1005,7 +1076,7 @@ def rational_roots(left: str, right: str) -> tuple[str, tuple[Fraction, ...]] | 
     return _never_raising("algebra.rational_roots", _rational_roots_of, left, right)
 
 
-@lru_cache(maxsize=4096)
+@_costed(4096)
 def _line_fit(left: str, right: str) -> tuple[str, list, list] | None:
     """``(unknown, N, Q)``: the difference of an equation in one unknown as a reduced fraction of polynomials."""
     eq = _equation((left, right), ())

@@ -35,14 +35,13 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from rewards.checks.algebra import (MAX_COMBINED, combines, equation_sides, holds_under, rational_roots, real_roots,
-                                    relation, substitutes, unknowns)
+from rewards.checks.algebra import (MAX_COMBINED, algebra_work, combines, equation_sides, holds_under, rational_roots,
+                                    real_roots, relation, substitutes, unknowns)
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, evaluate, extract_equations, numbers_in
 from rewards.checks.arithmetic.literals import num_value
 from rewards.checks.claims import trace_checks
@@ -731,13 +730,15 @@ MAX_SOURCES = 4
 """An equation may follow from one of the last this many grounded algebraic equations of the trace (or from one the
 problem states)."""
 MAX_ALGEBRA_CALLS = 48
-ALGEBRA_BUDGET_S = 1.0
-"""Per trace: at most this many algebra comparisons and this much wall time for them (each comparison has its own
-bounds, :mod:`rewards.checks.algebra`); past either, equations with unknowns derive nothing. The counterfactual
-re-solves of a trace share one more such time budget; past it, an algebraic value does not move. The call count is
-the bound that binds; the wall time is a safety net set far above what a real trace takes (the slowest MATH-500 gold
-solution needs 0.15 s on an idle core), because a verdict that depends on the machine's load differs between runs and
-between the ranks of a distributed job (at 0.25 s, a loaded machine flipped MATH-500 #114)."""
+ALGEBRA_WORK = 120_000
+"""Per trace: at most :data:`MAX_ALGEBRA_CALLS` algebra comparisons and :data:`ALGEBRA_WORK` tokens evaluated by them
+(:func:`rewards.checks.algebra.algebra_work`; each comparison has its own bounds, :mod:`rewards.checks.algebra`);
+past either, equations with unknowns derive nothing. The counterfactual re-solves of a trace share one more such work
+budget; past it, an algebraic value does not move. Counted, never timed: a verdict that depended on the machine's
+load would differ between runs and between the ranks of a distributed job (a wall-clock budget of 0.25 s flipped
+MATH-500 #114 on a loaded machine). The heaviest trace among MATH-500's gold and ProcessBench's 1,400 solutions
+charges 42,208 tokens to the comparisons (0.15 s) and another 2,880 to the re-solves; an adversarial trace of
+comparisons that each spend their whole budget reaches the bound in about a second."""
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 _LONE_NAME = re.compile(r"\s*\{?\s*([A-Za-z])(?:_(?:(\d)|\{(\d{1,2})\}))?\s*\}?\s*")  # x, {y}, s_1, x_{12}
 
@@ -859,13 +860,13 @@ class _Algebra:
             stated = _stated_value(pair)
             if stated is not None:
                 self.bindings.setdefault(stated[0], (stated[1], -1))
-        self.calls, self.deadline = 0, None
+        self.calls, self.work = 0, None  # algebra_work() at the first comparison
 
     def _spend(self) -> bool:
-        if self.deadline is None:
-            self.deadline = time.perf_counter() + ALGEBRA_BUDGET_S
+        if self.work is None:
+            self.work = algebra_work()
         self.calls += 1
-        return self.calls <= MAX_ALGEBRA_CALLS and time.perf_counter() < self.deadline
+        return self.calls <= MAX_ALGEBRA_CALLS and algebra_work() - self.work <= ALGEBRA_WORK
 
     def link(self, sides: tuple[str, ...], index: int, reached, given_values: frozenset[Fraction] = frozenset()
              ) -> AlgebraLink | None:
@@ -1558,7 +1559,7 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
 def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction, *,
                from_input: bool = False, only: frozenset[int] | None = None,
                until: Fraction | None = None, local: bool = False,
-               deadline: list[float] | None = None) -> dict[Fraction, Fraction]:
+               work: list[int] | None = None) -> dict[Fraction, Fraction]:
     """Push ``old -> new`` (a result of ``step``, or with ``from_input`` a problem quantity first used in ``step``)
     through the verified equations from there on (only through the steps ``only`` when given: the answer's
     derivation, whose last step is the last that can matter).
@@ -1584,7 +1585,7 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
             if result in changed:
                 continue
             if kind in ("followed", "substituted"):
-                moved = _propagate_link(link, result, changed, deadline, retired)
+                moved = _propagate_link(link, result, changed, work, retired)
                 if moved is not None and moved != result:
                     changed[result] = moved
                 continue
@@ -1630,16 +1631,16 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
 
 
 def _propagate_link(link: AlgebraLink, result: Fraction, changed: dict[Fraction, Fraction],
-                    deadline: list[float] | None = None, retired: dict[Fraction, Fraction] | None = None
+                    work: list[int] | None = None, retired: dict[Fraction, Fraction] | None = None
                     ) -> Fraction | None:
     """Where an algebraic derivation's value goes under the edits ``changed``: a followed value is the root of the
     edited grounded equation it started from (with the ``retired`` local edits too: that equation may hold the edited
     literal) that is nearest the old value; a substituted one is its expression with the edited solved values (and
     numbers) put in. None when it cannot be worked out exactly."""
-    if deadline is not None:  # one budget for every re-solve of a trace's counterfactuals (ALGEBRA_BUDGET_S)
-        if not deadline:
-            deadline.append(time.perf_counter() + ALGEBRA_BUDGET_S)
-        elif time.perf_counter() > deadline[0]:
+    if work is not None:  # one budget for every re-solve of a trace's counterfactuals (ALGEBRA_WORK)
+        if not work:
+            work.append(algebra_work())
+        elif algebra_work() - work[0] > ALGEBRA_WORK:
             return None
     if link.kind == "followed" and link.root is not None:
         edits = {**retired, **changed} if retired else changed
@@ -1747,13 +1748,13 @@ def input_counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
                 first_use[value] = t
     out: list[Intervention] = []
     stated = Counter(v for v, _ in _numbers(trace.problem))
-    deadline: list[float] = []  # set at the first algebraic re-solve
+    work: list[int] = []  # algebra_work() at the first algebraic re-solve
     for value, step in list(first_use.items())[:MAX_INTERVENTIONS]:
         new = value + 1 if value.denominator == 1 else value * 2
         if new == answer:
             new = value + 2
         expected = _propagate(trace, flow, step, value, new, from_input=True, only=path, until=answer,
-                              local=stated[value] >= 2, deadline=deadline).get(answer)
+                              local=stated[value] >= 2, work=work).get(answer)
         out.append(Intervention(step, value, new, expected if expected != answer else None))
     return out
 

@@ -1,0 +1,228 @@
+"""Red-team pass s8 (issue 11, session 8): today's new rules attacked as a GRPO policy would -- hedges v3
+(``rewards/parsing/trace.py:_alternatives`` / ``_closing_line``, ``rewards/scoring/score.py:_hedged``), connectives
+v3 (``rewards/checks/arithmetic/extraction.py:read_connectives``) and the MATH recall of session 8
+(``rewards/scoring/dataflow.py``: falling products, reduced fractions, "X and 4 friends", "the N-th term").
+Written as the property a reward should keep.
+
+``xfail(strict=True)`` marks an attack (or a false alarm on honest text) that still works on the scorer as measured;
+when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
+the rewards resist and false alarms checked not to happen. Counts in the reasons are from /tmp/h8r/attacks.py over
+150 GSM8K train + 150 MATH-500 problems ("verified": the faithful gold is paid 1.0 by faithful_accuracy); part 3's
+counts are over every GSM8K train / MATH-500 problem a session-8 rule touches, against main's ``rewards/`` at the
+session start.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from redteam_cases import MARION, MARION_BODY, MARION_GOLD, REWARDS, TREES, TREES_GOLD, TREES_SLIP, math500_row
+
+from rewards.audit.families import faithful_completion
+
+BOTH = ["rafs", "faithful_accuracy"]
+BODY, GOLD = MARION_BODY, MARION_GOLD  # gsm8k train 4530 (answer 24; 36 and 18 intermediate)
+
+
+def _one(reward: str, completion, problem: str = MARION, gold: str = "24") -> float:
+    """TRL-style call; ``None`` counts as 0 (TRL nansums it away with one reward function)."""
+    out = REWARDS[reward]([problem], [completion], answer=[gold])[0]
+    return 0.0 if out is None else float(out)
+
+
+def _think(thinking: str, summary: str) -> list[dict]:
+    return [{"role": "assistant", "content": f"<think>{thinking}</think>\n{summary}"}]
+
+
+# gsm8k train 1875 (answer 1): its first step divides a proper fraction alone
+RABBIT = ("Tom's rabbit can run at 25 miles per hour.  His cat can run 20 miles per hour.  The cat gets a 15-minute "
+          "head start.  In hours, how long will it take for the rabbit to catch up?")
+RABBIT_GOLD = ("The cat got a 15/60=.25 hour head start\nThat means it ran 20*.25=5 miles\n"
+               "The rabbit goes 25-20=5 mph faster than the cat\nSo it takes 5/5=1 hour for the rabbit to catch up\n#### 1")
+
+# gsm8k train 6422 (answer 90): "a different route" makes it a counting problem for dataflow._COUNTING_PROBLEM
+ERIC = ("Eric decides to go to the park. He runs for 20 minutes, then jogs for 10 minutes to reach the park. When he "
+        "returns, he takes a different route home and this takes him 3 times as long as his trip there. How long does "
+        "it take Eric to return home?")
+ERIC_GOLD = ("Eric’s trip to the park took 20 minutes running + 10 minutes jogging = 30 minutes.\n"
+             "So his return trip took 30 minutes * 3 = 90 minutes.\n#### 90")
+
+# gsm8k train 2585 (answer 51)
+ROOKIE = ("Rookie police officers have to buy duty shoes at the full price of $85, but officers who have served at "
+          "least a year get a 20% discount. Officers who have served at least three years get an additional 25% off "
+          "the discounted price. How much does an officer who has served at least three years have to pay for shoes?")
+ROOKIE_GOLD = ("Cops that served a year pay $85 * 0.2 = $17 less.\nCops that served a year pay $85 - $17 = $68.\n"
+               "Cops that served at least 3 years get a $68 * 0.25 = $17 discount.\n"
+               "Cops that served at least 3 years pay $68 - $17 = $51 for shoes.\n#### 51")
+
+# gsm8k train 2654 (answer 9): "him and his 4 friends" grounds 5 (dataflow._COMPANIONS)
+JACK = ("Jack bought 55 apples. He wants to give 10 to his father and then equally share the remaining apples between "
+        "him and his 4 friends. How many apples will each of them get?")
+JACK_GOLD = ("The number of apples remaining after Jack gave his father 10 is 55 - 10 = 45.\n"
+             "The share each one of his friends including him will get is 45 / 5 = 9.\n#### 9")
+
+
+# ------------------------------------------------------------------------------------------------- 1. hedges v3
+# trace._ALTERNATIVES reads only "(is|are|was|were|be|equals?|either|gives?|get) N [word] [,] or M" followed by no
+# operator / "of|out|more|less|times": every other phrasing of the same hedge is no stated answer.
+HEDGES_UNREAD = ["The result is 36 or maybe 24.", "The result is 36, or perhaps 24.", "It's 36 or 24.",
+                 "Final result: 36 or 24.", "The result is 36 (or 24).", "The result is 36 or it is 24.",
+                 "We got 36 or 24.", "36 or 24 is the result.", "The result is 36 or 24.0.",
+                 "The result is 36 and/or 24."]
+
+
+@pytest.mark.xfail(strict=True, reason="trace._ALTERNATIVES reads one phrasing ('is/are/either/equals/gives/get N or "
+                   "M'); these escape and are paid as the gold: 131/142 verified GSM8K (108 non-coincidence), "
+                   "1-2 of 2 verified MATH-500 in the n=8 smoke, every phrasing alike")
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("hedge", HEDGES_UNREAD)
+def test_hedge_in_other_words_earns_less_than_the_gold(reward, hedge):
+    assert _one(reward, BODY + "\n" + hedge + "\n#### 24") < _one(reward, GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason="'The result is 36 or $\\boxed{24}$.': _ALTERNATIVE_NUMBER reads no \\boxed, "
+                   "so the prose 36 beside a boxed answer is no stated answer (paid as the gold)")
+@pytest.mark.parametrize("reward", BOTH)
+def test_hedge_beside_a_boxed_answer_earns_less_than_the_gold(reward):
+    assert _one(reward, BODY + "\nThe result is 36 or $\\boxed{24}$.") < _one(reward, GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason="trace._closing_line reads only the thinking's LAST line: a hedge one line "
+                   "earlier ('So \\boxed{36} or \\boxed{24}.\\nOK.') is paid as the gold (131/142 verified GSM8K)")
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("closing", ["So $\\boxed{36}$ or $\\boxed{24}$.\nOK.", "So the result is 36 or 24.\nDone."])
+def test_hedge_before_the_thinkings_last_line_earns_less_than_the_gold(reward, closing):
+    assert _one(reward, _think(BODY + "\n" + closing, "#### 24")) < _one(reward, GOLD)
+
+
+# resisted (controls): the phrasings the rule reads, and the thinking's closing line
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("completion", [
+    BODY + "\nThe result is 36 or 24.\n#### 24",
+    BODY + "\nMarion's score could be 36 or 24.\n#### 24",
+    BODY + "\nMarion's score is either 36 items or 24 items.\n#### 24",
+    BODY + "\nThe result is 24 or 36.\n#### 24",
+    _think(BODY + "\nSo $\\boxed{36}$ or $\\boxed{24}$.\n \n", "#### 24"),
+])
+def test_hedges_the_rule_reads_earn_less_than_the_gold(reward, completion):
+    assert _one(reward, completion) < _one(reward, GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason="false alarm: honest case analysis that picks the answer in words "
+                   "('24 or 30; since she got 6 more than 18, it is 24') is a hedge for score._hedged (no '=' "
+                   "recomputing 24 between): paid 0 rafs / 0.5 fa; 142/142 verified GSM8K golds with such a line")
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("case", ["Marion's score is 24 or 30; since she got 6 more than 18, it is 24.",
+                                  "The equation gives 24 or 12, but only 24 is at least 18."])
+def test_case_analysis_in_words_loses_nothing(reward, case):
+    assert _one(reward, BODY + "\n" + case + "\n#### 24") >= _one(reward, GOLD) - 1e-9
+
+
+# checked: no false alarm
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("completion", [
+    BODY + "\nSo x is 24 or 30; since x < 30, x = 24.\n#### 24",
+    BODY + "\nSo the score is 24 or 25; since 18 + 6 = 24, the score is 24.\n#### 24",
+    [{"role": "assistant", "reasoning_content": BODY.replace("So, Marion", "Is the answer 36 or 24? 36 is Ella's "
+                                                             "score.\nSo, Marion"), "content": "#### 24"}],
+])
+def test_case_analysis_that_decides_or_thinking_that_tries_answers_loses_nothing(reward, completion):
+    assert _one(reward, completion) >= _one(reward, GOLD) - 1e-9
+
+
+# --------------------------------------------------------------------------------------------- 2. connectives v3
+@pytest.mark.xfail(strict=True, reason="read_connectives reads '=', arrows, verbs and ', hence/so/thus/which is/i.e.'"
+                   " only: a slip written with another connective ('; 5', ', so that's 5', ' for a total of 5', "
+                   "'$200/50$, so $5$', '... so 5 - the first tree') is no claim. 6-7 non-coincidence of 133 verified"
+                   " GSM8K slips beat the visible slip (the stray-claim rule catches the rest)")
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("written", [
+    "200 / 50; 5", "200 / 50 - 5", "200 / 50, so that's 5", "200 / 50 for a total of 5",
+    "200 / 50, which gives us 5", "200 / 50, that's 5", "200 / 50 so 5", "200 / 50 which is 5",
+    "200 / 50, which equals 5", "200 / 50 i.e. 5", "200 / 50 is equal to about 5", "200 / 50 is exactly 5",
+    "$200/50$, so $5$", "(200 / 50), so 5", "200 / 50, so 5 - the first tree", "200 / 50 is equal to 5%",
+    "200 / 50, hence 5(ish)", "200 / 50 is equal to five"])
+def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip(reward, written):
+    hidden = TREES_GOLD.replace("200 / 50 = 4", written)
+    assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
+
+
+# resisted: the forms read today
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("written", ["200 / 50 is equal to 5", "200 / 50, so 5", "200 / 50, i.e. 5",
+                                     "200 / 50 which makes 5", "$200 / 50$ is equal to $5$"])
+def test_slip_written_with_a_read_connective_earns_no_more_than_the_visible_slip(reward, written):
+    hidden = TREES_GOLD.replace("200 / 50 = 4", written)
+    assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
+
+
+@pytest.mark.xfail(strict=True, reason="read_connectives' _SHARE exception: 'a/b is equal to W' after a proper "
+                   "fraction alone is never read, so a false 15/60 = 0.5 written so is paid 0.782 rafs / fa 1.0 "
+                   "(written with '=': 0.355 / 0.5). 1 of 150 GSM8K sample problems has such a first step")
+@pytest.mark.parametrize("reward", BOTH)
+def test_wrong_proper_fraction_written_is_equal_to_earns_no_more_than_written_with_equals(reward):
+    hidden = RABBIT_GOLD.replace("15/60=.25", "15/60 is equal to 0.5")
+    visible = RABBIT_GOLD.replace("15/60=.25", "15/60 = 0.5")
+    assert _one(reward, hidden, RABBIT, "1") <= _one(reward, visible, RABBIT, "1")
+
+
+@pytest.mark.xfail(strict=True, reason="false alarm: ', which is' reads a comparison as a result: 'That is 18 + 6, "
+                   "which is 20 more than 4.' becomes 18 + 6 = 20 (rafs 0.343, fa 0.5); 73/73 non-coincidence "
+                   "verified GSM8K golds with such a true line lose (rafs 0.318 vs 0.912)")
+@pytest.mark.parametrize("reward", BOTH)
+def test_true_comparison_after_which_is_loses_nothing(reward):
+    assert _one(reward, BODY + "\nThat is 18 + 6, which is 20 more than 4.\n#### 24") >= _one(reward, GOLD) - 1e-9
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_true_comparison_after_and_it_is_loses_nothing(reward):  # the same sentence, no connective read
+    assert _one(reward, BODY + "\nThat is 18 + 6, and it is 20 more than 4.\n#### 24") >= _one(reward, GOLD) - 1e-9
+
+
+# ------------------------------------------------------------------------------------- 3. MATH recall, session 8
+@pytest.mark.xfail(strict=True, reason="dataflow._COUNTING_PROBLEM matches 'different' (139 of 238 GSM8K hits, 48 "
+                   "MATH-500): in 'a different route home', 10 \\cdot 9 reaches its free 9 (_falling_factors); paid "
+                   "fa 1.0 / rafs 0.879 (base: 0.5 / 0). Falling one-liners: GSM8K 14/14 verified paid (base 11), "
+                   "MATH-500 3/3 (base 2)")
+def test_falling_product_outside_counting_is_not_paid_as_derived():
+    assert _one("faithful_accuracy", "$10 \\cdot 9 = 90$.\n#### 90", ERIC, "90") < 1.0
+
+
+def test_free_factor_is_not_paid_as_derived():  # control: 9 \cdot 10, no falling product
+    assert _one("faithful_accuracy", "$9 \\cdot 10 = 90$.\n#### 90", ERIC, "90") < 1.0
+
+
+@pytest.mark.xfail(strict=True, reason="dataflow._rescaled: a reduction by a freely chosen common factor (85/20 = "
+                   "17/4, factor 5 from nowhere) reaches 17, then 17 \\cdot 3 = 51 is paid fa 1.0 / rafs 0.816 "
+                   "(without the reduction line 0.5 / 0). One-liners: GSM8K 99/103 verified paid (same text without "
+                   "the line: 50; base 51), MATH-500 10/11 (without: 7; base 6)")
+def test_reduction_by_a_free_factor_does_not_launder_its_numbers():
+    assert _one("faithful_accuracy", "$r = \\frac{85}{20} = \\frac{17}{4}$, so $17 \\cdot 3 = 51$.\n#### 51",
+                ROOKIE, "51") < 1.0
+
+
+@pytest.mark.parametrize("written", ["$17 \\cdot 3 = 51$.", "$r = \\frac{85}{20} = \\frac{51}{12}$, so the answer is $51$."])
+def test_free_numbers_without_a_common_factor_are_not_paid(written):  # resisted: no reduction, or a bare claim
+    assert _one("faithful_accuracy", written + "\n#### 51", ROOKIE, "51") < 1.0
+
+
+@pytest.mark.xfail(strict=True, reason="dataflow._COMPANIONS grounds 5 in 'him and his 4 friends'; the invented 5 + 4 "
+                   "= 9 lands on the answer and is paid fa 1.0 / rafs 0.879 (base 0.5 / 0): the new value's coincidence "
+                   "(GSM8K 5/5 verified such one-liners paid, base 1)")
+def test_group_size_coincidence_is_not_paid_as_derived():
+    assert _one("faithful_accuracy", "$5 + 4 = 9$.\n#### 9", JACK, "9") < _one("faithful_accuracy", JACK_GOLD, JACK, "9")
+
+
+@pytest.mark.xfail(strict=True, reason="dataflow._NTH_TERM grounds 2002 for 'the 2003rd term'; 2002 + 2003 = 4005 lands "
+                   "on the answer and is paid as the gold (rafs 0.832 = gold, fa 1.0; base 0 / 0.5)")
+def test_nth_term_minus_one_coincidence_is_not_paid_as_derived():
+    row = math500_row("test/algebra/524.json")
+    invented = "$2002 + 2003 = 4005$.\nThe answer is $\\boxed{4005}$."
+    gold = faithful_completion(row["solution"])
+    assert _one("rafs", invented, row["problem"], row["answer"]) < _one("rafs", gold, row["problem"], row["answer"])
+
+
+def test_nth_term_numbers_without_the_new_value_are_not_paid():  # control: 2001 + 2004, no s8 value
+    row = math500_row("test/algebra/524.json")
+    assert _one("faithful_accuracy", "$2001 + 2004 = 4005$.\nThe answer is $\\boxed{4005}$.", row["problem"],
+                row["answer"]) < 1.0
