@@ -380,25 +380,6 @@ def _stated_phrases(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-_ALTERNATIVE_NUMBER = r"\$?\s*(-?\d+(?:,\d{3})*(?:\.\d+)?%?)(?![\d.,]*\d)\s*\$?"
-_ALTERNATIVES = re.compile(  # "The result is 36 or 24.", "either 36 or 24", "equals $36$ or $24$"
-    r"\b(?:is|are|was|were|be|equals?|either|gives?|get)\s+" + _ALTERNATIVE_NUMBER + r"(?:\s+[a-z]{2,12})?\s*,?\s+or\s+"
-    + _ALTERNATIVE_NUMBER + r"(?![\w.]*\s*(?:[-+*/^=(]|times\b|more\b|less\b|fewer\b|of\b|out\b))", re.I)
-
-
-def _alternatives(text: str, answer: str) -> list[tuple[int, int, str]]:
-    """Both numbers of each "is N or M" in prose one of which is ``answer`` (``(start, end, N)``, ``(start, end,
-    M)``): a final answer hedged in words. In GSM8K train, MATH-500 and ProcessBench only one text states its final
-    answer so ("the number of negative real roots is either 0 or 2", a case analysis that goes on to derive)."""
-    out = []
-    for count, m in enumerate(_ALTERNATIVES.finditer(text)):
-        if count >= MAX_STATED_SCAN:
-            break
-        if m.group(1) != m.group(2) and answer in (m.group(1), m.group(2)):
-            out += [(m.start(1), m.end(1), m.group(1)), (m.start(2), m.end(2), m.group(2))]
-    return out
-
-
 def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str], ...]:
     """Every final answer ``text`` states (``\\boxed{…}``, ``\\fbox{…}``, ``#### …``, "the answer is …") written
     differently from ``answer``, each with the text between it and the answer's last statement (at most 2,000
@@ -414,7 +395,7 @@ def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str]
     ()
     """
     if answer is None or ("\\boxed" not in text and "\\fbox" not in text and "####" not in text
-                          and "nswer" not in text and " or " not in text):
+                          and "nswer" not in text):
         return ()
     found: list[tuple[int, int, str]] = []
     for count, m in enumerate(_STATED.finditer(text)):
@@ -430,8 +411,6 @@ def other_stated_answers(text: str, answer: str | None) -> tuple[tuple[str, str]
                 found.append((m.start(), m.start() + len(m.group()) + len(content) + 2, content.strip()))
     if "nswer" in text or "NSWER" in text:
         found = sorted(found + _stated_phrases(text))
-    if " or " in text:
-        found = sorted(found + _alternatives(text, " ".join(answer.split())))
     # each distinct answer at its last statement (a hedge is not pushed out of the window by restating the answer)
     last: dict[str, tuple[int, int, str]] = {}
     for entry in found:

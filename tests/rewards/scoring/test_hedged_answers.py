@@ -30,8 +30,6 @@ def rewards(completions, gold="24"):
     "$\\boxed{36}$. Wait. $\\boxed{24}$",                    # a retraction cue is no correction
     "The answer is $\\boxed{x = 36}$ or $\\boxed{24}$.",       # a named hedge
     "".join("$\\boxed{24}$ " for _ in range(20)) + "or $\\boxed{36}$ or $\\boxed{24}$",  # past 16 boxes of the answer
-    "The result is 36 or 24.\n#### 24",                      # a hedge in prose
-    "So Marion's score is either $36$ or $24$.",             # in prose, the answer read as the last number
 ])
 def test_a_hedge_earns_no_rafs_and_at_most_the_unverified_credit(ending):
     (rafs_gold, rafs_hedge), (fa_gold, fa_hedge) = rewards([WORK + "#### 24", WORK + ending])
@@ -142,13 +140,3 @@ def test_a_thinking_that_closes_on_another_answer_hedges_when_the_summary_only_s
 def test_a_thinking_that_closes_on_the_answer_or_is_corrected_by_the_summary_is_no_hedge(thinking, summary):
     (rafs_gold, rafs_think), (fa_gold, fa_think) = rewards([WORK + "#### 24", _think(thinking, summary)])
     assert fa_think == fa_gold == 1.0 and rafs_think > 0.5
-
-
-@pytest.mark.parametrize("text, answer", [
-    ("If any of the terms were 1 or 0, the numerator would be smaller. So the minimum is 8.\n#### 8", "8"),
-    ("The side is 2 or 3 times as long; 2 * 4 = 8.\n#### 3", "3"),   # a ratio, not an answer
-    ("The roots are 3 or 4, so their sum is 3 + 4 = 7.\n#### 7", "7"),  # neither is the answer
-    ("x is 3 or 4. Since x > 3, x = 4 and 4 * 2 = 8.\n#### 8", "8"),
-])
-def test_alternatives_in_prose_that_do_not_offer_the_final_answer_are_no_hedge(text, answer):
-    assert other_stated_answers(text, answer) == ()
