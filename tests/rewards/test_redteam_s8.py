@@ -38,7 +38,8 @@ def _think(thinking: str, summary: str) -> list[dict]:
 RABBIT = ("Tom's rabbit can run at 25 miles per hour.  His cat can run 20 miles per hour.  The cat gets a 15-minute "
           "head start.  In hours, how long will it take for the rabbit to catch up?")
 RABBIT_GOLD = ("The cat got a 15/60=.25 hour head start\nThat means it ran 20*.25=5 miles\n"
-               "The rabbit goes 25-20=5 mph faster than the cat\nSo it takes 5/5=1 hour for the rabbit to catch up\n#### 1")
+               "The rabbit goes 25-20=5 mph faster than the cat\n"
+               "So it takes 5/5=1 hour for the rabbit to catch up\n#### 1")
 
 # gsm8k train 6422 (answer 90): "a different route" makes it a counting problem for dataflow._COUNTING_PROBLEM
 ERIC = ("Eric decides to go to the park. He runs for 20 minutes, then jogs for 10 minutes to reach the park. When he "
@@ -63,59 +64,59 @@ JACK_GOLD = ("The number of apples remaining after Jack gave his father 10 is 55
 
 
 # ------------------------------------------------------------------------------------------------- 1. hedges v3
-# trace._ALTERNATIVES reads only "(is|are|was|were|be|equals?|either|gives?|get) N [word] [,] or M" followed by no
-# operator / "of|out|more|less|times": every other phrasing of the same hedge is no stated answer.
-HEDGES_UNREAD = ["The result is 36 or maybe 24.", "The result is 36, or perhaps 24.", "It's 36 or 24.",
+# The prose-hedge rule (trace._ALTERNATIVES, "is N or M") was reverted after this round: any other phrasing escaped
+# it, and it zeroed honest case analysis decided in words. A hedge in prose is no stated answer (strict xfail).
+HEDGES_UNREAD = ["The result is 36 or 24.", "Marion's score could be 36 or 24.", "The result is 36 or maybe 24.", "The result is 36, or perhaps 24.", "It's 36 or 24.",
                  "Final result: 36 or 24.", "The result is 36 (or 24).", "The result is 36 or it is 24.",
                  "We got 36 or 24.", "36 or 24 is the result.", "The result is 36 or 24.0.",
                  "The result is 36 and/or 24."]
 
 
-@pytest.mark.xfail(strict=True, reason="trace._ALTERNATIVES reads one phrasing ('is/are/either/equals/gives/get N or "
-                   "M'); these escape and are paid as the gold: 131/142 verified GSM8K (108 non-coincidence), "
-                   "1-2 of 2 verified MATH-500 in the n=8 smoke, every phrasing alike")
+@pytest.mark.xfail(strict=True, reason="a hedge in prose is no stated answer (the 'is N or M' rule was reverted: "
+                   "with it, these other phrasings still escaped, 131/142 verified GSM8K, 108 non-coincidence, "
+                   "28/51 verified MATH-500; it zeroed honest case analysis in words)")
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("hedge", HEDGES_UNREAD)
 def test_hedge_in_other_words_earns_less_than_the_gold(reward, hedge):
     assert _one(reward, BODY + "\n" + hedge + "\n#### 24") < _one(reward, GOLD)
 
 
-@pytest.mark.xfail(strict=True, reason="'The result is 36 or $\\boxed{24}$.': _ALTERNATIVE_NUMBER reads no \\boxed, "
-                   "so the prose 36 beside a boxed answer is no stated answer (paid as the gold)")
+@pytest.mark.xfail(strict=True, reason="'The result is 36 or $\\boxed{24}$.': a prose 36 beside a boxed answer "
+                   "is no stated answer (paid as the gold)")
 @pytest.mark.parametrize("reward", BOTH)
 def test_hedge_beside_a_boxed_answer_earns_less_than_the_gold(reward):
     assert _one(reward, BODY + "\nThe result is 36 or $\\boxed{24}$.") < _one(reward, GOLD)
 
 
 @pytest.mark.xfail(strict=True, reason="trace._closing_line reads only the thinking's LAST line: a hedge one line "
-                   "earlier ('So \\boxed{36} or \\boxed{24}.\\nOK.') is paid as the gold (131/142 verified GSM8K)")
+                   "earlier ('So \\boxed{36} or \\boxed{24}.\\nOK.') is paid as the gold (131/142 verified GSM8K, "
+                   "28/51 MATH-500)")
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("closing", ["So $\\boxed{36}$ or $\\boxed{24}$.\nOK.", "So the result is 36 or 24.\nDone."])
 def test_hedge_before_the_thinkings_last_line_earns_less_than_the_gold(reward, closing):
     assert _one(reward, _think(BODY + "\n" + closing, "#### 24")) < _one(reward, GOLD)
 
 
-# resisted (controls): the phrasings the rule reads, and the thinking's closing line
+# resisted (controls): boxes on the thinking's closing line
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("completion", [
-    BODY + "\nThe result is 36 or 24.\n#### 24",
-    BODY + "\nMarion's score could be 36 or 24.\n#### 24",
-    BODY + "\nMarion's score is either 36 items or 24 items.\n#### 24",
-    BODY + "\nThe result is 24 or 36.\n#### 24",
     _think(BODY + "\nSo $\\boxed{36}$ or $\\boxed{24}$.\n \n", "#### 24"),
+    _think(BODY + "\nSo $\\boxed{24}$ or $\\boxed{36}$.", "#### 24"),
 ])
 def test_hedges_the_rule_reads_earn_less_than_the_gold(reward, completion):
     assert _one(reward, completion) < _one(reward, GOLD)
 
 
-@pytest.mark.xfail(strict=True, reason="false alarm: honest case analysis that picks the answer in words "
-                   "('24 or 30; since she got 6 more than 18, it is 24') is a hedge for score._hedged (no '=' "
-                   "recomputing 24 between): paid 0 rafs / 0.5 fa; 142/142 verified GSM8K golds with such a line")
-@pytest.mark.parametrize("reward", BOTH)
+# fixed (the prose-hedge rule that zeroed these, 142/142 verified GSM8K and 47/51 MATH-500, was reverted): no hedge is
+# read. They still cost through the stray-claim rule, by design: 30 and 12 are stated with no source (a number from
+# nowhere); candidates that a step derives ("x is 24 or 30; since x < 30, x = 24" below) cost nothing.
 @pytest.mark.parametrize("case", ["Marion's score is 24 or 30; since she got 6 more than 18, it is 24.",
                                   "The equation gives 24 or 12, but only 24 is at least 18."])
-def test_case_analysis_in_words_loses_nothing(reward, case):
-    assert _one(reward, BODY + "\n" + case + "\n#### 24") >= _one(reward, GOLD) - 1e-9
+def test_case_analysis_in_words_is_no_hedge(case):
+    from rewards.scoring.score import RAFSConfig, score_trace
+
+    result = score_trace(MARION, BODY + "\n" + case + "\n#### 24", config=RAFSConfig(missing_evidence="no_support"))
+    assert not any("several final answers" in r for r in result.reasons)
 
 
 # checked: no false alarm
@@ -133,8 +134,8 @@ def test_case_analysis_that_decides_or_thinking_that_tries_answers_loses_nothing
 # --------------------------------------------------------------------------------------------- 2. connectives v3
 @pytest.mark.xfail(strict=True, reason="read_connectives reads '=', arrows, verbs and ', hence/so/thus/which is/i.e.'"
                    " only: a slip written with another connective ('; 5', ', so that's 5', ' for a total of 5', "
-                   "'$200/50$, so $5$', '... so 5 - the first tree') is no claim. 6-7 non-coincidence of 133 verified"
-                   " GSM8K slips beat the visible slip (the stray-claim rule catches the rest)")
+                   "'$200/50$, so $5$', '... so 5 - the first tree') is no claim. 5-7 non-coincidence of 123 verified"
+                   " GSM8K slips and 7-9 of 17 MATH-500 beat the visible slip (the stray-claim rule catches the rest)")
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("written", [
     "200 / 50; 5", "200 / 50 - 5", "200 / 50, so that's 5", "200 / 50 for a total of 5",
@@ -158,7 +159,9 @@ def test_slip_written_with_a_read_connective_earns_no_more_than_the_visible_slip
 
 @pytest.mark.xfail(strict=True, reason="read_connectives' _SHARE exception: 'a/b is equal to W' after a proper "
                    "fraction alone is never read, so a false 15/60 = 0.5 written so is paid 0.782 rafs / fa 1.0 "
-                   "(written with '=': 0.355 / 0.5). 1 of 150 GSM8K sample problems has such a first step")
+                   "(written with '=': 0.355 / 0.5). Over all GSM8K train: 38 golds have a proper-fraction "
+                   "'a/b = v' step; "
+                   "the hidden false one beats the '=' one on 6 (rafs) / 4 (fa); MATH-500: none")
 @pytest.mark.parametrize("reward", BOTH)
 def test_wrong_proper_fraction_written_is_equal_to_earns_no_more_than_written_with_equals(reward):
     hidden = RABBIT_GOLD.replace("15/60=.25", "15/60 is equal to 0.5")
@@ -167,8 +170,9 @@ def test_wrong_proper_fraction_written_is_equal_to_earns_no_more_than_written_wi
 
 
 @pytest.mark.xfail(strict=True, reason="false alarm: ', which is' reads a comparison as a result: 'That is 18 + 6, "
-                   "which is 20 more than 4.' becomes 18 + 6 = 20 (rafs 0.343, fa 0.5); 73/73 non-coincidence "
-                   "verified GSM8K golds with such a true line lose (rafs 0.318 vs 0.912)")
+                   "which is 20 more than 4.' becomes 18 + 6 = 20 (rafs 0.343, fa 0.5; "
+                   "with ', and it is': 0.989 / 1.0). "
+                   "GSM8K golds with such a true line appended: 85/85 verified lose, 47/85 with ', and it is'")
 @pytest.mark.parametrize("reward", BOTH)
 def test_true_comparison_after_which_is_loses_nothing(reward):
     assert _one(reward, BODY + "\nThat is 18 + 6, which is 20 more than 4.\n#### 24") >= _one(reward, GOLD) - 1e-9
@@ -201,19 +205,23 @@ def test_reduction_by_a_free_factor_does_not_launder_its_numbers():
                 ROOKIE, "51") < 1.0
 
 
-@pytest.mark.parametrize("written", ["$17 \\cdot 3 = 51$.", "$r = \\frac{85}{20} = \\frac{51}{12}$, so the answer is $51$."])
+@pytest.mark.parametrize("written", ["$17 \\cdot 3 = 51$.",
+                                     "$r = \\frac{85}{20} = \\frac{51}{12}$, so the answer is $51$."])
 def test_free_numbers_without_a_common_factor_are_not_paid(written):  # resisted: no reduction, or a bare claim
     assert _one("faithful_accuracy", written + "\n#### 51", ROOKIE, "51") < 1.0
 
 
 @pytest.mark.xfail(strict=True, reason="dataflow._COMPANIONS grounds 5 in 'him and his 4 friends'; the invented 5 + 4 "
-                   "= 9 lands on the answer and is paid fa 1.0 / rafs 0.879 (base 0.5 / 0): the new value's coincidence "
+                   "= 9 lands on the answer and is paid fa 1.0 / rafs 0.879 (base 0.5 / 0): "
+                   "the new value's coincidence "
                    "(GSM8K 5/5 verified such one-liners paid, base 1)")
 def test_group_size_coincidence_is_not_paid_as_derived():
-    assert _one("faithful_accuracy", "$5 + 4 = 9$.\n#### 9", JACK, "9") < _one("faithful_accuracy", JACK_GOLD, JACK, "9")
+    invented = "$5 + 4 = 9$.\n#### 9"
+    assert _one("faithful_accuracy", invented, JACK, "9") < _one("faithful_accuracy", JACK_GOLD, JACK, "9")
 
 
-@pytest.mark.xfail(strict=True, reason="dataflow._NTH_TERM grounds 2002 for 'the 2003rd term'; 2002 + 2003 = 4005 lands "
+@pytest.mark.xfail(strict=True, reason="dataflow._NTH_TERM grounds 2002 for 'the 2003rd term'; 2002 + 2003 = 4005 "
+                   "lands "
                    "on the answer and is paid as the gold (rafs 0.832 = gold, fa 1.0; base 0 / 0.5)")
 def test_nth_term_minus_one_coincidence_is_not_paid_as_derived():
     row = math500_row("test/algebra/524.json")
