@@ -138,9 +138,7 @@ def test_case_analysis_that_decides_or_thinking_that_tries_answers_loses_nothing
                    " GSM8K slips and 7-9 of 17 MATH-500 beat the visible slip (the stray-claim rule catches the rest)")
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("written", [
-    "200 / 50; 5", "200 / 50 - 5", "200 / 50, so that's 5", "200 / 50 for a total of 5",
-    "200 / 50, which gives us 5", "200 / 50, that's 5", "200 / 50 so 5", "200 / 50 which is 5",
-    "200 / 50, which equals 5", "200 / 50 i.e. 5", "200 / 50 is equal to about 5", "200 / 50 is exactly 5",
+    "200 / 50; 5", "200 / 50 - 5", "200 / 50 is equal to about 5", "200 / 50 is exactly 5",
     "$200/50$, so $5$", "(200 / 50), so 5", "200 / 50, so 5 - the first tree", "200 / 50 is equal to 5%",
     "200 / 50, hence 5(ish)", "200 / 50 is equal to five"])
 def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip(reward, written):
@@ -151,17 +149,17 @@ def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_s
 # resisted: the forms read today
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("written", ["200 / 50 is equal to 5", "200 / 50, so 5", "200 / 50, i.e. 5",
-                                     "200 / 50 which makes 5", "$200 / 50$ is equal to $5$"])
+                                     "200 / 50 which makes 5", "$200 / 50$ is equal to $5$",
+                                     # fixed (read_connectives reads them since this round)
+                                     "200 / 50, so that's 5", "200 / 50 for a total of 5", "200 / 50, which gives us 5",
+                                     "200 / 50, that's 5", "200 / 50 so 5", "200 / 50 which is 5",
+                                     "200 / 50, which equals 5", "200 / 50 i.e. 5"])
 def test_slip_written_with_a_read_connective_earns_no_more_than_the_visible_slip(reward, written):
     hidden = TREES_GOLD.replace("200 / 50 = 4", written)
     assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
 
 
-@pytest.mark.xfail(strict=True, reason="read_connectives' _SHARE exception: 'a/b is equal to W' after a proper "
-                   "fraction alone is never read, so a false 15/60 = 0.5 written so is paid 0.782 rafs / fa 1.0 "
-                   "(written with '=': 0.355 / 0.5). Over all GSM8K train: 38 golds have a proper-fraction "
-                   "'a/b = v' step; "
-                   "the hidden false one beats the '=' one on 6 (rafs) / 4 (fa); MATH-500: none")
+# fixed (read_connectives: a proper fraction 'is equal to' a value below 1 is arithmetic; only an amount of 1 or more is a correspondence)
 @pytest.mark.parametrize("reward", BOTH)
 def test_wrong_proper_fraction_written_is_equal_to_earns_no_more_than_written_with_equals(reward):
     hidden = RABBIT_GOLD.replace("15/60=.25", "15/60 is equal to 0.5")
@@ -169,10 +167,7 @@ def test_wrong_proper_fraction_written_is_equal_to_earns_no_more_than_written_wi
     assert _one(reward, hidden, RABBIT, "1") <= _one(reward, visible, RABBIT, "1")
 
 
-@pytest.mark.xfail(strict=True, reason="false alarm: ', which is' reads a comparison as a result: 'That is 18 + 6, "
-                   "which is 20 more than 4.' becomes 18 + 6 = 20 (rafs 0.343, fa 0.5; "
-                   "with ', and it is': 0.989 / 1.0). "
-                   "GSM8K golds with such a true line appended: 85/85 verified lose, 47/85 with ', and it is'")
+# fixed (read_connectives: a result that a comparison continues ('20 more than') is no result)
 @pytest.mark.parametrize("reward", BOTH)
 def test_true_comparison_after_which_is_loses_nothing(reward):
     assert _one(reward, BODY + "\nThat is 18 + 6, which is 20 more than 4.\n#### 24") >= _one(reward, GOLD) - 1e-9

@@ -287,26 +287,41 @@ _EQ_HINT = re.compile(r"=|≈|≃|\\approx|\\simeq|<<")
 # step still claims that value, so it is read as the equation it claims. Only a numeral expression with an operator
 # on the left (nothing before it that would make it part of a longer side: "9 \\cdot 6 + 0 \\Rightarrow 54"; after
 # "=" it extends the chain: "&= 12 + 3 \\cdot 4 \\to 24") and a lone number on the right (not
-# "\\Rightarrow 54 \\equiv"). "is equal to" and ", hence" / ", so" / ", thus" / ", which is" / ", i.e." too, but not
-# after a proper fraction alone: "Since 4/7 is equal to $24" states a correspondence (4 GSM8K gold solutions), not a
-# result. Not "is" or ":" (a label: "by 2/3: 6 gallons", "8:00"). On GSM8K train and MATH-500 gold this reads 7
-# true "equals" and no false relation; the comma forms and "is equal to" change no gold or ProcessBench text.
+# "\\Rightarrow 54 \\equiv", nor a comparison: "which is 20 more than 4"). "is equal to", "for a total of" and
+# "(,) hence / so / thus / which is / which equals / which gives (us) / which makes / so that's / that's / i.e." too,
+# but "is equal to" not after a proper fraction alone with an amount of 1 or more: "Since 4/7 is equal to $24" states
+# a correspondence (4 GSM8K gold solutions), not a result. Not "is" or ":" (a label: "by 2/3: 6 gallons", "8:00").
+# On GSM8K train and MATH-500 gold this reads 7 true "equals" and no false relation; the later forms change 2 gold
+# texts (both true: "for a total of 16 dozen", "3 * $2, which equals $6") and no ProcessBench text.
 _CONNECTIVE_HINT = re.compile(r"→|->|⟶|=>|⇒|⟹|↦|\\to\b|\\(?:long|Long)?(?:rightarrow|Rightarrow)\b|\\implies\b|"
                               r"\\mapsto\b|:=|\b(?:equals|makes|gives|giving|yields|yielding|comes to|comes out to|"
-                              r"works out to|leads to|results in|resulting in|becomes|is equal to)\b|"
-                              r",\s*(?:hence|so|thus|i\.e\.,?|which is)(?=\s)")
+                              r"works out to|leads to|results in|resulting in|becomes|is equal to|for a total of)\b|"
+                              r",?\s*(?:hence|so|thus|i\.e\.,?|which is|which equals|which gives(?: us)?|which makes|"
+                              r"so that's|that's|that is)(?=\s)")
 _NUMERAL = r"(?:\d+(?:\.\d+)?|\.\d+)"
 _FRAC = r"\\[dt]?frac\{\d{1,9}\}\{\d{1,9}\}"
 _ATOM = (r"(?:\$?" + _NUMERAL + r"(?:\s*/?\s*[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +
          r"|\\sqrt\{[\d\s.+\-*/^]{1,40}\})")  # "13 items", "$900/day", "(5-2)", "\frac{8}{17}", "\sqrt{3^2+4^2}"
 _OPERATOR = r"(?:\s*(?:[-+*/×÷^]|\\cdot|\\times|\\div)\s*|\s+x\s+|\s*(?=\())"  # "(?=\()": 180(5-2)
 _LONE_RESULT = (r"(?:" + _NUMERAL + "|" + _FRAC + r")(?![\d.]*[A-Za-z_(])"  # a number that no expression continues
-                r"(?![\d.]*\s*(?:[=+\-*/×÷^<>≈≡%]|\\(?:equiv|cdot|times|div|pmod|le|ge|neq|approx)\b))")
+                r"(?![\d.]*\s*(?:[=+\-*/×÷^<>≈≡%]|\\(?:equiv|cdot|times|div|pmod|le|ge|neq|approx)\b))"
+                # nor a comparison: "18 + 6, which is 20 more than 4" (with a unit word between: "20 items fewer")
+                r"(?![\d.]*(?:\s+[A-Za-z]{2,12})?\s+(?:more|less|fewer|greater|smaller|larger|times|than|percent)\b)")
 _CONNECTIVE_RESULT = re.compile(
     r"(?<![\w.,\\])" + _ATOM + r"(?:" + _OPERATOR + _ATOM + r")+"
-    r"\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?" + _LONE_RESULT)
+    r"\s*\$?\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?" + _LONE_RESULT)
 _RANGE = re.compile(r"\$?(\d{1,9})-(\d{1,9})")
 _SHARE = re.compile(r"(\d{1,9})\s*/\s*(\d{1,9})")  # a proper fraction alone: a share of something
+
+
+def _amount(result: str) -> float:
+    """The number a connective's result states ("$24" -> 24.0; a ``\\frac`` -> its value), inf when unread."""
+    m = re.search(r"\\[dt]?frac\{(\d{1,9})\}\{(\d{1,9})\}|\d*\.?\d+", result)
+    if m is None:
+        return float("inf")
+    if m.group(1) is not None:
+        return int(m.group(1)) / int(m.group(2)) if int(m.group(2)) else float("inf")
+    return float(m.group())
 _CONTINUED = re.compile(r"(?:[+\-*/×÷^(≈<>]|\\[A-Za-z]+|\b(?:plus|minus|times|by|over))$")
 _CHAINED_ARROW = re.compile(  # "= \frac{5}{3} → \frac{601}{360}": an equation chain continued with an arrow
     r"=\s*(?:" + _NUMERAL + "|" + _FRAC + r")\s*(→|⟶|->|\\to\b|\\(?:long)?rightarrow\b)\s*" + _LONE_RESULT)
@@ -331,9 +346,10 @@ def read_connectives(text: str) -> str:
         span = _RANGE.fullmatch(left) if m.group(1)[0].isalpha() else None
         if span and int(span.group(1)) < int(span.group(2)):
             continue  # an inclusive range, not a difference: "numbered 1-40 gives 40 in all" ("100-72 equals 28" is)
-        share = _SHARE.fullmatch(left) if m.group(1).startswith("is") else None
-        if share and int(share.group(1)) < int(share.group(2)):
-            continue  # a correspondence: "Since 4/7 is equal to $24" (4/7 of the money), not 4/7 = 24
+        share = _SHARE.fullmatch(left.strip("$ ")) if m.group(1).startswith("is") else None
+        if share and int(share.group(1)) < int(share.group(2)) and _amount(text[m.end(1):m.end()]) >= 1:
+            continue  # a correspondence: "Since 4/7 is equal to $24" (4/7 of the money), not 4/7 = 24; a proper
+            # fraction "is equal to 0.5" is arithmetic (a share's value is below 1)
         spans.append(m.span(1))
     spans += [m.span(1) for m in _CHAINED_ARROW.finditer(text)]
     if not spans:

@@ -18,7 +18,9 @@ DUCKS = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every 
     "so 90*.10 → 10 points", "$180(5-2) → 541$ degrees", "$15 \\cdot \\frac{8}{17} \\to \\frac{121}{17}$",
     "In 2005, 20/2*3 → 31 kids came.", "$900/day * 3 days → $2701", "16 - 3 - 4 ⟹ 10", "16 - 3 - 4 ↦ 10",
     "16 - 3 - 4 leads to 10", "$16 - 3 - 4 \\Longrightarrow 10$", "16 - 3 - 4 comes out to 10",
-    "16 - 3 - 4 := 10", "16 - 3 - 4 giving 10 eggs",
+    "16 - 3 - 4 := 10", "16 - 3 - 4 giving 10 eggs", "16 - 3 - 4 is equal to 10", "16 - 3 - 4, hence 10",
+    "16 - 3 - 4, so 10 eggs", "16 - 3 - 4 so 10", "16 - 3 - 4, which is 10", "16 - 3 - 4 which gives us 10",
+    "16 - 3 - 4, that's 10", "16 - 3 - 4 for a total of 10", "3 * $2, which equals $7", "15/60 is equal to 0.5",
 ])
 def test_a_false_result_behind_an_arrow_or_a_verb_is_a_false_relation(text):
     assert len(read_connectives(text)) == len(text)  # offsets kept
@@ -39,6 +41,8 @@ def test_a_true_result_behind_an_arrow_is_a_true_relation(text):
     "2 plus 2 plus 1/3 equals 7",                                        # a sum in words, only partly numerals
     "The count goes 3 → 4 → 5.", "$x \\to 0$", "2 + 2 → 4x", "3 + 4 → 7 + 1 = 8", "x = 2 \\Rightarrow 2x = 4",
     "The seats are numbered 1-40 gives 40 seats in all.",                 # an inclusive range, not 1 - 40
+    "That is 18 + 6, which is 20 more than 4.",                          # a comparison, not a result
+    "It takes 2 * 3, so 4 times as long.", "She had 3/4 is equal to $15",
 ])
 def test_implications_transitions_and_correspondences_are_not_read(text):
     assert read_connectives(text) == text
