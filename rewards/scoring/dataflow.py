@@ -1117,11 +1117,12 @@ def _reach_rewrites(sides: tuple[str, ...], is_reached, strict: set[Fraction]) -
         strict.update(v for v, _ in _numbers(after))
 
 
-_COUNTING_PROBLEM = re.compile(r"\b(?:different|distinct|ways?|arrange(?:d|ments?)?|choices|choose|chosen|"
+_COUNTING_PROBLEM = re.compile(r"\b(?:distinct|ways?|arrange(?:d|ments?)?|choices|choose|chosen|"
                                r"select(?:ed|s)?|combinations?|permutations?|committees?|licen[cs]e plates?|"
                                r"passwords?)\b", re.I)
 """A counting problem (choices without repetition): only there does a falling product ``10 \\cdot 9`` count the
-choices left after each pick (:func:`_falling_factors`)."""
+choices left after each pick (:func:`_falling_factors`). Not "different": "a different route home" made 139 of 238
+GSM8K train problems counting ones, where any reached n reached n - 1 (red team, session 8)."""
 
 _FALLING_JOIN = re.compile(r"\s*(?:\\cdot|\\times|\*|×|·)\s*")
 
@@ -1214,7 +1215,9 @@ def _rescaled(sides, values, is_reached, strict: set[Fraction], known: set[Fract
     r"""A reached value written anew as a fraction: in ``\frac{5}{3} = \frac{600}{360}`` (equal values) with 5, 3 and
     360 reached, 600 is ``5/3 \cdot 360``: reached too; in ``\frac{650}{1170} = \frac{65}{117}`` with 650 and 1170
     reached, 65 and 117 are the two divided by their common 10. The new side must be a bare fraction with one new
-    number, or a reduction of the old fraction by a common factor: two free numbers (``\frac{5}{3} =
+    number, or a reduction of the old fraction by a common factor that is itself reached as it stands (a basic
+    constant, a problem quantity or a derived value, not a percent or reciprocal of one; any divisor of the numbers'
+    gcd would launder a free numerator: 85/20 = 17/4 by the 5 of "20%"): two free numbers (``\frac{5}{3} =
     \frac{5 + 0 \cdot 120}{3}``, ``\frac{90}{54}``) would launder any value, and a bare number restates.
 
     >>> strict, known = {Fraction(5), Fraction(3), Fraction(360)}, set()
@@ -1238,10 +1241,11 @@ def _rescaled(sides, values, is_reached, strict: set[Fraction], known: set[Fract
             if top is None or len(parts) != 2 or 0 in after or any(p.denominator != 1 for p in [*parts, *after]):
                 continue
             factor = parts[0] / after[0]
-            if factor.denominator != 1 or abs(factor) < 2 or parts[1] / after[1] != factor:
-                continue
-        elif len(after) != 2 or len(fresh) != 1 or fresh[0] == 0:
-            continue
+            if factor.denominator != 1 or abs(factor) < 2 or parts[1] / after[1] != factor \
+                    or (factor not in strict and factor not in BASIC_CONSTANTS):
+                continue  # a factor from nowhere would launder: 85/20 = 17/4 (by 5) makes a free 17 a quantity
+        elif len(after) != 2 or len(fresh) != 1 or fresh[0] == 0 or not all(v in strict for v in after if v != fresh[0]):
+            continue  # the kept part reached as it stands: a free basic constant would launder (85/20 = 17/4)
         strict.update(fresh)
         known.update(fresh)
 
