@@ -124,7 +124,7 @@ def _think(thinking, summary):
 
 
 @pytest.mark.parametrize("closing", ["So $\\boxed{36}$ or $\\boxed{24}$.", "So the answer is $\\boxed{36}$.",
-                                     "The answer is 36."])
+                                     "The answer is 36.", "So $\\boxed{36}$ or $\\boxed{24}$.\nOK.\nDone."])
 def test_a_thinking_that_closes_on_another_answer_hedges_when_the_summary_only_states_one(closing):
     """The thinking's closing line is the conclusion it hands the summary: a summary that states a different
     answer with no computation of it does not say why (a flattening grader reads the closing boxes too)."""
@@ -136,6 +136,7 @@ def test_a_thinking_that_closes_on_another_answer_hedges_when_the_summary_only_s
     (WORK + "So $\\boxed{24}$.", "#### 24"),                                 # closes on the answer itself
     (WORK + "So $\\boxed{36}$? No.", "Half of 36 is 18 and 18 + 6 = 24.\n#### 24"),  # the summary recomputes it
     ("Is it $\\boxed{36}$?\n" + WORK + "Marion has 24.", "#### 24"),          # a box tried earlier is exploration
+    (WORK + "Is it 36? No, 36 is Ella's score.\nDone.", "#### 24"),       # a value asked after the last computation
 ])
 def test_a_thinking_that_closes_on_the_answer_or_is_corrected_by_the_summary_is_no_hedge(thinking, summary):
     (rafs_gold, rafs_think), (fa_gold, fa_think) = rewards([WORK + "#### 24", _think(thinking, summary)])
