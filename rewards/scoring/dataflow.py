@@ -1023,8 +1023,21 @@ congruence chain derive an answer. Elsewhere a residue of the problem's numbers 
 (``128 \\equiv 2 \\pmod 7``: the multiple of 7 it drops is grounded nowhere)."""
 
 
+_MODULAR_WORDS = ("mod", "remainder", "digit", "divided by", "divisib", "congruen", "residue", "base", "inverse")
+"""A word that every match of :data:`_MODULAR_PROBLEM` holds (lower-cased): ``\\pmod``, ``\\bmod`` and ``modulo``
+hold "mod"; "units digit", "ones digit" and "last digits" hold "digit"."""
+
+
 def modular_problem(problem: str) -> bool:
-    """Whether ``problem`` asks about remainders, congruences, digits or bases (:data:`_MODULAR_PROBLEM`)."""
+    """Whether ``problem`` asks about remainders, congruences, digits or bases (:data:`_MODULAR_PROBLEM`).
+
+    The case-insensitive search costs ~30 µs on a GSM8K problem; on ASCII text (where ``re.I`` folds only ASCII
+    letters, exactly as ``str.lower`` does) a problem that holds none of :data:`_MODULAR_WORDS` cannot match, and is
+    answered without it."""
+    if problem.isascii():
+        low = problem.lower()
+        if not any(word in low for word in _MODULAR_WORDS):
+            return False
     return _MODULAR_PROBLEM.search(problem) is not None
 
 

@@ -242,3 +242,79 @@ def test_unit_conversions_asked_one_by_one_match_the_set_of_products():
                                                  for _ in range(40)] + [Fraction(0)]
         for value in asked:
             assert (value in converted) == (value in products), (text, value)
+
+
+def _fuzzed(alphabet: str, count: int = 4000, seed: int = 0) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14))) for _ in range(count)]
+
+
+MODULAR_CASES = [
+    "What is the REMAINDER when 7 is divided by 3?", "Find 5^{-1} \\pmod{11}.", "Compute 9 \\bmod 4.", "x MODULO 7",
+    "The Units Digit of 3^5", "the ONES digit", "the last TWO digits of 7^9", "Write 25 in Base 3.",
+    "a basement of 4 m",
+    "Is 12 divisible by 4?", "congruences", "a residue class", "the Inverse of 3", "a model train costs $5",
+    "Kelvin \u212a mod", "\u017fome mod", "It costs $4 and he buys 3.", "",
+]
+
+
+def test_modular_problem_prefilter_matches_re_i(corpus):
+    texts = [*corpus, *MODULAR_CASES, *_fuzzed("modMODulremaindigtbasBASE \\p{}İſ\u212a", 6000)]
+    for text in texts:
+        assert dataflow.modular_problem(text) == (dataflow._MODULAR_PROBLEM.search(text) is not None), text
+    assert dataflow.modular_problem("The Units Digit of 3^5") and not dataflow.modular_problem("a model train")
+
+
+def test_claim_prefilters_in_one_scan_match_the_word_loops(corpus):
+    from rewards.checks.claims import congruences, numberfacts
+
+    texts = [*corpus, "<<48/2=24>>24", "3 < 4", "a<<b", "5 >= 2", "x \\le 3", "\\leqslant", "\\letter", "7 ≤ 9",
+             "<", "><", "Is 9 a PRIME?", "GCD(4, 6)", "7 ≡ 2",
+             *_fuzzed("<>≤≥\\lgeqtsan =12mdGCDprime≡_{}rR,;", 8000)]
+    for text in texts:
+        low = text.lower()
+        slow = (any(w in low for w in numberfacts._PREFILTER_WORDS)
+                or numberfacts._PREFILTER_SYMBOLS.search(text) is not None)
+        assert numberfacts._may_hold_a_fact(text) == slow, text
+        slow = (any(w in low for w in congruences._PREFILTER_WORDS)
+                or congruences._PREFILTER_PATTERNS.search(text) is not None)
+        assert congruences._may_hold_a_claim(text) == slow, text
+    assert numberfacts._may_hold_a_fact("3 < 4") and not numberfacts._may_hold_a_fact("<<3*4=12>>12")
+
+
+def test_function_claim_prefilter_matches_the_lookbehind_pattern(corpus):
+    from rewards.checks.claims import substitution
+
+    texts = [*corpus, "f(3) = 5", "\\sin(x)", "ab(2)", "(f (2))", "x(", "\\f(", "_g(1)", "3f(2)",
+             *_fuzzed("fgxX(\\ )\n\t1_a", 8000)]
+    for text in texts:
+        assert substitution._may_define_or_claim(text) == (substitution._PREFILTER.search(text) is not None), text
+    assert substitution._may_define_or_claim("f(3) = 5") and not substitution._may_define_or_claim("\\sin(x)")
+
+
+def test_sequence_prefilter_split_matches_re_i_on_fuzzed_text():
+    texts = [*_fuzzed("cCpP_( \t\n.\\ldotsumMEANavgrMODE…", 12000), "C (5, 2)", "p_3", "\\cdots", "\\Sum", "x..."]
+    for text in texts:
+        assert sequences._may_hold_a_claim(text) == (sequences._PREFILTER.search(text) is not None), text
+
+
+def test_answer_marker_and_phrase_scans_match_the_joint_patterns(corpus):
+    from rewards.parsing import trace
+
+    pieces = ["\\boxed{3}", "\\fbox{4}", "####", " #### 5", "\n", " ", "\t", "answer", "ANSWER", "Final Answer:",
+              "is", " 12", "$7$", "\\(8\\)", "=", "The Answer is 36.", "\\boxed 7", "\\boxedx", "İ", "\u212a"]
+    import random
+
+    rng = random.Random(1)
+    texts = [*corpus, *("".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(6000))]
+    texts.append("\\boxed{1} " * 300 + "\n#### 2")  # past MAX_STATED_SCAN markers
+    for text in texts:
+        joint = list(trace._STATED.finditer(text))[:trace.MAX_STATED_SCAN]
+        split = trace._stated_markers(text)
+        assert [(m.span(), m.group()) for m in split] == [(m.span(), m.group()) for m in joint], text
+        if text.isascii():
+            slow = [(m.span(), m.span(1)) for m in trace._ANSWER_PHRASE.finditer(text)]
+            assert [(m.span(), m.span(1)) for m in trace._ANSWER_PHRASE_FOLDED.finditer(text.lower())] == slow, text
+    assert trace.other_stated_answers("The Answer is 36.\n#### 24", "24") == (("36", ".\n"),)

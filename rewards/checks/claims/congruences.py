@@ -82,13 +82,15 @@ MAX_MODULUS_BITS = 256
 _PREFILTER_WORDS = ("equiv", "≡", "≢", "mod", "congruent", "remainder", "goes into", "gcd", "lcm", "gcf", "hcf",
                     "common")
 _PREFILTER_PATTERNS = re.compile(r"_\{?\d|\d\s*(?:\\[,;]\s*|\\(?:text|mathrm)\s*\{\s*){0,3}[Rr]\b")
+_PREFILTER_WORD_SCAN = re.compile("|".join(map(re.escape, _PREFILTER_WORDS)))
+"""Whether any of :data:`_PREFILTER_WORDS` occurs in a (lower-cased) text, in one scan."""
 
 
 def _may_hold_a_claim(step: str) -> bool:
     """Cheap test (substring search on the lower-cased step, one small regex): can ``step`` hold a congruence,
     remainder, gcd/lcm or base-b claim at all?"""
     low = step.lower()
-    return any(w in low for w in _PREFILTER_WORDS) or _PREFILTER_PATTERNS.search(step) is not None
+    return _PREFILTER_WORD_SCAN.search(low) is not None or _PREFILTER_PATTERNS.search(step) is not None
 
 # ---------------------------------------------------------------------------------------------- congruences
 _BRACED = r"\{(?:[^{}]|\{[^{}]*\})*\}"

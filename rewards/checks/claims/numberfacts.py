@@ -80,13 +80,19 @@ APPROX_TOL = 1e-2
 
 _PREFILTER_WORDS = ("divis", "divid", "multiple", "factor", "digit", "prime", "composite", "mid")
 _PREFILTER_SYMBOLS = re.compile(r"(?<![<>])[<>](?![<>])|[≤≥≦≧]|\\[lg](?:eq?|t|eqslant)(?![A-Za-z])")
+_PREFILTER_WORD_SCAN = re.compile("|".join(map(re.escape, _PREFILTER_WORDS)))
+"""Whether any of :data:`_PREFILTER_WORDS` occurs in a (lower-cased) text, in one scan."""
+_PREFILTER_SCAN = re.compile(r"[<>](?<![<>][<>])(?![<>])|[≤≥≦≧]|\\[lg](?:eq?|t|eqslant)(?![A-Za-z])")
+""":data:`_PREFILTER_SYMBOLS` with the lookbehind after the ``<``/``>`` it guards (``[<>]`` not preceded by one is
+``[<>]`` whose two characters up to it are not both ``<``/``>``): the same steps match, and every branch now starts
+with a character, which the regex engine skips to (a leading lookbehind made it try each position of the step)."""
 
 
 def _may_hold_a_fact(step: str) -> bool:
     """Cheap test (substring search on the lower-cased step, one small regex): can ``step`` state a fact at all?
     It must accept every step any of the detailed patterns could match (GSM8K's ``<<a*b=c>>`` brackets excluded)."""
     low = step.lower()
-    return any(w in low for w in _PREFILTER_WORDS) or _PREFILTER_SYMBOLS.search(step) is not None
+    return _PREFILTER_WORD_SCAN.search(low) is not None or _PREFILTER_SCAN.search(step) is not None
 
 # ----------------------------------------------------------------------------------------------- operands
 # characters and commands an arithmetic operand may be made of (after PLAIN_MARKUP removed $, \text, \left, \, …)

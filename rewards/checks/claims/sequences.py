@@ -78,10 +78,20 @@ _PREFILTER_FOLDED = re.compile(r"\\[lc]?dots|\.\.\.|\\sum|[cp]\s?\(|[cp]_|mean|a
 """:data:`_PREFILTER` for lower-cased ASCII text (the same steps, without re.I's slower scan)."""
 
 
+_PREFILTER_WORDS = ("...", "mean", "average", "median", "mode", "c_", "p_")
+_PREFILTER_COMMAND = re.compile(r"\\(?:[lc]?dots|sum)")
+_PREFILTER_CALL = re.compile(r"[cp]\s?\(")
+""":data:`_PREFILTER_FOLDED` split by what each branch needs: its literal branches are substring tests, and the two
+patterns left run only on text holding their backslash or bracket (a scan for "c", "p", "m" or "a" stopped at
+nearly every word)."""
+
+
 def _may_hold_a_claim(step: str) -> bool:
     """Cheap test: can ``step`` hold a sequence, sum, statistics or counting claim at all (:data:`_PREFILTER`)?"""
     if step.isascii():
-        return _PREFILTER_FOLDED.search(step.lower()) is not None
+        low = step.lower()
+        return (any(w in low for w in _PREFILTER_WORDS) or "\\" in low and _PREFILTER_COMMAND.search(low) is not None
+                or "(" in low and _PREFILTER_CALL.search(low) is not None)
     return _PREFILTER.search(step) is not None
 
 

@@ -75,6 +75,17 @@ MAX_CALLS = 8  # calls replaced per side
 MAX_NEST = 4  # f(g(h(2))) depth
 
 _PREFILTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z]\s*\(")
+_PREFILTER_SCAN = re.compile(r"[A-Za-z](?<![\\A-Za-z][A-Za-z])\s*\(")
+""":data:`_PREFILTER` with its lookbehind after the letter it guards (a letter not preceded by a letter or a backslash
+is a letter whose two characters up to it are not such a pair): the same texts match, and the regex engine skips to
+letters instead of trying each position; :func:`_may_define_or_claim` runs it only on text with a bracket."""
+
+
+def _may_define_or_claim(text: str) -> bool:
+    """Whether ``text`` can hold a definition or a claim at all: ``_PREFILTER.search(text) is not None``, cheaply."""
+    return "(" in text and _PREFILTER_SCAN.search(text) is not None
+
+
 _DEF_LHS = re.compile(r"^\s*([A-Za-z])\s*\(\s*([A-Za-z])\s*\)\s*$")
 _TEXT = re.compile(r"\\(?:text|mathrm|mbox|textbf|operatorname)\s*\{[^{}]*\}")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
@@ -304,7 +315,7 @@ def definitions_and_claims(steps: Sequence[str], problem: str = "") -> list[tupl
 
     texts = [problem[:MAX_PROBLEM_CHARS] if isinstance(problem, str) else ""]
     for i, text in enumerate([texts[0]] + list(steps)):
-        if not isinstance(text, str) or len(text) > MAX_STEP_CHARS and i > 0 or not _PREFILTER.search(text):
+        if not isinstance(text, str) or len(text) > MAX_STEP_CHARS and i > 0 or not _may_define_or_claim(text):
             continue
         piecewise = bool(_PIECEWISE_TEXT.search(text))
         equations = sorted(extract_equations(text), key=lambda e: e.span)[:MAX_EQUATIONS]
