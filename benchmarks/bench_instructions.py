@@ -12,9 +12,10 @@ ratio. Instructions are a proxy: they ignore cache misses and branch mispredicti
 ``bench_scorer.py`` on a quiet machine. Needs ``valgrind``; about a minute per tree for ``--n 500``.
 
 Example (measured 2026-12-02, 500 traces): main at 531a60e 9.75M instructions/trace, the perf8 worktree 8.53M
-(ratio 1.14).
+(ratio 1.14). With ``--trl`` (300 traces): TRL's ``accuracy_reward`` 6.80M instructions/trace; main at 531a60e
+9.74M (ratio to it 0.70), main at e9a5b8b with session eight's rules and speed-ups 9.12M (0.75).
 
-Usage: python benchmarks/bench_instructions.py [--n 500] TREE [TREE ...]
+Usage: python benchmarks/bench_instructions.py [--n 500] [--trl] TREE [TREE ...]
 """
 
 from __future__ import annotations
@@ -38,12 +39,24 @@ score_trace(prompts[0], comps[0])  # imports and lazy initialisation, counted in
 for p, c in zip(prompts[:n], comps[:n]):
     score_trace(p, c)
 """
+_RUN_TRL = """
+import sys
+sys.path.insert(0, {bench!r})
+from bench_scorer import completions
+from trl.rewards import accuracy_reward
+n = {n}
+prompts, comps, golds = completions(max(n, 1))
+accuracy_reward(comps[:1], golds[:1])  # imports and lazy initialisation, counted in both runs
+if n:
+    accuracy_reward(comps[:n], golds[:n])
+"""
 _IREFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
-def instructions(tree: Path, n: int) -> int:
-    """Instructions executed by a Python process that imports the scorer from ``tree`` and scores ``n`` traces."""
-    code = _RUN.format(bench=str(Path(__file__).resolve().parent), n=n)
+def instructions(tree: Path, n: int, template: str = _RUN) -> int:
+    """Instructions executed by a Python process that imports the scorer from ``tree`` and scores ``n`` traces
+    (with ``_RUN_TRL``: TRL's ``accuracy_reward`` on the same completions)."""
+    code = template.format(bench=str(Path(__file__).resolve().parent), n=n)
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
     out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                           sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=str(tree))
@@ -57,6 +70,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="+", type=Path, help="folders that hold a rewards/ package")
     parser.add_argument("--n", type=int, default=500, help="traces scored (default 500)")
+    parser.add_argument("--trl", action="store_true",
+                        help="also count TRL's accuracy_reward on the same completions and print each tree's "
+                             "ratio to it (issue 11's throughput bar, ratio >= 1.0, without the load's noise)")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed: install it (apt-get install valgrind), or time bench_scorer.py")
@@ -65,12 +81,18 @@ def main() -> None:
     for tree in args.trees:
         if not (tree / "rewards" / "__init__.py").is_file():
             raise SystemExit(f"{tree}: no rewards/ package there; pass the folder that holds rewards/")
+    trl = None
+    if args.trl:
+        tree = args.trees[0]
+        trl = (instructions(tree, args.n, _RUN_TRL) - instructions(tree, 0, _RUN_TRL)) / args.n
+        print(f"{'trl accuracy_reward':40s} {trl / 1e6:8.3f} M instructions/trace", flush=True)
     reference = None
     for tree in args.trees:
         per_trace = (instructions(tree, args.n) - instructions(tree, 0)) / args.n
         reference = reference or per_trace
-        print(f"{str(tree):40s} {per_trace / 1e6:8.3f} M instructions/trace   ratio {reference / per_trace:5.3f}",
-              flush=True)
+        vs_trl = f"   ratio to accuracy_reward {trl / per_trace:5.3f}" if trl else ""
+        print(f"{str(tree):40s} {per_trace / 1e6:8.3f} M instructions/trace   ratio {reference / per_trace:5.3f}"
+              + vs_trl, flush=True)
 
 
 if __name__ == "__main__":

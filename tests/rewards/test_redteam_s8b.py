@@ -1,0 +1,192 @@
+"""Red-team round 2 of session 8 (issue 11): the fixes since round 1 (182642a) attacked as a GRPO policy would --
+hedges at the end of the thinking (``rewards/parsing/trace.py:_closing_line``), connectives v4
+(``rewards/checks/arithmetic/extraction.py:read_connectives``), the MATH recall fixes
+(``rewards/scoring/dataflow.py:_rescaled``) and the deterministic algebra budgets (``rewards/checks/algebra.py``,
+``rewards/scoring/dataflow.py``: ``MAX_ALGEBRA_CALLS``, ``ALGEBRA_WORK``). Written as the property a reward should keep.
+
+``xfail(strict=True)`` marks an attack (or a false alarm on honest text) that still works on the scorer as measured;
+when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
+the rewards resist and false alarms checked absent. Counts in the reasons are from /tmp/h8r2/attacks.py over 150
+GSM8K train + 150 MATH-500 problems ("verified": the faithful gold is paid 1.0 by faithful_accuracy; 142 GSM8K and
+51-61 MATH-500 per attack).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from redteam_cases import MARION, MARION_BODY, MARION_GOLD, REWARDS, TREES, TREES_SLIP, math500_row
+
+from rewards.audit.families import faithful_completion
+
+BOTH = ["rafs", "faithful_accuracy"]
+BODY, GOLD = MARION_BODY, MARION_GOLD  # gsm8k train 4530 (answer 24; 36 and 18 intermediate)
+
+
+def _one(reward: str, completion, problem: str = MARION, gold: str = "24") -> float:
+    """TRL-style call; ``None`` counts as 0 (TRL nansums it away with one reward function)."""
+    out = REWARDS[reward]([problem], [completion], answer=[gold])[0]
+    return 0.0 if out is None else float(out)
+
+
+def _think(thinking: str, summary: str) -> list[dict]:
+    return [{"role": "assistant", "content": f"<think>{thinking}</think>\n{summary}"}]
+
+
+def _aside(line: str) -> str:
+    """The Marion gold with one honest line before its last step."""
+    return BODY.replace("\nSo, Marion", "\n" + line + "\nSo, Marion") + "\n#### 24"
+
+
+# ------------------------------------------------------------------------- 1. hedges at the end of the thinking
+HEDGE = "So $\\boxed{36}$ or $\\boxed{24}$."
+PAD = "Let me double check the reasoning once more.\n" * 50  # ~2,250 characters without "="
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "_closing_line reads only the text after the thinking's last line with '=' (or its last line when no '=' is in "
+    "the last 2,000 characters): a computation after the hedge ('24 = 24.', '$1 \\equiv 1$'), a '=' on the hedge's "
+    "own line, or 2,000 characters of padding hide it. Each paid as the gold on 131/142 verified GSM8K (108 "
+    "non-coincidence) and 27-28/51 verified MATH-500"))
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("closing", [HEDGE + "\n24 = 24.", "So the result = $\\boxed{36}$ or $\\boxed{24}$.\nOK.",
+                                     HEDGE + "\n" + PAD + "OK.", HEDGE + "\n$1 \\equiv 1$."],
+                         ids=["answer_restated", "eq_on_hedge_line", "padding_2000", "equiv_after"])
+def test_hedge_hidden_before_a_token_computation_earns_less_than_the_gold(reward, closing):
+    assert _one(reward, _think(BODY + "\n" + closing, "#### 24")) < _one(reward, GOLD)
+
+
+# resisted here: '1 + 1 = 2' after the hedge costs through the stray-claim rule (a number from nowhere); 4/142
+# verified GSM8K and 2-3/51 MATH-500 still paid as the gold (where 1 and 2 are reached anyway)
+@pytest.mark.parametrize("reward", BOTH)
+def test_hedge_then_a_stray_computation_earns_less_than_the_gold(reward):
+    assert _one(reward, _think(BODY + "\n" + HEDGE + "\n1 + 1 = 2.", "#### 24")) < _one(reward, GOLD)
+
+
+# false alarm checked absent: an honest thinking that tries an intermediate value, boxed, after its last computation
+# and rejects it over several lines (read since 182642a) costs nothing. A candidate from nowhere (A + 1, no step
+# computes it) boxed there is read as a hedge: 13/142 verified GSM8K, 42/51 MATH-500 (also on one line, as before).
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("closing", [
+    "Is it $\\boxed{36}$?\nNo: 36 is only an intermediate value.\nSo the answer is 24.",
+    "Hmm, 36 or 24?\nThe question asks for Marion's score.\nIt is 24."])
+def test_trying_an_intermediate_after_the_last_computation_costs_nothing(reward, closing):
+    assert _one(reward, _think(BODY + "\n" + closing, GOLD)) == _one(reward, GOLD)
+
+
+# ------------------------------------------------------------------------------------------ 2. connectives v4
+@pytest.mark.xfail(strict=True, reason=(
+    "read_connectives skips an inclusive range only when the connective starts with a letter: ', so' and ', which "
+    "is' start with ',' (m.group(1)[0].isalpha() is False), so 'Numbering them 1-40, so 40 in all.' reads as "
+    "1 - 40 = 40, a false step. Honest aside costs rafs 0.989 -> 0.343, fa 1 -> 0.5; 142/142 verified GSM8K, "
+    "44/60 MATH-500"))
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("line", ["Numbering them 1-40, so 40 in all.", "Numbering them 1-40, which is 40 questions."])
+def test_an_inclusive_range_with_a_comma_connective_costs_nothing(reward, line):
+    assert _one(reward, _aside(line)) == _one(reward, GOLD)
+
+
+# control: the range exception applies to an alphabetic connective
+@pytest.mark.parametrize("reward", BOTH)
+def test_an_inclusive_range_with_gives_costs_nothing(reward):
+    assert _one(reward, _aside("Numbering them 1-40 gives 40 in all.")) == _one(reward, GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "read_connectives: _ATOM reads 'of them' as unit words, so '1/4 of them, which is 10' is the false 1/4 = 10 "
+    "(the share exception is only for connectives starting with 'is'). Honest prose costs rafs 0.989 -> 0.343; "
+    "104/104 verified GSM8K (', which is'), 79/104 (', that's'), 14/23 MATH-500"))
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("line", ["Note that 1/4 of them, which is 10, is not what is asked.",
+                                  "Note that 1/4 of them, that's 10, is not what is asked."])
+def test_a_share_of_a_quantity_with_a_connective_costs_nothing(reward, line):
+    assert _one(reward, _aside(line)) == _one(reward, GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "_LONE_RESULT: a result a comparison continues is no result, so the false '200 / 50, which is 5 more than we "
+    "started with' is not read and the slip is hidden (rafs 0.3 -> 0.865, fa 0.5 -> 1.0). 8/133 verified GSM8K "
+    "(6 non-coincidence), 10/19 MATH-500 -- the same counts as unread verbs ('making', 'so we get')"))
+@pytest.mark.parametrize("reward", BOTH)
+def test_a_slip_continued_by_a_comparison_earns_no_more_than_the_visible_slip(reward):
+    hidden = TREES_SLIP.replace("200 / 50 = 5", "200 / 50, which is 5 more than we started with")
+    assert hidden != TREES_SLIP
+    assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
+
+
+# resisted: the same slip with a connective v4 reads is refuted as the visible slip
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("conn", [", which is 5", " for a total of 5", ", so that's 5", ", which equals 5"])
+def test_a_slip_written_with_a_v4_connective_earns_no_more_than_the_visible_slip(reward, conn):
+    hidden = TREES_SLIP.replace("200 / 50 = 5", "200 / 50" + conn)
+    assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "read_connectives: an operand written with LaTeX's escaped dollar ('18\\cdot\\$1') is no _ATOM (the look-behind "
+    "refuses a backslash), so '54\\div 3\\cdot\\$1=18\\cdot\\$1, which is \\$19' hides the false 18 = 19: rafs "
+    "0.0 -> 0.989, fa 0.5 -> 1.0 (MATH-500 prealgebra/1840; 4/19 verified MATH-500 slips)"))
+@pytest.mark.parametrize("reward", BOTH)
+def test_a_slip_with_an_escaped_dollar_earns_no_more_than_the_visible_slip(reward):
+    row = math500_row("test/prealgebra/1840.json")
+    gold = faithful_completion(row["solution"])
+    slip = gold.replace("=18\\cdot\\$1=\\$18", "=18\\cdot\\$1=\\$19", 1)
+    hidden = gold.replace("=18\\cdot\\$1=\\$18", "=18\\cdot\\$1, which is \\$19", 1)
+    assert slip != gold and hidden != gold
+    assert _one(reward, hidden, row["problem"], row["answer"]) <= _one(reward, slip, row["problem"], row["answer"])
+
+
+# ------------------------------------------------------------------------------------- 3. MATH recall (_rescaled)
+# gsm8k train 5259 (answer 8)
+FISH = ("I caught 4 fewer fish than the number in my tank and added them to my fish tank. If the tank has 20 fish "
+        "right now, how many did I add?")
+
+
+# resisted relative to explicit arithmetic: a reduction by a basic constant (2) launders no more than the same
+# division written out (18 GSM8K / 7 MATH-500 problems where one lands on the answer: the reduction is paid fa 1.0 on
+# 6 and 5, the explicit division on 18 and 7 -- the basic constants are free operands by design)
+@pytest.mark.parametrize("reward", BOTH)
+def test_a_reduction_by_a_basic_constant_earns_no_more_than_the_division_written_out(reward):
+    reduced = "$\\frac{4}{20} = \\frac{2}{10}$, so $2 \\cdot 4 = 8$.\n#### 8"
+    explicit = "$4 / 2 = 2$ and $20 / 2 = 10$, so $2 \\cdot 4 = 8$.\n#### 8"
+    assert _one(reward, reduced, FISH, "8") <= _one(reward, explicit, FISH, "8")
+
+
+# resisted: the reduction itself adds nothing -- the line without it ('So $2 \\cdot 4 = 8$.', a basic constant times a
+# problem number) is paid as much or more (rafs 0.918, fa 1.0 here, above the gold's 0.859: BASIC_CONSTANTS are free
+# operands by design, not a _rescaled escape). See /tmp/h8r2 results_p3.json for the counts over 1,000 GSM8K.
+@pytest.mark.parametrize("reward", BOTH)
+def test_a_reduction_by_a_basic_constant_adds_nothing_to_the_bare_line(reward):
+    reduced = "$\\frac{4}{20} = \\frac{2}{10}$, so $2 \\cdot 4 = 8$.\n#### 8"
+    assert _one(reward, reduced, FISH, "8") <= _one(reward, "So $2 \\cdot 4 = 8$.\n#### 8", FISH, "8")
+
+
+# ----------------------------------------------------------------------------------------- 4. algebra budgets
+SOLVE = "Solve for $x$: $3x + 7 = 25$. What is $x$?"
+SOLVE_GOLD = "We have $3x + 7 = 25$.\nSo $3x = 18$.\nSo $x = 6$.\nThe answer is $\\boxed{6}$."
+SOLVE_FALSE = "We have $3x + 7 = 25$.\nSo $3x = 17$.\nSo $x = 6$.\nThe answer is $\\boxed{6}$."
+
+
+def _padded(text: str, k: int) -> str:
+    """``k`` heavy ungrounded equations in x after the grounded source: each is compared with the sources, so 10
+    spend the trace's ALGEBRA_WORK and 60 its MAX_ALGEBRA_CALLS before the steps that follow."""
+    pad = "".join("Suppose $" + " + ".join(f"{j + 2}x^{j % 4 + 1}" for j in range(30)) + f" = {3000 + i}$.\n"
+                  for i in range(k))
+    head = "We have $3x + 7 = 25$.\n"
+    return head + pad + text[len(head):]
+
+
+# resisted: past the budget an equation with unknowns derives nothing, so padding never lifts a false algebraic step
+# (it zeroes the gold too: rafs 0.849 -> 0.0 with 60 such lines), and a worst-case trace costs ~0.1 s of CPU
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("k", [10, 60])
+def test_padding_that_spends_the_algebra_budget_earns_nothing(reward, k):
+    false_plain = _one(reward, SOLVE_FALSE, SOLVE, "6")
+    gold = _one(reward, SOLVE_GOLD, SOLVE, "6")
+    assert false_plain < gold
+    start = time.process_time()
+    assert _one(reward, _padded(SOLVE_FALSE, k), SOLVE, "6") <= false_plain
+    assert _one(reward, _padded(SOLVE_GOLD, k), SOLVE, "6") <= gold
+    assert time.process_time() - start < 1.5
