@@ -627,25 +627,20 @@ def parse_trace(problem: Any, completion: Any = None, *, steps: Sequence[str] | 
     return Trace(problem_text, tuple(step_list), answer, source, tuple(issues))
 
 
-_COMPUTED_LINE = re.compile(r"[=≡]|\\equiv")
+_ASKED_BOX = re.compile(r"\\boxed\{[^{}\n]{0,80}\}\s*\$?\s*\?")
 
 
 def _closing_line(thinking: str) -> str:
-    """The thinking's conclusion, which it hands the summary: the lines after its last computation (a line with
-    ``=``), or its last non-empty line when that line computes; at most 2,000 characters. Padding after a hedge
-    ("So \\boxed{36} or \\boxed{24}.\\nOK.") stays in it.
+    """The thinking's last non-empty line (at most 2,000 characters), the conclusion it hands the summary, without
+    the boxes it only asks about ("Is it \\boxed{36}?": a value tried, not stated).
 
-    >>> _closing_line("9 * 2 = 18.\\nSo $\\\\boxed{18}$ or $\\\\boxed{24}$.\\nOK.\\n")
-    'So $\\\\boxed{18}$ or $\\\\boxed{24}$.\\nOK.'
-    >>> _closing_line("Is it $\\\\boxed{36}$?\\n18 + 6 = 24")
-    '18 + 6 = 24'
+    >>> _closing_line("9 * 2 = 18.\\nSo $\\\\boxed{18}$ or $\\\\boxed{24}$.\\n")
+    'So $\\\\boxed{18}$ or $\\\\boxed{24}$.'
+    >>> _closing_line("18 + 6 = 24\\nIs it $\\\\boxed{36}$? No.")
+    'Is it $? No.'
     """
     tail = thinking.rstrip()[-2_000:]
-    lines = tail.split("\n")
-    last = max((k for k, line in enumerate(lines) if _COMPUTED_LINE.search(line)), default=None)
-    if last is None or last == len(lines) - 1:
-        return lines[-1].strip()
-    return "\n".join(lines[last + 1:]).strip()
+    return _ASKED_BOX.sub("?", tail[tail.rfind("\n") + 1:].strip())
 
 
 def _problem_text(problem: Any) -> str:

@@ -46,10 +46,10 @@ PAD = "Let me double check the reasoning once more.\n" * 50  # ~2,250 characters
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "_closing_line reads only the text after the thinking's last line with '=' (or its last line when no '=' is in "
-    "the last 2,000 characters): a computation after the hedge ('24 = 24.', '$1 \\equiv 1$'), a '=' on the hedge's "
-    "own line, or 2,000 characters of padding hide it. Each paid as the gold on 131/142 verified GSM8K (108 "
-    "non-coincidence) and 27-28/51 verified MATH-500"))
+    "_closing_line reads only the thinking's last line (since this round; the text after its last '=' line was "
+    "escaped by each of these: a computation after the hedge ('24 = 24.', '$1 \\equiv 1$'), a '=' on the hedge's "
+    "own line, 2,000 characters of padding; each paid as the gold on 131/142 verified GSM8K, 108 non-coincidence, "
+    "and 27-28/51 verified MATH-500); any line after the hedge hides it"))
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("closing", [HEDGE + "\n24 = 24.", "So the result = $\\boxed{36}$ or $\\boxed{24}$.\nOK.",
                                      HEDGE + "\n" + PAD + "OK.", HEDGE + "\n$1 \\equiv 1$."],
@@ -66,8 +66,9 @@ def test_hedge_then_a_stray_computation_earns_less_than_the_gold(reward):
 
 
 # false alarm checked absent: an honest thinking that tries an intermediate value, boxed, after its last computation
-# and rejects it over several lines (read since 182642a) costs nothing. A candidate from nowhere (A + 1, no step
-# computes it) boxed there is read as a hedge: 13/142 verified GSM8K, 42/51 MATH-500 (also on one line, as before).
+# and rejects it over several lines costs nothing. With the text after the last computation read (182642a, reverted),
+# a candidate from nowhere (A + 1) boxed there was read as a hedge: 13/142 verified GSM8K, 42/51 MATH-500; now only
+# the last line is read, and a box it asks about ("Is it \boxed{36}?") is left out.
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("closing", [
     "Is it $\\boxed{36}$?\nNo: 36 is only an intermediate value.\nSo the answer is 24.",
@@ -77,11 +78,7 @@ def test_trying_an_intermediate_after_the_last_computation_costs_nothing(reward,
 
 
 # ------------------------------------------------------------------------------------------ 2. connectives v4
-@pytest.mark.xfail(strict=True, reason=(
-    "read_connectives skips an inclusive range only when the connective starts with a letter: ', so' and ', which "
-    "is' start with ',' (m.group(1)[0].isalpha() is False), so 'Numbering them 1-40, so 40 in all.' reads as "
-    "1 - 40 = 40, a false step. Honest aside costs rafs 0.989 -> 0.343, fa 1 -> 0.5; 142/142 verified GSM8K, "
-    "44/60 MATH-500"))
+# fixed (read_connectives: the range and share exceptions apply to every worded connective; a fraction 'of them' is a share)
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("line", ["Numbering them 1-40, so 40 in all.", "Numbering them 1-40, which is 40 questions."])
 def test_an_inclusive_range_with_a_comma_connective_costs_nothing(reward, line):
@@ -94,10 +91,7 @@ def test_an_inclusive_range_with_gives_costs_nothing(reward):
     assert _one(reward, _aside("Numbering them 1-40 gives 40 in all.")) == _one(reward, GOLD)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "read_connectives: _ATOM reads 'of them' as unit words, so '1/4 of them, which is 10' is the false 1/4 = 10 "
-    "(the share exception is only for connectives starting with 'is'). Honest prose costs rafs 0.989 -> 0.343; "
-    "104/104 verified GSM8K (', which is'), 79/104 (', that's'), 14/23 MATH-500"))
+# fixed (read_connectives: the range and share exceptions apply to every worded connective; a fraction 'of them' is a share)
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("line", ["Note that 1/4 of them, which is 10, is not what is asked.",
                                   "Note that 1/4 of them, that's 10, is not what is asked."])
@@ -121,6 +115,19 @@ def test_a_slip_continued_by_a_comparison_earns_no_more_than_the_visible_slip(re
 @pytest.mark.parametrize("conn", [", which is 5", " for a total of 5", ", so that's 5", ", which equals 5"])
 def test_a_slip_written_with_a_v4_connective_earns_no_more_than_the_visible_slip(reward, conn):
     hidden = TREES_SLIP.replace("200 / 50 = 5", "200 / 50" + conn)
+    assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rewards/checks/arithmetic/extraction.py reads an equation inside one math region or in plain text: an '=' "
+    "between two inline regions ('$200 / 50$ = $5$') is read by neither, nor the '=' read_connectives writes for "
+    "'$200 / 50$, which is $5$' (so v4's '$ before the connective' does not close it): rafs 0.3 -> 0.865, fa 0.5 -> "
+    "1.0. 9/133 verified GSM8K (7 non-coincidence), 7/19 MATH-500 beat the visible slip"))
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("written", ["$200 / 50$ = $5$", "$200 / 50$, which is $5$"])
+def test_a_slip_split_across_two_math_regions_earns_no_more_than_the_visible_slip(reward, written):
+    hidden = TREES_SLIP.replace("200 / 50 = 5", written)
+    assert hidden != TREES_SLIP
     assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
 
 
@@ -154,13 +161,33 @@ def test_a_reduction_by_a_basic_constant_earns_no_more_than_the_division_written
     assert _one(reward, reduced, FISH, "8") <= _one(reward, explicit, FISH, "8")
 
 
-# resisted: the reduction itself adds nothing -- the line without it ('So $2 \\cdot 4 = 8$.', a basic constant times a
-# problem number) is paid as much or more (rafs 0.918, fa 1.0 here, above the gold's 0.859: BASIC_CONSTANTS are free
-# operands by design, not a _rescaled escape). See /tmp/h8r2 results_p3.json for the counts over 1,000 GSM8K.
+# resisted on this problem: the reduction adds nothing to the line without it ('So $2 \\cdot 4 = 8$.', a basic
+# constant times a problem number, paid rafs 0.918 / fa 1.0 on its own). Not in general: over 1,000 GSM8K train the
+# reduction is paid above the bare line on 14/151 (see the xfail below).
 @pytest.mark.parametrize("reward", BOTH)
 def test_a_reduction_by_a_basic_constant_adds_nothing_to_the_bare_line(reward):
     reduced = "$\\frac{4}{20} = \\frac{2}{10}$, so $2 \\cdot 4 = 8$.\n#### 8"
     assert _one(reward, reduced, FISH, "8") <= _one(reward, "So $2 \\cdot 4 = 8$.\n#### 8", FISH, "8")
+
+
+# gsm8k train 5210 (answer 40 = 80 * 3 - 200, no problem number)
+COFFEE = ("There is 80 mg of caffeine in a cup of coffee. Lisa does not want to drink more than 200 mg of caffeine "
+          "per day. If she drinks three cups of coffee, how many milligrams of coffee did Lisa drink over her goal?")
+COFFEE_GOLD = ("Lisa drinks 80*3=240 mg of caffeine in 3 cups of coffee.\nShe wanted to have 200, so she is 40 mg "
+               "over her goal because 240-200 = 40mg.\n#### 40")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a free division by a basic constant grounds a value: _rescaled accepts a reduction whose factor is in "
+    "BASIC_CONSTANTS ('\\frac{80}{200} = \\frac{40}{100}' by 2 makes 40 a quantity), as the arithmetic accepts "
+    "'80 / 2 = 40'. Both paid as the gold (rafs 0.989, fa 1.0) for an answer that needs 80 * 3 - 200. Over 1,000 "
+    "GSM8K train: the reduction is paid above the same line without it on 14/151 (fa 1.0 vs 0.5 on 3), the "
+    "explicit division fa 1.0 on 151/151; MATH-500 3/24"))
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("line", ["$\\frac{80}{200} = \\frac{40}{100}$, so the answer is $40$.",
+                                  "$80 / 2 = 40$, so the answer is $40$."], ids=["reduction", "explicit"])
+def test_a_free_division_by_a_basic_constant_earns_less_than_the_gold(reward, line):
+    assert _one(reward, line + "\n#### 40", COFFEE, "40") < _one(reward, COFFEE_GOLD, COFFEE, "40")
 
 
 # ----------------------------------------------------------------------------------------- 4. algebra budgets

@@ -311,7 +311,7 @@ _CONNECTIVE_RESULT = re.compile(
     r"(?<![\w.,\\])" + _ATOM + r"(?:" + _OPERATOR + _ATOM + r")+"
     r"\s*\$?\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?" + _LONE_RESULT)
 _RANGE = re.compile(r"\$?(\d{1,9})-(\d{1,9})")
-_SHARE = re.compile(r"(\d{1,9})\s*/\s*(\d{1,9})")  # a proper fraction alone: a share of something
+_SHARE = re.compile(r"\$?(\d{1,9})\s*/\s*(\d{1,9})\$?((?:\s+[A-Za-z]{2,12}){1,3})?")  # a proper fraction (of something)
 
 
 def _amount(result: str) -> float:
@@ -343,13 +343,15 @@ def read_connectives(text: str) -> str:
         if _CONTINUED.search(text[:m.start()].rstrip()):
             continue  # part of a longer side ("9 \\cdot 6 + 0 \\Rightarrow 54"), or words ("2 plus 1/3 equals 7")
         left = text[m.start():m.start(1)].strip()
-        span = _RANGE.fullmatch(left) if m.group(1)[0].isalpha() else None
+        worded = m.group(1).lstrip(", ")[:1].isalpha()  # a verb or a phrase, not an arrow
+        span = _RANGE.fullmatch(left) if worded else None
         if span and int(span.group(1)) < int(span.group(2)):
-            continue  # an inclusive range, not a difference: "numbered 1-40 gives 40 in all" ("100-72 equals 28" is)
-        share = _SHARE.fullmatch(left.strip("$ ")) if m.group(1).startswith("is") else None
-        if share and int(share.group(1)) < int(share.group(2)) and _amount(text[m.end(1):m.end()]) >= 1:
-            continue  # a correspondence: "Since 4/7 is equal to $24" (4/7 of the money), not 4/7 = 24; a proper
-            # fraction "is equal to 0.5" is arithmetic (a share's value is below 1)
+            continue  # an inclusive range, not a difference: "numbered 1-40, so 40 in all" ("100-72 equals 28" is)
+        share = _SHARE.fullmatch(left) if worded else None
+        if share and int(share.group(1)) < int(share.group(2)) and (
+                share.group(3) or _amount(text[m.end(1):m.end()]) >= 1):
+            continue  # a correspondence: "Since 4/7 is equal to $24" (4/7 of the money), "1/4 of them, which is
+            # 10", not 4/7 = 24; a proper fraction alone "is equal to 0.5" is arithmetic (a share's value is below 1)
         spans.append(m.span(1))
     spans += [m.span(1) for m in _CHAINED_ARROW.finditer(text)]
     if not spans:

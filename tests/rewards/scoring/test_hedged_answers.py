@@ -124,7 +124,7 @@ def _think(thinking, summary):
 
 
 @pytest.mark.parametrize("closing", ["So $\\boxed{36}$ or $\\boxed{24}$.", "So the answer is $\\boxed{36}$.",
-                                     "The answer is 36.", "So $\\boxed{36}$ or $\\boxed{24}$.\nOK.\nDone."])
+                                     "The answer is 36."])
 def test_a_thinking_that_closes_on_another_answer_hedges_when_the_summary_only_states_one(closing):
     """The thinking's closing line is the conclusion it hands the summary: a summary that states a different
     answer with no computation of it does not say why (a flattening grader reads the closing boxes too)."""
