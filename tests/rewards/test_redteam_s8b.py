@@ -118,11 +118,7 @@ def test_a_slip_written_with_a_v4_connective_earns_no_more_than_the_visible_slip
     assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rewards/checks/arithmetic/extraction.py reads an equation inside one math region or in plain text: an '=' "
-    "between two inline regions ('$200 / 50$ = $5$') is read by neither, nor the '=' read_connectives writes for "
-    "'$200 / 50$, which is $5$' (so v4's '$ before the connective' does not close it): rafs 0.3 -> 0.865, fa 0.5 -> "
-    "1.0. 9/133 verified GSM8K (7 non-coincidence), 7/19 MATH-500 beat the visible slip"))
+# fixed (extraction._join_split_math reads '$A$ = $B$' as one region)
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("written", ["$200 / 50$ = $5$", "$200 / 50$, which is $5$"])
 def test_a_slip_split_across_two_math_regions_earns_no_more_than_the_visible_slip(reward, written):

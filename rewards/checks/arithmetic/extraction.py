@@ -362,6 +362,21 @@ def read_connectives(text: str) -> str:
     return "".join(chars)
 
 
+_SPLIT_EQUATION = re.compile(r"(?<![\\$])\$(\s*=\s*)\$(?!\$)")
+
+
+def _join_split_math(text: str) -> str:
+    """``$200 / 50$ = $5$`` read as one region ``$200 / 50 = 5$`` (the two ``$`` around the ``=`` become spaces, so
+    offsets stay): an equation split over two inline regions is still the equation it claims.
+
+    >>> _join_split_math("so $200 / 50$ = $5$ branches")
+    'so $200 / 50   =   5$ branches'
+    """
+    if "$" not in text or _SPLIT_EQUATION.search(text) is None:
+        return text
+    return _SPLIT_EQUATION.sub(lambda m: " " + m.group(1) + " ", text)
+
+
 def _math_regions(text: str, n: int):
     """Linear scan for LaTeX math regions: list of (start, end) of the *content*."""
     regions = []
@@ -420,7 +435,7 @@ def extract_equations(text: str) -> list[Equation]:
         if not isinstance(text, str):
             return []
         n = min(len(text), MAX_TEXT_CHARS)
-        text = read_connectives(text)
+        text = _join_split_math(read_connectives(text))
         if _EQ_HINT.search(text, 0, n) is None:
             return []
         out: list[Equation] = []
