@@ -271,6 +271,14 @@ _NTH_TERM = re.compile(r"\b(?:(\d{1,6})(?:st|nd|rd|th)|(\d{1,6})\^\{?\\(?:text|m
 steps from the first (``1 + 2002 \\cdot 2``)."""
 
 
+_RADIUS = re.compile(r"\bradius\s+(?:of\s+|is\s+)?\$?(?P<r1>\d{1,6}(?:\.\d+)?)(?![\d.]*\s*[\\^/])|"
+                     r"(?<![\d.])(?P<r2>\d{1,6}(?:\.\d+)?)\$?[- ](?:[a-z]+[- ])?radius\b|"
+                     r"\bdiameter\s+(?:of\s+|is\s+)?\$?(?P<d1>\d{1,6}(?:\.\d+)?)(?![\d.]*\s*[\\^/])|"
+                     r"(?<![\d.])(?P<d2>\d{1,6}(?:\.\d+)?)\$?[- ](?:[a-z]+[- ])?diameter\b")
+"""``a radius of 3 cm``, ``a 3-inch radius``, ``diameter 10``: the other of the two is a quantity of the problem."""
+_CLOCK_TIME = re.compile(r"(?<![\d:.,])(\d{1,2}):(\d{2})(?![\d:])(?:\s*([aApP])\.?\s?[mM]\b)?")
+
+
 @lru_cache(maxsize=4096)
 def problem_numbers(problem: str) -> frozenset[Fraction]:
     """Every quantity the problem states or implies.
@@ -281,7 +289,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     -> 6 and 1/6, 5 and 1/5), and the calendar words a solution turns into numbers ("Monday to Friday",
     "weekdays" -> 5; "weekend" -> 2), a polygon's sides ("a regular octagon" -> 8), a group with the one named
     ("Suzie and 5 of her friends" -> 6), the steps to a sequence's N-th term ("the 2003rd term" -> 2003, 2002)
-    and a logarithm's base and argument ("\\log_264" -> 2, 64).
+    and a logarithm's base and argument ("\\log_264" -> 2, 64), a clock time in minutes ("7:50 a.m." -> 470), a
+    circle's diameter from its radius and back ("a 3-inch radius" -> 6).
     """
     values = set()
     for value, (start, end) in _numbers(problem):
@@ -327,6 +336,14 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
             values.add(count[0][0] + 1)
     for match in _STATED_LOG.finditer(problem) if "\\log_" in problem else ():  # "\\log_264": base 2, 64
         values.update((Fraction(match.group(1) or match.group(2)), Fraction(match.group(3))))
+    for match in _RADIUS.finditer(problem) if "radius" in low or "diameter" in low else ():  # radius 3: diameter 6
+        radius, diameter = match.group("r1") or match.group("r2"), match.group("d1") or match.group("d2")
+        values.add(Fraction(radius) * 2 if radius else Fraction(diameter) / 2)
+    for match in _CLOCK_TIME.finditer(problem) if ":" in problem else ():  # "at 7:50 a.m.": 470 minutes, as
+        h, m, ap = int(match.group(1)), int(match.group(2)), (match.group(3) or "").lower()  # as a trace's are
+        values.add(Fraction(h * 60 + m if h > 12 else h % 12 * 60 + m + (720 if ap == "p" else 0)))  # read by
+        if h == 12 and not ap:  # rewards.checks.arithmetic.extraction.read_clock_times; "12:00" unmarked: noon too
+            values.add(Fraction(720 + m))
     return frozenset(values)
 
 
@@ -659,6 +676,20 @@ def _coefficient(side: str) -> tuple[Fraction, float] | None:
     if unit is None or unit.is_exact or not unit.approx:
         return None
     return coefficient, unit.approx
+
+
+def _pi_coefficient(sides: tuple[str, ...]) -> tuple[tuple[str, ...], Fraction, str] | None:
+    """What a verified equation whose result is a multiple of pi derives toward a rational answer: the coefficient
+    (``3^2\\cdot8\\cdot\\pi = 72\\pi`` -> 72, read later in ``\\frac{288\\pi}{72\\pi} = 4``), from operand sides that
+    compute with pi themselves; ``None`` for anything else (``72\\pi = 72\\pi``, ``\\frac{1}{2} = 0.5``)."""
+    coefficient = _coefficient(sides[-1])
+    operands = sides[:-1]
+    if coefficient is None or "pi" not in sides[-1] or not all("\\pi" in side for side in operands):
+        return None
+    if not _computes(list(operands), sum(len(_numbers(side)) for side in operands)) or \
+            any(_SPACES.sub("", side) == _SPACES.sub("", sides[-1]) for side in operands):
+        return None
+    return operands, coefficient[0], "coefficient"
 
 
 def _move_coefficient(side: str, new: Fraction, changed: dict[Fraction, Fraction]) -> None:
@@ -1161,6 +1192,38 @@ def _falling_factors(side: str, numbers, is_reached) -> set[tuple[int, int]]:
     return out
 
 
+_FACTORING_PROBLEM = re.compile(r"\b(?:(divisors)|factors|prime|perfect (?:square|cube))\b", re.I)
+_PRIME_POWER = re.compile(r"\s*\(?\s*(\d{1,6})\s*\)?(?:\s*\^\s*\{?\s*(\d{1,2})\s*\}?)?\s*")
+_PRODUCT_SIGN = re.compile(r"\\cdot|\\times|×|·|\*")
+
+
+def _factorization_parts(sides: tuple[str, ...], is_reached, divisors: bool) -> tuple[set[Fraction], list[Fraction]]:
+    """A verified prime factorisation of reached numbers (``196 = 2^2\\cdot7^2``, ``7 \\cdot 156 = 7 \\cdot 2^2
+    \\cdot 3 \\cdot 13``) in a problem about factors: its primes and exponents are reached, and in one that counts
+    divisors each exponent + 1 too (``3\\times 3 = 9``), with the numbers it factors; else ``(set(), [])``.
+    Only products of primes (and their powers) against sides whose every number is reached."""
+    for k, side in enumerate(sides):
+        pieces = _PRODUCT_SIGN.split(side)
+        if len(pieces) < 2 and "^" not in side:
+            continue
+        matches = [_PRIME_POWER.fullmatch(piece) for piece in pieces]
+        if not all(matches) or not all(_is_prime(int(m.group(1))) for m in matches):
+            continue
+        numbers = [v for j, other in enumerate(sides) if j != k for v, _ in _numbers(other)]
+        if not numbers or not all(is_reached(v) for v in numbers):
+            continue
+        exponents = {Fraction(m.group(2) or 1) for m in matches}
+        parts = {Fraction(m.group(1)) for m in matches} | exponents
+        if divisors:
+            parts |= {e + 1 for e in exponents}
+        return parts, numbers
+    return set(), []
+
+
+def _is_prime(n: int) -> bool:
+    return n >= 2 and all(n % d for d in range(2, math.isqrt(n) + 1)) if n < 10**6 else False
+
+
 _ALPHABET = re.compile(r"alphabet|\bA\s*(?:through|to|-|--|\\text\{-\})\s*Z\b")
 """A problem that names the 26 letters of the alphabet (``2 different letters (A through Z)``)."""
 
@@ -1287,6 +1350,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     # a percent or reciprocal transform applies to a quantity, not to a constant (400 is not "4 percent")
     reached_roots: dict[Fraction, int] = {}  # root of a reached one-unknown equation -> its step
     counting = _COUNTING_PROBLEM.search(trace.problem) is not None
+    factoring = _FACTORING_PROBLEM.search(trace.problem)  # a prime factorisation reaches its parts
     log_problem = "log" in trace.problem  # a power may solve the logarithm it asks (_log_exponent)
     if counting and _ALPHABET.search(trace.problem):  # "2 different letters (A through Z)": 26 of them
         strict.add(Fraction(26))
@@ -1333,6 +1397,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 derivation = _approximate_derivation(tuple(eq.sides), tuple(eq.values))
                 if derivation is not None:
                     inexact.add(derivation[1])
+            if derivation is None and approx is None and check.ok is True and "pi" in text and not boxed \
+                    and not _given(eq, trace.problem):  # "3^2\\cdot8\\cdot\\pi = 72\\pi" toward a rational answer
+                derivation = _pi_coefficient(tuple(eq.sides))
             if derivation is None and check.ok is None and len(eq.sides) == 2 and is_identity(*eq.sides):
                 # "x + 0.25x = 1.25x": a rewrite; the new side's numbers are reached when the old side's are
                 if all(is_reached(v) for v, _ in _numbers(eq.sides[0])):
@@ -1341,6 +1408,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 _reach_rewrites(tuple(eq.sides), is_reached, strict)
             if len(eq.sides) > 2 and check.ok is not False and "frac" in text:  # "= \\frac53 = \\frac{600}{360}"
                 _rescaled(eq.sides, eq.values, is_reached, strict, known)
+            if check.ok is True and factoring is not None and not _given(eq, trace.problem):  # "196 = 2^2\\cdot7^2"
+                parts, used = _factorization_parts(tuple(eq.sides), is_reached, factoring.group(1) is not None)
+                strict.update(parts); known.update(parts); aliases.extend(parts); flow.used.extend(used)
             link = None
             if check.ok is not False and (derivation is None or derivation[2] == "solved") and not boxed:
                 link = algebra.link(tuple(eq.sides), index, is_reached, pnums)

@@ -15,7 +15,9 @@ from .literals import num_value
 
 __all__ = ["numbers_in"]
 
-_NUM_SCAN = re.compile(r"(?<![\w.])(\d{1,3}(?:(?:,|,\\!|\{,\})\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
+# a digit run after a letter is part of an identifier (x2, H2O), but not after an operator command: "10\cdot9" holds 9
+_NUM_SCAN = re.compile(r"(?:(?<![\w.])|(?<=\\cdot)|(?<=\\times)|(?<=\\div)|(?<=\\pi))"
+                       r"(\d{1,3}(?:(?:,|,\\!|\{,\})\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
 _WORD_SCAN_SRC = (
     r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
     r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"

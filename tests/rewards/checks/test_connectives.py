@@ -1,6 +1,7 @@
 """A result written with an arrow or a verb ("16 - 3 - 4 → 10", "9 * 2 gives 18") is checked as the equation it claims."""
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -57,9 +58,20 @@ def test_no_gold_solution_gains_a_false_relation(shared_data):
             for line in row[key].split("\n"):
                 if read_connectives(line) != line:
                     changed += 1
-                    if any(c.ok is False for c in check_text(line)):
+                    if any(c.ok is False for c in check_text(line)) and line not in _GOLD_SLIPS:
                         false.append(line)
     assert changed >= 1 and not false, false[:3]
+
+
+_GOLD_SLIPS = {  # gold lines whose arithmetic is wrong: reading them finds a true slip
+    "He total temperature for the week is 692 because 99.1 plus 98.2 plus 98.7 plus 99.3 plus 99.8 plus 99 plus 98.9 "
+    "equals 692.": ("99.1", "98.2", "98.7", "99.3", "99.8", "99", "98.9"),
+}
+
+
+def test_the_gold_slips_allowed_above_are_slips():
+    for line, terms in _GOLD_SLIPS.items():
+        assert sum(Fraction(t) for t in terms) != 692 and [c.ok for c in check_text(line)] == [False]
 
 
 def test_an_arrow_slip_earns_no_more_than_the_visible_slip():
