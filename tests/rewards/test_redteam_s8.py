@@ -141,7 +141,7 @@ def test_case_analysis_that_decides_or_thinking_that_tries_answers_loses_nothing
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("written", [
     "200 / 50; 5", "200 / 50 - 5", "200 / 50 is equal to about 5", "200 / 50 is exactly 5",
-    "$200/50$, so $5$", "(200 / 50), so 5", "200 / 50, so 5 - the first tree", "200 / 50 is equal to 5%",
+    "(200 / 50), so 5", "200 / 50, so 5 - the first tree", "200 / 50 is equal to 5%",
     "200 / 50, hence 5(ish)", "200 / 50 is equal to five"])
 def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip(reward, written):
     hidden = TREES_GOLD.replace("200 / 50 = 4", written)
@@ -155,7 +155,7 @@ def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_s
                                      # fixed (read_connectives reads them since this round)
                                      "200 / 50, so that's 5", "200 / 50 for a total of 5", "200 / 50, which gives us 5",
                                      "200 / 50, that's 5", "200 / 50 so 5", "200 / 50 which is 5",
-                                     "200 / 50, which equals 5", "200 / 50 i.e. 5"])
+                                     "200 / 50, which equals 5", "200 / 50 i.e. 5", "$200/50$, so $5$"])
 def test_slip_written_with_a_read_connective_earns_no_more_than_the_visible_slip(reward, written):
     hidden = TREES_GOLD.replace("200 / 50 = 4", written)
     assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
