@@ -308,7 +308,7 @@ _LONE_RESULT = (r"(?:" + _NUMERAL + "|" + _FRAC + r")(?![\d.]*[A-Za-z_(])"  # a 
                 # nor a comparison: "18 + 6, which is 20 more than 4" (with a unit word between: "20 items fewer")
                 r"(?![\d.]*(?:\s+[A-Za-z]{2,12})?\s+(?:more|less|fewer|greater|smaller|larger|times|than|percent)\b)")
 _CONNECTIVE_RESULT = re.compile(
-    r"(?<![\w.,\\])" + _ATOM + r"(?:" + _OPERATOR + _ATOM + r")+"
+    r"(?<![\w.,\\])" + _ATOM + r"(?:" + _OPERATOR + _ATOM + r"){1,64}"  # bounded: linear time on "1 + 1 + ... equals"
     r"\s*\$?\s*&?\s*(" + _CONNECTIVE_HINT.pattern + r")\s*\$?" + _LONE_RESULT)
 _RANGE = re.compile(r"\$?(\d{1,9})-(\d{1,9})")
 _SHARE = re.compile(r"\$?(\d{1,9})\s*/\s*(\d{1,9})\$?((?:\s+[A-Za-z]{2,12}){1,3})?")  # a proper fraction (of something)

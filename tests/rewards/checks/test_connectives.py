@@ -83,3 +83,14 @@ def test_an_arrow_slip_earns_no_more_than_the_visible_slip():
     for fn in (get_rafs_reward(cache=False), get_faithful_accuracy_reward(cache=False)):
         r_slip, r_arrow, r_faithful = fn([DUCKS] * 3, [slip, arrow, faithful], answer=["18"] * 3)
         assert r_arrow <= r_slip < r_faithful, (fn.__name__, r_arrow, r_slip, r_faithful)
+
+
+def test_a_long_chain_before_a_connective_is_read_in_linear_time():
+    """'1 + 1 + ... equals 5' (3,000 terms) took 4 s (the chain was re-scanned from every start); the chain is now
+    bounded at 64 operations, and a longer one is not read (no false relation from its last 64 terms)."""
+    import time
+
+    text = "1 + " * 3000 + "1 equals 5"
+    start = time.process_time()
+    assert read_connectives(text) == text
+    assert time.process_time() - start < 2.0  # about 0.2 s on one core
