@@ -485,7 +485,7 @@ def _join_split_math(text: str) -> str:
     offsets stay): an equation split over two inline regions is still the equation it claims.
 
     >>> _join_split_math("so $200 / 50$ = $5$ branches")
-    'so $200 / 50   =   5$ branches'
+    'so $200 / 50  =  5$ branches'
     """
     if "$" not in text or _SPLIT_EQUATION.search(text) is None:
         return text
