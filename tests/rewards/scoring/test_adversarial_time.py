@@ -1,7 +1,8 @@
 """Model output is untrusted: no completion shape may make the reward slow. Each repetitive shape below (10-32k
 characters, the kinds a regex or a parser goes quadratic on) is scored in reward mode within a generous bound; on one
-idle core the slowest takes about 1 s (", which is" repeated) and most well under 0.2 s. A regression that makes one
-quadratic again (as "1 + " x 3000 + "equals 5" was in read_connectives: 4.1 s) fails here."""
+idle core the slowest takes about 1 s (", which is" repeated) and most well under 0.2 s. The scorer splits long text
+into bounded steps, so a quadratic scan inside one function can hide here: test it on the function itself (as
+tests/rewards/checks/test_connectives.py does for read_connectives)."""
 
 from __future__ import annotations
 
