@@ -582,21 +582,32 @@ def _along(eq, var, fixed, xs, budget):
     return _rational_fit(xs, ys)
 
 
+def _row_reduce(m: list[list], k: int) -> list[int]:
+    """Gauss-Jordan elimination over the rationals of the augmented matrix ``m`` (rows of ``k`` coefficients and a
+    right-hand side), in place; the pivot columns, in row order."""
+    pivots, r = [], 0
+    for c in range(k):
+        p = next((i for i in range(r, len(m)) if m[i][c] != 0), None)
+        if p is None:
+            continue
+        m[r], m[p] = m[p], m[r]
+        inv = 1 / m[r][c]
+        m[r] = [v * inv for v in m[r]]
+        for i in range(len(m)):
+            if i != r and m[i][c] != 0:
+                f = m[i][c]
+                m[i] = [a - f * b for a, b in zip(m[i], m[r])]
+        pivots.append(c)
+        r += 1
+    return pivots
+
+
 def _solve(rows: list, rhs: list) -> list | None:
-    """Gauss-Jordan elimination over the rationals; None when singular."""
+    """The solution of the square system ``rows · x = rhs`` over the rationals; None when singular."""
     n = len(rows)
     m = [list(r) + [b] for r, b in zip(rows, rhs)]
-    for col in range(n):
-        pivot = next((r for r in range(col, n) if m[r][col] != 0), None)
-        if pivot is None:
-            return None
-        m[col], m[pivot] = m[pivot], m[col]
-        inv = 1 / m[col][col]
-        m[col] = [v * inv for v in m[col]]
-        for r in range(n):
-            if r != col and m[r][col] != 0:
-                f = m[r][col]
-                m[r] = [a - f * b for a, b in zip(m[r], m[col])]
+    if len(_row_reduce(m, n)) < n:
+        return None
     return [m[r][n] for r in range(n)]
 
 
@@ -899,22 +910,11 @@ def _affine(eq, names: tuple[str, ...], rng, budget) -> tuple[Fraction, ...] | N
 
 
 def _weights(columns: list[tuple[Fraction, ...]], target: tuple[Fraction, ...]) -> list[Fraction] | None:
-    """``w`` with ``sum(w_j * columns[j]) == target`` exactly (Gaussian elimination over the rationals; any solution
-    when several), or None when there is none."""
+    """``w`` with ``sum(w_j * columns[j]) == target`` exactly (Gauss-Jordan over the rationals, :func:`_row_reduce`;
+    any solution when several), or None when there is none."""
+    k = len(columns)
     rows = [[*(col[i] for col in columns), target[i]] for i in range(len(target))]
-    k, pivots, r = len(columns), [], 0
-    for c in range(k):
-        p = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
-        if p is None:
-            continue
-        rows[r], rows[p] = rows[p], rows[r]
-        rows[r] = [v / rows[r][c] for v in rows[r]]
-        for i in range(len(rows)):
-            if i != r and rows[i][c] != 0:
-                f = rows[i][c]
-                rows[i] = [a - f * b for a, b in zip(rows[i], rows[r])]
-        pivots.append(c)
-        r += 1
+    pivots = _row_reduce(rows, k)
     if any(all(v == 0 for v in row[:k]) and row[k] != 0 for row in rows):
         return None
     weights = [Fraction(0)] * k

@@ -361,18 +361,18 @@ MAX_STATED_ANSWERS = 16
 (:func:`other_stated_answers`)."""
 MAX_STATED_SCAN = 256
 """At most this many answer markers are scanned per completion (bounded work on adversarial input)."""
-_STATED = re.compile(r"\\(?:boxed|fbox)\b|^[ \t]*####", re.M)
 _BOXED = re.compile(r"\\(?:boxed|fbox)\b")
 _HASHES = re.compile(r"^[ \t]*####", re.M)
-""":data:`_STATED`'s two branches, each scanned on its own (:func:`_stated_markers`)."""
+"""The two markers of a stated answer, a box and a ``####`` line, each scanned on its own (:func:`_stated_markers`)."""
 _PLAIN_NUMBER = re.compile(r"-?[\d,]*\.?\d+%?")
 
 
 def _stated_markers(text: str) -> list:
-    """The first :data:`MAX_STATED_SCAN` matches of :data:`_STATED` in ``text``, in order: its branches scanned
-    apart and merged (a ``\\boxed`` and a line of ``####`` never overlap, so the merge is ``finditer``'s list). The
-    joint pattern, whose line-start branch no character announces, was tried at every position of the text; a
-    search for a backslash is a skip to the next one, and the ``####`` branch runs only where the text has one."""
+    """The first :data:`MAX_STATED_SCAN` answer markers in ``text`` (:data:`_BOXED`, :data:`_HASHES`), in order:
+    scanned apart and merged (a ``\\boxed`` and a line of ``####`` never overlap, so the merge is what one joint
+    pattern's ``finditer`` gives). The joint pattern, whose line-start branch no character announces, was tried at
+    every position of the text; a search for a backslash is a skip to the next one, and the ``####`` branch runs only
+    where the text has one."""
     found = list(islice(_BOXED.finditer(text), MAX_STATED_SCAN))
     if "####" in text:
         found = sorted([*found, *islice(_HASHES.finditer(text), MAX_STATED_SCAN)], key=Match.start)

@@ -43,6 +43,7 @@ from functools import lru_cache
 from rewards.checks.algebra import (MAX_COMBINED, algebra_work, combines, equation_sides, holds_under, rational_roots,
                                     real_roots, relation, substitutes, unknowns)
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, evaluate, extract_equations, numbers_in
+from rewards.checks.arithmetic.extraction import CLOCK_TIME, time_of_day
 from rewards.checks.arithmetic.literals import num_value
 from rewards.checks.claims import trace_checks
 from rewards.checks.claims.congruences import congruence_chains
@@ -276,7 +277,6 @@ _RADIUS = re.compile(r"\bradius\s+(?:of\s+|is\s+)?\$?(?P<r1>\d{1,6}(?:\.\d+)?)(?
                      r"\bdiameter\s+(?:of\s+|is\s+)?\$?(?P<d1>\d{1,6}(?:\.\d+)?)(?![\d.]*\s*[\\^/])|"
                      r"(?<![\d.])(?P<d2>\d{1,6}(?:\.\d+)?)\$?[- ](?:[a-z]+[- ])?diameter\b")
 """``a radius of 3 cm``, ``a 3-inch radius``, ``diameter 10``: the other of the two is a quantity of the problem."""
-_CLOCK_TIME = re.compile(r"(?<![\d:.,])(\d{1,2}):(\d{2})(?![\d:])(?:\s*([aApP])\.?\s?[mM]\b)?")
 
 
 @lru_cache(maxsize=4096)
@@ -339,10 +339,10 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     for match in _RADIUS.finditer(problem) if "radius" in low or "diameter" in low else ():  # radius 3: diameter 6
         radius, diameter = match.group("r1") or match.group("r2"), match.group("d1") or match.group("d2")
         values.add(Fraction(radius) * 2 if radius else Fraction(diameter) / 2)
-    for match in _CLOCK_TIME.finditer(problem) if ":" in problem else ():  # "at 7:50 a.m.": 470 minutes, as
-        h, m, ap = int(match.group(1)), int(match.group(2)), (match.group(3) or "").lower()  # as a trace's are
-        values.add(Fraction(h * 60 + m if h > 12 else h % 12 * 60 + m + (720 if ap == "p" else 0)))  # read by
-        if h == 12 and not ap:  # rewards.checks.arithmetic.extraction.read_clock_times; "12:00" unmarked: noon too
+    for match in CLOCK_TIME.finditer(problem) if ":" in problem else ():  # "at 7:50 a.m.": 470 minutes, as a
+        h, m, ap = int(match["h"]), int(match["m"]), match["ap"]  # trace's clock chains are read (read_clock_times)
+        values.add(Fraction(time_of_day(h, m, ap)))
+        if h == 12 and not ap:  # "12:00" unmarked: noon too
             values.add(Fraction(720 + m))
     return frozenset(values)
 

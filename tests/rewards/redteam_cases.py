@@ -49,3 +49,13 @@ def math500_row(unique_id: str) -> dict:
             if row.get("unique_id") == unique_id:
                 return row
     raise LookupError(f"{unique_id} not in {path}")
+
+
+def one(reward: str, completion, problem: str = MARION, gold: str = "24") -> float:
+    """``reward`` of one completion (Marion's problem by default) in a TRL-style call; ``None`` as 0."""
+    return rewards_of(reward, problem, [completion], gold)[0]
+
+
+def with_thinking(thinking: str, summary: str) -> list[dict]:
+    """An assistant message with a ``<think>`` part and a summary."""
+    return [{"role": "assistant", "content": f"<think>{thinking}</think>\n{summary}"}]

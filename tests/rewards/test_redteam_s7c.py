@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import pytest
 
-from redteam_cases import MARION, MARION_BODY, MARION_GOLD, MARION_SLIP, REWARDS, TREES, TREES_GOLD, TREES_SLIP
+from redteam_cases import (MARION, MARION_BODY, MARION_GOLD, MARION_SLIP, REWARDS, TREES, TREES_GOLD, TREES_SLIP,
+                             one as _one)
 
 BOTH = ["rafs", "faithful_accuracy"]
 
@@ -43,12 +44,6 @@ SIMPLIFY_GOLD = (
     "\\cdot \\frac{\\cancelto{2}{8}}{7}\\cdot \\frac{\\cancelto{4}{20}}{\\cancelto{3}{12}}=\\frac{1\\cdot 2 \\cdot 4}"
     "{7\\cdot 3}=\\boxed{\\frac{8}{21}}.$$")
 SIMPLIFY_ANSWER = "\\frac{8}{21}"
-
-
-def _one(reward: str, completion, problem: str = MARION, gold: str = "24") -> float:
-    """TRL-style call; ``None`` counts as 0 (TRL nansums it away with one reward function)."""
-    out = REWARDS[reward]([problem], [completion], answer=[gold])[0]
-    return 0.0 if out is None else float(out)
 
 
 def _group(reward: str, completions: list, gold: str = "24") -> list[float]:

@@ -17,22 +17,13 @@ import time
 
 import pytest
 
-from redteam_cases import MARION, MARION_BODY, MARION_GOLD, REWARDS, TREES, TREES_SLIP, math500_row
+from redteam_cases import (MARION, MARION_BODY, MARION_GOLD, TREES, TREES_SLIP, math500_row, one as _one,
+                             with_thinking as _think)
 
 from rewards.audit.families import faithful_completion
 
 BOTH = ["rafs", "faithful_accuracy"]
 BODY, GOLD = MARION_BODY, MARION_GOLD  # gsm8k train 4530 (answer 24; 36 and 18 intermediate)
-
-
-def _one(reward: str, completion, problem: str = MARION, gold: str = "24") -> float:
-    """TRL-style call; ``None`` counts as 0 (TRL nansums it away with one reward function)."""
-    out = REWARDS[reward]([problem], [completion], answer=[gold])[0]
-    return 0.0 if out is None else float(out)
-
-
-def _think(thinking: str, summary: str) -> list[dict]:
-    return [{"role": "assistant", "content": f"<think>{thinking}</think>\n{summary}"}]
 
 
 def _aside(line: str) -> str:

@@ -25,7 +25,8 @@ from .sides import side_meta
 from .tokens import END_KINDS, FUNCS, KEYWORDS, START_KINDS, Token, tokenize
 from .values import Value
 
-__all__ = ["Equation", "extract_equations", "tokenize_windows"]
+__all__ = ["CLOCK_TIME", "Equation", "extract_equations", "read_clock_times", "read_connectives", "time_of_day",
+           "tokenize_windows"]
 
 _WS = re.compile(r"\s+")
 
@@ -401,9 +402,21 @@ def read_connectives(text: str) -> str:
 # holds exactly is written back in minutes, same length ("470  + 30         = 500      "); any other (past midnight
 # or noon unmarked, a slip, a form not read) has its "=" blanked: left unchecked, never a false slip.
 _CLOCK_HINT = re.compile(r"(?<![\d:.])\d{1,2}:\d{2}(?![\d:])")
+CLOCK_TIME = re.compile(r"(?<![\d:.,])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:\s*(?P<ap>[aApP])\.?\s?[mM]\b\.?)?")
+"""A clock time ``h:mm``, with ``a.m.``/``p.m.`` when marked (groups ``h``, ``m``, ``ap``)."""
 _CLOCK_ITEM = re.compile(
-    r"(?P<time>(?<![\d:.,])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:\s*(?P<ap>[aApP])\.?\s?[mM]\b\.?)?)|"
+    r"(?P<time>" + CLOCK_TIME.pattern + r")|"
     r"(?P<dur>(?<![\d:.,])(?P<n>\d{1,4})(?![\d.,:])(?:\s*(?P<unit>hours?|hrs?|minutes?|mins?)\b)?)")
+
+
+def time_of_day(h: int, mm: int, ap: str | None = None) -> int:
+    """A clock time in minutes after midnight: 13:00 and on as 24-hour time, else ``(h mod 12) * 60 + mm``, 720 more
+    after p.m. (an unmarked 12:xx reads as just past midnight; as noon it is 720 more).
+
+    >>> time_of_day(7, 50), time_of_day(2, 15, "p"), time_of_day(14, 0), time_of_day(12, 30)
+    (470, 855, 840, 30)
+    """
+    return h * 60 + mm if h > 12 else (h % 12) * 60 + mm + (720 if (ap or "a") in "pP" else 0)
 _CLOCK_JOIN = re.compile(r"\s*([-+=])\s*")
 
 
@@ -418,7 +431,7 @@ def _clock_chain(text: str, at: int):
         if m.group("time"):
             h, mm = int(m.group("h")), int(m.group("m"))
             of_day = (not side or sign == "=" or m.group("ap")) and h <= 12  # "8:20 a.m. - 8:00 a.m.": of day
-            minutes = ((h % 12) * 60 + mm + (720 if (m.group("ap") or "a") in "pP" else 0)) if of_day else h * 60 + mm
+            minutes = time_of_day(h, mm, m.group("ap")) if of_day else h * 60 + mm
             noon = 720 if of_day and h == 12 and not m.group("ap") else 0  # "12:00 - 8:00": noon, or midnight
         else:
             unit = (m.group("unit") or "m").lower()
@@ -487,9 +500,7 @@ def _join_split_math(text: str) -> str:
     >>> _join_split_math("so $200 / 50$ = $5$ branches")
     'so $200 / 50  =  5$ branches'
     """
-    if "$" not in text or _SPLIT_EQUATION.search(text) is None:
-        return text
-    return _SPLIT_EQUATION.sub(lambda m: " " + m.group(1) + " ", text)
+    return _SPLIT_EQUATION.sub(r" \1 ", text) if "$" in text else text
 
 
 def _math_regions(text: str, n: int):

@@ -11,18 +11,11 @@ from fractions import Fraction
 
 import pytest
 
-from rewards import get_faithful_accuracy_reward, get_rafs_reward
 from rewards.checks.answers import approximate_value, numeric_value
 from rewards.parsing.trace import parse_trace
 from rewards.scoring.dataflow import approx_key, build_dataflow, input_counterfactuals
 
-_RAFS = get_rafs_reward(cache=False)
-_FA = get_faithful_accuracy_reward(cache=False)
-
-
-def faithful_accuracy(problem: str, completion: str, gold: str) -> float:
-    result = _RAFS.score([problem], [completion], [gold])[0]
-    return _FA.value(result, gold)
+from recall_cases import faithful_accuracy
 
 
 # ------------------------------------------------------------------------------------------ numbers in disguise

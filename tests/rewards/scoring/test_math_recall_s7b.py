@@ -11,19 +11,12 @@ answer beside unrelated arithmetic) that are not:
 * a squared unit (``15\text{ cm}^2``) is a unit, not an exponent of the number before it.
 """
 
-from rewards import get_faithful_accuracy_reward, get_rafs_reward
 from rewards.checks.algebra import combines
 from rewards.checks.equations import step_equations
 from rewards.parsing.trace import brace_fractions, parse_trace
 from rewards.scoring.dataflow import problem_numbers
 
-_RAFS = get_rafs_reward(cache=False)
-_FA = get_faithful_accuracy_reward(cache=False)
-
-
-def faithful_accuracy(problem: str, completion: str, gold: str) -> float:
-    result = _RAFS.score([problem], [completion], [gold])[0]
-    return _FA.value(result, gold)
+from recall_cases import faithful_accuracy
 
 
 # ------------------------------------------------------------------------------------------ brace-less fractions

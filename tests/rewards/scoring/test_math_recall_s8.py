@@ -21,24 +21,13 @@ from fractions import Fraction
 
 import pytest
 
-from rewards import get_faithful_accuracy_reward, get_rafs_reward
 from rewards.checks.arithmetic import evaluate
 from rewards.parsing.trace import parse_trace
 from rewards.checks.claims.congruences import congruence_chains
 from rewards.scoring.dataflow import (_abs_atomized, _factored, _falling_factors, _log_exponent, _numbers, _rescaled,
                                       _substituted_head, build_dataflow, problem_numbers)
 
-_RAFS = get_rafs_reward(cache=False)
-_FA = get_faithful_accuracy_reward(cache=False)
-
-
-def faithful_accuracy(problem: str, completion: str, gold: str) -> float:
-    result = _RAFS.score([problem], [completion], [gold])[0]
-    return _FA.value(result, gold)
-
-
-def supported(problem: str, completion: str, gold: str) -> bool:
-    return bool(_RAFS.score([problem], [completion], [gold])[0].supported)
+from recall_cases import faithful_accuracy, supported
 
 
 # ----------------------------------------------------------------------------------- falling products, the alphabet

@@ -23,22 +23,11 @@ import time
 
 import pytest
 
-from rewards import get_faithful_accuracy_reward, get_rafs_reward
 from rewards.checks.arithmetic import check_text, extract_equations, numbers_in
 from rewards.checks.arithmetic.extraction import read_clock_times, read_connectives
 from rewards.scoring.dataflow import _factorization_parts, _pi_coefficient, problem_numbers
 
-_RAFS = get_rafs_reward(cache=False)
-_FA = get_faithful_accuracy_reward(cache=False)
-
-
-def faithful_accuracy(problem: str, completion: str, gold: str) -> float:
-    result = _RAFS.score([problem], [completion], [gold])[0]
-    return _FA.value(result, gold)
-
-
-def supported(problem: str, completion: str, gold: str) -> bool:
-    return bool(_RAFS.score([problem], [completion], [gold])[0].supported)
+from recall_cases import faithful_accuracy, supported
 
 
 def slips(text: str) -> list:
