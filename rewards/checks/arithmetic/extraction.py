@@ -301,7 +301,7 @@ _CONNECTIVE_HINT = re.compile(r"→|->|⟶|=>|⇒|⟹|↦|\\to\b|\\(?:long|Long)
                               r"so that's|that's|that is)(?=\s)")
 _NUMERAL = r"(?:\d+(?:\.\d+)?|\.\d+)"
 _FRAC = r"\\[dt]?frac\{\d{1,9}\}\{\d{1,9}\}"
-_ATOM = (r"(?:\$?" + _NUMERAL + r"(?:\s*/?\s*[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +
+_ATOM = (r"(?:\$?" + _NUMERAL + r"(?>\s*/?\s*[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +
          r"|\\sqrt\{[\d\s.+\-*/^]{1,40}\})")  # "13 items", "$900/day", "(5-2)", "\frac{8}{17}", "\sqrt{3^2+4^2}"
 _OPERATOR = r"(?:\s*(?:[-+*/×÷^]|\\cdot|\\times|\\div)\s*|\s+x\s+|\s*(?=\())"  # "(?=\()": 180(5-2)
 _LONE_RESULT = (r"(?:" + _NUMERAL + "|" + _FRAC + r")(?![\d.]*[A-Za-z_(])"  # a number that no expression continues
@@ -336,7 +336,7 @@ _CHAINED_ARROW = re.compile(  # "= \frac{5}{3} → \frac{601}{360}": an equation
 _OP_WORDS = {"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/"}
 _WORD_OP = r"\s+(plus|minus|times|multiplied\s+by|divided\s+by)\s+"
 _WORD_OP_HINT = re.compile(r"\b(?:plus|minus|times|multiplied\s+by|divided\s+by)\s+\$?\.?\d")
-_WORD_ATOM = (r"(?:\$?" + _NUMERAL + r"(?:\s*/?\s*(?!(?:plus|minus|times|multiplied|divided|by|equals|makes|gives|"
+_WORD_ATOM = (r"(?:\$?" + _NUMERAL + r"(?>\s*/?\s*(?!(?:plus|minus|times|multiplied|divided|by|equals|makes|gives|"
               r"is|yields|comes|so|hence|thus|which|and|or|of)\b)[A-Za-z]{2,12}){0,2})")
 _WORD_RESULT = re.compile(
     r"(?<![\w.,\\])(?<!plus\s)(?<!minus\s)(?<!times\s)(?<!by\s)\$?(?<!plus\s\$)(?<!minus\s\$)(?<!times\s\$)(?<!by\s\$)"
