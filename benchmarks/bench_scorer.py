@@ -5,8 +5,13 @@ solutions with one result corrupted so that the checker has something to find), 
 completions. Both rewards score the same completions in the same run; the ratio is what to read (absolute
 times drift on shared machines). Peak RSS is read after both have run.
 
+The tail is printed too (per-trace CPU time, cold caches: median, p99, max and the slowest completion's index): a GRPO
+step waits for its slowest completion, and one gold GSM8K line (#1616) took 37 s through a regex that backtracked
+catastrophically (fixed at 76b99c8; `tests/rewards/checks/test_connectives.py`) while the mean hid it in smaller runs.
+
 Usage: python benchmarks/bench_scorer.py [--n 2000] [--repeat 3]
-Targets (issue 2): ratio >= 1.0, >= 1,000 traces/s on one core, < 300 MB RSS without embeddings.
+Targets (issue 2): ratio >= 1.0, >= 1,000 traces/s on one core, < 300 MB RSS without embeddings; (issue 11) no
+completion slower than 0.5 s.
 """
 
 from __future__ import annotations
@@ -65,13 +70,25 @@ def main() -> None:
 
     from rewards.scoring.score import score_trace
     from rewards.scoring import dataflow
-    def rafs_all():
+    def clear_caches():
         # cold caches each repeat: the scorer must not win by memoising the benchmark
         for module in [m for name, m in sys.modules.items() if name.startswith("rewards.")]:
             for value in list(vars(module).values()):
                 if callable(getattr(value, "cache_clear", None)):
                     value.cache_clear()
+
+    def rafs_all():
+        clear_caches()
         return [score_trace(p, c).reward for p, c in zip(prompts, comps)]
+
+    def rafs_tail() -> list[tuple[float, int]]:
+        clear_caches()
+        times = []
+        for i, (p, c) in enumerate(zip(prompts, comps)):
+            start = time.process_time()
+            score_trace(p, c)
+            times.append((time.process_time() - start, i))
+        return sorted(times)
 
     def accuracy_all():
         return accuracy_reward(comps, golds)
@@ -79,12 +96,16 @@ def main() -> None:
     rafs_all(); accuracy_all()  # warm imports
     t_rafs = timed(rafs_all, args.repeat)
     t_acc = timed(accuracy_all, args.repeat)
+    tail = rafs_tail()
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     n = len(comps)
     print(f"completions             {n}")
     print(f"rafs_reward (single)    {n / t_rafs:10.0f} traces/s   ({t_rafs * 1e3 / n:.3f} ms/trace)")
     print(f"trl accuracy_reward     {n / t_acc:10.0f} traces/s   ({t_acc * 1e3 / n:.3f} ms/trace)")
     print(f"ratio rafs/accuracy     {t_acc / t_rafs:10.2f}   (target >= 1.0)")
+    q = lambda f: tail[min(len(tail) - 1, int(f * len(tail)))][0] * 1e3  # noqa: E731
+    print(f"rafs per trace (cold)   median {q(0.5):.2f} ms, p99 {q(0.99):.2f} ms, max {tail[-1][0] * 1e3:.1f} ms "
+          f"(completion #{tail[-1][1]}; target max < 500 ms)")
     print(f"peak RSS                {rss_mb:10.0f} MB        (target < 300 MB; includes TRL's imports)")
 
 
