@@ -144,7 +144,7 @@ def approximate_value(answer: str) -> float | None:
     return value.approx
 
 
-_BIG_EXPONENT = re.compile(r"(\^|\*\*)\s*\{?\s*\(?\s*[\d.]{3,}|(\^|\*\*)[^=]*(\^|\*\*)")
+_BIG_EXPONENT = re.compile(r"(\^|\*\*)\s*+\{?\s*+\(?\s*+[\d.]{3,}|(\^|\*\*)[^=]*(\^|\*\*)")
 _BIG_FACTORIAL = re.compile(r"(\d{3,}|[)}])\s*!")
 _LONG_DIGITS = re.compile(r"\d{41,}")
 

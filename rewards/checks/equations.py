@@ -22,7 +22,7 @@ from rewards.checks.identities import MIN_CHAIN, identity_checks
 
 __all__ = ["BARE_NUMBER", "step_equations"]
 
-BARE_NUMBER = re.compile(r"\s*\$?\s*-?[\d,]*\.?\d+\s*%?\s*")
+BARE_NUMBER = re.compile(r"\s*+\$?\s*+-?[\d,]*\.?\d+\s*+%?\s*")
 """One bare number, optionally with $ or %: a side that states a value and computes nothing."""
 
 

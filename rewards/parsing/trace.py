@@ -68,7 +68,7 @@ _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.S | re.I)
 _THINK_TAGS = re.compile(r"</?think>", re.I)
 _GSM8K_ANSWER = re.compile(r"^\s*####\s*(.+?)\s*$", re.M)
 _ANSWER_PHRASE = re.compile(
-    r"(?:final answer|the answer|answer)\s*(?:is|:|=)\s*[:\s]*"
+    r"(?:final answer|the answer|answer)\s*+(?:is|:|=)\s*+[:\s]*+"  # possessive: a blank run is not re-split (cubic)
     r"(\$?\s*-?[\d,]*\.?\d+(?:\s*/\s*\d+)?%?|\$[^$\n]{1,80}\$|\\\([^\n]{1,80}?\\\))",
     re.I,
 )

@@ -440,9 +440,9 @@ _OPERATION = re.compile(r"[+*/×÷·^!√=<>-]|\\(?:frac|d?frac|sqrt|cdot|times|
                         r"|\b(?:sqrt|log|ln|sin|cos|tan|of|times|plus|minus|divided|percent)\b|%", re.I)
 
 
-_FRACTION_LITERAL = re.compile(r"\s*[-+]?\s*(?:\d+\s*)?\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}\s*")
+_FRACTION_LITERAL = re.compile(r"\s*+[-+]?\s*+(?:\d+\s*+)?\\[dt]?frac\s*+\{\s*+\d+\s*+\}\s*+\{\s*+\d+\s*+\}\s*")
 """A number written as a (mixed) fraction, ``\\frac{4}{5}``, ``1\\frac{4}{5}``: a value, not a computation."""
-_SLASH_FRACTION = re.compile(r"\s*[-+]?\s*\d{1,30}\s*/\s*\d{1,30}\s*")
+_SLASH_FRACTION = re.compile(r"\s*+[-+]?\s*+\d{1,30}\s*+/\s*+\d{1,30}\s*")
 """A fraction written with a slash (``-5/2``): a value when it restates one already reached."""
 def _computes(operand_sides: list[str], used: int) -> bool:
     """An equation computes when its operands hold two numbers or more, or one number under an operation
@@ -1193,7 +1193,7 @@ def _falling_factors(side: str, numbers, is_reached) -> set[tuple[int, int]]:
 
 
 _FACTORING_PROBLEM = re.compile(r"\b(?:(divisors)|factors|prime|perfect (?:square|cube))\b", re.I)
-_PRIME_POWER = re.compile(r"\s*\(?\s*(\d{1,6})\s*\)?(?:\s*\^\s*\{?\s*(\d{1,2})\s*\}?)?\s*")
+_PRIME_POWER = re.compile(r"\s*+\(?\s*+(\d{1,6})\s*+\)?(?:\s*+\^\s*+\{?\s*+(\d{1,2})\s*+\}?)?\s*")
 _PRODUCT_SIGN = re.compile(r"\\cdot|\\times|×|·|\*")
 
 
@@ -1254,7 +1254,7 @@ def _factored(problem: str, text: str) -> set[Fraction]:
     return out
 
 
-_POWER = re.compile(r"\s*\{?\s*(\d{1,6})\s*\}?\s*\^\s*\{?\s*(\d{1,3})\s*\}?\s*")
+_POWER = re.compile(r"\s*+\{?\s*+(\d{1,6})\s*+\}?\s*+\^\s*+\{?\s*+(\d{1,3})\s*+\}?\s*")
 _LOG_PROBLEM = re.compile(r"\\log|\blog(?:arithm)?\b")
 _STATED_LOG = re.compile(r"\\log_\s*(?:\{\s*(\d{1,4})\s*\}|(\d))\s*\{?\s*(\d{1,9})")
 """``\\log_264`` (``\\log_2 64``: a bare subscript is one digit), ``\\log_{10} 1000``: the logarithms a problem asks."""

@@ -126,7 +126,7 @@ _SUPERSCRIPT = {"²": "2", "³": "3", "¹": "1", "⁴": "4"}
 _TEXT_SEP = re.compile(r"[,.;:?!]|\b(?:and|so|then|or|thus|which|is|are|we|get|gives|to)\b", re.I)
 _ALIGN_CONT = re.compile(r"\s*&\s*=")
 _UNIT_POWER = re.compile(r"\^\s*(?:[23]|\{\s*[23]\s*\})")
-_TEXT_QTY = re.compile(r"\s*\$?\s*[\d.,]+\s*%?\s*[A-Za-z]{0,12}\s*$")
+_TEXT_QTY = re.compile(r"\s*+\$?\s*+[\d.,]+\s*+%?\s*+[A-Za-z]{0,12}\s*$")  # possessive: blanks not re-split
 
 # characters that can start or end an expression: used to skip text quickly
 END_KINDS = frozenset("n)}%!vxdt")

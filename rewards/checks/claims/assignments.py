@@ -51,7 +51,7 @@ MAX_GAP = 160  # characters between the letter's assignment and the claim
 
 _LETTER = re.compile(r"(?<![\\A-Za-z])([A-Za-z])(?![A-Za-z])")
 _TEXT = re.compile(r"\\(?:text|mathrm|mbox|textbf|operatorname)\s*\{[^{}]*\}")
-_SINGLE = re.compile(r"\s*\$?\s*([A-Za-z])\s*\$?\s*")
+_SINGLE = re.compile(r"\s*+\$?\s*+([A-Za-z])\s*+\$?\s*")  # possessive: blanks not re-split
 _EXCLUDED = re.compile(r"(?<![\\A-Za-z])[A-Za-z]\s*(?:\(|\\left\(|\^\s*\{?\s*-\s*1)|_|'|\\(?:vec|mathbf|overline|"
                        r"overrightarrow|hat|bar|prime|angle|triangle|sum|prod|int|lim|pmod|bmod|mod|equiv)\b|\[|°|\\circ")
 _RESTART = re.compile(r"\b(?:if|suppose|when|case|cases|assume|otherwise|alternatively|instead|try|trying|check|or|"

@@ -369,11 +369,11 @@ def _divisibility_checks(text: str, budget: list[int]) -> list[EquationCheck]:
 
 
 # ------------------------------------------------------------------------------- digits, primes, divisors
-_POWER = r"(?P<b>\d{1,12})\s*(?:\^\s*(?:\{\s*(?P<e1>\d{1,7})\s*\}|(?P<e2>\d))(?!\s*[\d^])|(?P<fact>!))?"
+_POWER = r"(?P<b>\d{1,12})\s*+(?:\^\s*(?:\{\s*(?P<e1>\d{1,7})\s*\}|(?P<e2>\d))(?!\s*[\d^])|(?P<fact>!))?"
 _PLACE = r"(?P<place>units?|ones|last|final|rightmost|unit's|units'|tens|hundreds)"
 _LAST_DIGITS = re.compile(
     rf"\bthe\s+(?:{_PLACE}\s+digit|(?P<k>last|final|rightmost)\s+(?P<kw>two|three|2|3)\s+digits)\s+(?:of|in)\s+"
-    rf"{_POWER}\s*(?:is|are|=|will\s+be|must\s+be|equals)\s*(?::\s*)?(?:\\boxed\s*)?(?:\{{\s*)?(?P<d>\d{{1,3}})"
+    rf"{_POWER}\s*(?:is|are|=|will\s+be|must\s+be|equals)\s*+(?::\s*+)?(?:\\boxed\s*+)?(?:\{{\s*)?(?P<d>\d{{1,3}})"
     rf"(?!\d|[.,]\d|\s*[\^/÷*×·+\-]|\s*\\(?:cdot|times))", re.I)
 _DIGIT_SUM = re.compile(
     rf"\b(?:the\s+)?(?:sum\s+of\s+(?:the\s+|its\s+)?digits|digit\s+sum|digital\s+sum)\s+(?:of|in)\s+"
