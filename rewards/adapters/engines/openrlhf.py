@@ -42,7 +42,30 @@ __all__ = ["reward_func", "openrlhf_rewards", "split_response", "problem_from_pr
 
 LOG_KEYS = ("rafs", "rafs_abstain", "rafs_accept", "rafs_suspect", "rafs_correct")
 _MAX_PROMPT_SCAN = 64_000
-_TRAILING_SPECIAL = re.compile(r"(?:\s*(?:<\|[A-Za-z0-9_.:-]{1,40}\|>|</s>|<eos>|<end_of_turn>))+\s*\Z")
+_SPECIAL_TOKEN = re.compile(r"<\|[A-Za-z0-9_.:-]{1,40}\|>")
+_FIXED_SPECIALS = ("</s>", "<eos>", "<end_of_turn>")
+
+
+def _strip_trailing_specials(text: str) -> str:
+    """``text`` without the special tokens (``<|im_end|>``, ``</s>``, ``<eos>``, ``<end_of_turn>``) and blanks at its
+    end, walked back from the end in linear time (a regex anchored at ``\\Z`` and run by ``sub`` rescanned a run of
+    tokens from each of its starts: 1 s on 40,000 characters of ``<|im_end|>``).
+
+    >>> _strip_trailing_specials("2 + 2 = 4<|im_end|>\n<|endoftext|> ")
+    '2 + 2 = 4'
+    """
+    end = len(text)
+    while True:
+        while end and text[end - 1].isspace():  # what the regex's \s matches (Py_UNICODE_ISSPACE)
+            end -= 1
+        fixed = next((t for t in _FIXED_SPECIALS if text.endswith(t, 0, end)), None)
+        if fixed is not None:
+            end -= len(fixed)
+            continue
+        start = text.rfind("<|", max(0, end - 44), end) if text.endswith("|>", 0, end) else -1
+        if start < 0 or _SPECIAL_TOKEN.fullmatch(text, start, end) is None:
+            return text[:end]
+        end = start
 _ANY_SPECIAL = re.compile(r"<\|[A-Za-z0-9_.:-]{1,40}\|>|</?s>|<bos>|<eos>|<(?:start|end)_of_turn>")
 _CHATML_USER = re.compile(r"<\|im_start\|>user\s*\n(.*?)(?:<\|im_end\|>|\Z)", re.S)
 _LLAMA3_USER = re.compile(r"<\|start_header_id\|>user<\|end_header_id\|>\s*(.*?)(?:<\|eot_id\|>|\Z)", re.S)
@@ -89,7 +112,7 @@ def split_response(query: str, prompt: str | None) -> str:
     if response is None:
         cut = max((query.rfind(m) + len(m) if query.rfind(m) >= 0 else -1) for m in _ASSISTANT_MARKERS)
         response = query[cut:] if cut >= 0 else query
-    return _TRAILING_SPECIAL.sub("", response).strip()
+    return _strip_trailing_specials(response).strip()
 
 
 def problem_from_prompt(prompt: str | None) -> str | None:
