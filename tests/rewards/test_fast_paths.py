@@ -321,3 +321,180 @@ def test_answer_marker_and_phrase_scans_match_the_joint_patterns(corpus):
             slow = [(m.span(), m.span(1)) for m in trace._ANSWER_PHRASE.finditer(text)]
             assert [(m.span(), m.span(1)) for m in trace._ANSWER_PHRASE_FOLDED.finditer(text.lower())] == slow, text
     assert trace.other_stated_answers("The Answer is 36.\n#### 24", "24") == (("36", ".\n"),)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Session nine, extraction side (perf9a): the token-level plain-arithmetic path of eval_tokens and the connective
+# prefilter of read_connectives, each compared with the slow reading on real GSM8K / MATH-500 text and fuzzed input.
+
+
+def _slow_eval_tokens(toks, pct_points=False):
+    """eval_tokens with its plain-token path turned off: every token list goes to the parser."""
+    from rewards.checks.arithmetic import parser
+
+    saved = parser._plain_tokens
+    parser._plain_tokens = lambda toks: False
+    try:
+        return parser.eval_tokens(toks, pct_points)
+    finally:
+        parser._plain_tokens = saved
+
+
+def _token_lists(texts, limit: int = 9):
+    """Every run of up to ``limit`` consecutive tokens of each text (plain and math mode), as the sides extraction
+    and the algebra checks hand to eval_tokens."""
+    from rewards.checks.arithmetic.tokens import tokenize
+
+    for text in texts:
+        for latex, bang in ((False, False), (False, True), (True, False)):
+            toks = []
+            tokenize(text, 0, len(text), latex, toks, bang)
+            for a in range(len(toks)):
+                for b in range(a + 1, min(len(toks), a + limit) + 1):
+                    yield toks[a:b]
+
+
+def test_plain_token_path_of_eval_tokens_matches_the_parser(corpus):
+    import random
+
+    from rewards.checks.arithmetic import parser
+    from rewards.checks.arithmetic.tokens import Token
+
+    texts = [line for line in corpus if any(ch.isdigit() for ch in line)][:300]
+    texts += ["48/2 = <<48/2=24>>24", "100 - 50 - 30 - 15", "(13/60)*51", "2(3)", "(2)(3)", "-5 + 3", "1/0",
+              "4/(2-2)", "[3+4]*2", "((((((((((((((((((1))))))))))))))))))", "2 ** 3", "5!3!", "3 x 4", "9" * 31 + "+1",
+              "2" * 29 + " * " + "3" * 29, "40/80*100%", "$3.50/hour", "1,200/4", "$10 x 2", "5 x $6", "$720 + $270",
+              "11 x", "x 5", "4 * x",
+              "$", "5 $", "$ $ 3", "3 x (2)", "3 x -2", "$-3", "($4)", "2 x x 3", "0.5 * .25", "7 -- 2", "(5"]
+    seen = 0
+    for toks in _token_lists(texts):
+        for pct in (False, True):
+            assert parser.eval_tokens(toks, pct) == _slow_eval_tokens(toks, pct), (toks, pct)
+        seen += parser._plain_tokens(toks)
+    assert seen > 2000  # the path ran on many real sides, not only on the hand-written ones
+    # fuzzed token lists, the kinds algebra's substitution builds among them (Token("n", "3", 0, 0, False))
+    rng = random.Random(3)
+    atoms = [("n", "0"), ("n", "7"), ("n", "12"), ("n", "0.5"), ("n", ".25"), ("n", "9" * 31), ("n", "007"),
+             ("o", "+"), ("o", "-"), ("o", "*"), ("o", "/"), ("o", "^"), ("(", "("), ("(", "["), (")", ")"),
+             (")", "]"), ("%", "%"), ("!", "!"), ("t", "("), ("#", ""), ("|", "\n"), ("w", "cm"), ("x", "x"),
+             ("x", "x"), ("$", "$"), ("$", "$"), ("{", "{"), ("c", "frac")]
+    for _ in range(12000):
+        toks = [Token(*rng.choice(atoms), 0, 0, rng.random() < 0.5) for _ in range(rng.randint(0, 9))]
+        assert parser.eval_tokens(toks) == _slow_eval_tokens(toks), toks
+    deep = [Token("(", "(", 0, 0, False)] * 45 + [Token("n", "1", 0, 0, False)] + [Token(")", ")", 0, 0, False)] * 45
+    assert parser.eval_tokens(deep) == _slow_eval_tokens(deep)
+    half = [Token("n", "1", 0, 0, True), Token("o", "/", 0, 0, False), Token("n", "2", 0, 0, False)]
+    assert parser.eval_tokens(half).exact == parser.evaluate("1/2").exact == 0.5
+
+
+def test_connective_prefilter_changes_no_reading(corpus, monkeypatch):
+    import random
+
+    from rewards.checks.arithmetic import extraction
+
+    pieces = ["16 - 3 - 4", " → ", "->", " ⟶ ", "=>", "⇒", "⟹", "↦", " \\to ", "\\longRightarrow",
+              "\\Rightarrow",
+              "\\implies", "\\mapsto", ":=", " equals ", " makes ", " gives ", " giving ", " yields ", " comes to ",
+              " comes out to ", " works out to ", " leads to ", " results in ", " becomes ", " is equal to ",
+              " for a total of ", ", hence ", ", so ", " thus ", " i.e., ", ", which is ", " which equals ",
+              " which gives us ", " which makes ", " so that's ", " that's ", " that is ", "10", "$24", ".5", "4/7",
+              "\\frac{8}{17}", "\\dfrac{1}{2}", " plus ", " minus ", " times ", " divided by ", "$", " ", "\n",
+              "(5-2)", "x", " eggs", " more than", "&", ",", "=", " = 6"]
+    connectives, operands = pieces[1:39], ["16 - 3 - 4", "4 * 5", "$3 + $2", "(5-2)", "9 \\cdot 6", "2 plus 1"]
+    rng = random.Random(4)
+    texts = [*corpus, *("".join(rng.choice(pieces) for _ in range(rng.randint(1, 10))) for _ in range(8000))]
+    texts += [rng.choice(["", "So ", "and 3 + "]) + rng.choice(operands) + rng.choice(["", ",", " $", " &"])
+              + rng.choice(connectives) + rng.choice(["", "$", " "]) + rng.choice(pieces[39:45] + ["x", "y"])
+              + rng.choice(["", " eggs", " more than 4", ".", " = 7"]) for _ in range(6000)]
+    fast = [extraction.read_connectives(text) for text in texts]
+    monkeypatch.setattr(extraction, "_RESULT_AFTER_CONNECTIVE", re.compile(""))  # finds a match in every text
+    slow = [extraction.read_connectives(text) for text in texts]
+    assert fast == slow
+    assert sum(a != b for a, b in zip(slow, texts)) > 800  # the fuzz reads many connectives: the test has teeth
+    assert extraction.read_connectives("She sells 16 - 3 - 4 → 10 eggs.") == "She sells 16 - 3 - 4 = 10 eggs."
+
+
+def test_number_scan_from_candidate_starts_matches_finditer(corpus, monkeypatch):
+    # numbers_in matches _NUM_SCAN only where _NUMBER_START finds a digit or "."; trying every position instead (as
+    # finditer does) must give the same numbers and spans, and so must finditer itself
+    import random
+
+    from rewards.checks.arithmetic.literals import num_value
+
+    rng = random.Random(5)
+    alphabet = "0123456789.,x \\cdotimesdivpi{}!-$%٣\n"
+    texts = [*corpus, *_fuzzed(alphabet, 6000), "x2 + H2O", "10\\cdot9", "1,\\!000", "1{,}000", "a.5", "1.5.2",
+             "3\\times4\\div2\\pi5", "٣ apples", "12,345,678.9", "1,23", "." * 50 + "1", "9" * 40 + ".5",
+             *(" ".join(rng.choice(["1", ".5", "2.", "x3", "a1.2", "\\cdot7"]) for _ in range(12)) for _ in range(500))]
+    fast = [scanning.numbers_in(text) for text in texts]
+    monkeypatch.setattr(scanning, "_NUMBER_START", re.compile(r"(?s).").search)  # every position is a candidate
+    assert [scanning.numbers_in(text) for text in texts] == fast
+    monkeypatch.setattr(scanning, "_LETTERS", re.compile(r"(?!)"))  # no word numbers: the digit literals alone
+    for text in texts:
+        digits = [(num_value(m.group(1).replace(",", "").replace("\\!", "").replace("{}", "")), m.span(1))
+                  for m in scanning._NUM_SCAN.finditer(text)]
+        assert scanning.numbers_in(text) == [d for d in digits if d[0] is not None], text
+    assert [q for q, _ in fast[texts.index("x2 + H2O")]] == []
+
+
+def test_plain_side_in_one_match_matches_the_parser():
+    # evaluate_ex reads a lone numeral or "a op b" with one fullmatch (_PLAIN_SIMPLE) before the token loop
+    from rewards.checks.arithmetic import parser
+
+    texts = ["12", " 12 ", "\n12\t", ".5", "5.", "1.5.2", "007", "9" * 31, "48/2", " 1.5 * .5 ", "3 /0", "2--3",
+             "1 2", "2*  *3", "4 -\n2", "10.25+ .75", "1 . 5", "(48)/2", "48/2/3", ". 5", "3+", "+3"]
+    for text in texts:
+        assert parser.evaluate_ex(text) == _parser_reading(text), repr(text)
+    assert sum(parser._PLAIN_SIMPLE.fullmatch(text) is not None for text in texts) >= 10
+
+
+def test_simple_annotation_parts_read_in_one_match_match_the_tokenizer(corpus):
+    # _annotation reads "48/2" and "24" with one fullmatch; the tokens must be tokenize's, field by field
+    import random
+
+    from rewards.checks.arithmetic import extraction
+    from rewards.checks.arithmetic.tokens import tokenize
+
+    rng = random.Random(6)
+    parts = [m.group(1) for text in corpus for m in extraction._ANNOT_RE.finditer(text)]
+    parts = [piece for part in parts for piece in part.split("=")]
+    alphabet = "0123456789. +-*/\t\u2028٣()x,"
+    parts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9))) for _ in range(8000)]
+    parts += ["48/2", " 24 ", "1.5*.5", "2**3", "3 -  4", "5.", ".5", "1.2.3", "٣+1", "1,000/2", "7 - -2"]
+    read = 0
+    for part in parts:
+        text = "x = <<" + part + ">>"
+        simple = extraction._SIMPLE_PART(text, 6, 6 + len(part))
+        if simple is None:
+            continue
+        read += 1
+        fast, slow = [], []
+        extraction._simple_tokens(simple, fast)
+        tokenize(text, 6, 6 + len(part), False, slow, True)
+        assert fast == slow and [type(t) for t in fast] == [type(t) for t in slow], part
+    assert read > 1000
+
+
+def test_connective_prefilter_follows_the_connective_hint():
+    # _RESULT_AFTER_CONNECTIVE spells out _CONNECTIVE_HINT's forms (flat, for speed): the same prefilter derived from
+    # the live hint (word boundaries, the optional ", " and the lookahead dropped) must find the same texts, so a
+    # form added to the hint and not to the prefilter fails here
+    import random
+
+    from rewards.checks.arithmetic import extraction
+
+    hint = extraction._CONNECTIVE_HINT.pattern
+    core = hint.replace(r"\b", "").replace(r",?\s*(?:", "(?:").replace(r"(?=\s)", "")
+    derived = re.compile("(?:" + core + r")\s*\$?(?:\.?\d|\\[dt]?frac)")
+    forms = [re.sub(r"\(\?:|\)|\?|\\b|\(\?=\\s\)|,\?\\s\*", "", alt).replace("\\\\", "\\").replace("\\.", ".")
+             for alt in re.split(r"\|", hint)]
+    forms = [form for form in forms if form]
+    assert len(forms) > 30 and "equals" in forms and "for a total of" in forms
+    rng = random.Random(7)
+    tails = [" 5", "5", " $5", "$ .5", " \\frac{1}{2}", " \\dfrac", " x", "", " 5.", "\n5", " - 5"]
+    texts = [rng.choice(["", "3 + 4", "so", "x"]) + rng.choice([" ", ", ", ""]) + form + rng.choice(tails)
+             for form in forms for _ in range(40)]
+    texts += _fuzzed("".join(sorted(set("".join(forms)))) + " 5$.", 6000)
+    assert sum(derived.search(text) is not None for text in texts) > 1000
+    for text in texts:
+        assert (extraction._RESULT_AFTER_CONNECTIVE.search(text) is None) == (derived.search(text) is None), text

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from .budget import Budget, MAX_DELIMITERS, MAX_RELATIONS, MAX_TEXT_CHARS
 from .errors import internal_error
 from .parser import eval_tokens
-from .sides import side_meta
+from .sides import lone_decimals
 from .tokens import END_KINDS, FUNCS, KEYWORDS, START_KINDS, Token, tokenize
 from .values import Value
 
@@ -263,7 +263,7 @@ def _chains(text: str, toks: list[Token], source: str, out: list, plain_text: st
                     # is a description, not the left side of a calculation
                     pt = toks[orig_a - 1]
                     if (pt[0] in _WORDY or (pt[0] == "|" and pt[1][:1].isalpha())) and \
-                            side_meta(st, full).dec >= 0:
+                            lone_decimals(st) >= 0:  # side_meta(st, full).dec, the one field read here
                         r = None
                 vals.append(r if r.__class__ is Value else None)
             else:
@@ -364,6 +364,19 @@ def _word_results(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+# What every reading above needs, as one linear prefilter: a connective (each of _CONNECTIVE_HINT's forms, without its
+# optional leading ", " and its word boundaries, so that each alternative starts with a literal character and the
+# regex engine skips to candidates in C) followed, after spaces and an optional "$", by the numeral or \frac that
+# _LONE_RESULT starts with. _CONNECTIVE_RESULT, _CHAINED_ARROW and _WORD_RESULT each hold that sequence, so a text
+# without it has none to read (tests/rewards/test_fast_paths.py compares with and without it). Most steps have none:
+# the full hint alone cost ~8 us a step.
+_RESULT_AFTER_CONNECTIVE = re.compile(
+    r"(?:→|->|⟶|=>|⇒|⟹|↦|\\to|\\(?:long|Long)?(?:rightarrow|Rightarrow)|\\implies|\\mapsto|:=|"
+    r"equals|makes|gives|giving|yields|yielding|comes to|comes out to|works out to|leads to|results in|resulting in|"
+    r"becomes|is equal to|for a total of|hence|so|thus|i\.e\.,?|which is|which equals|which gives(?: us)?|which makes|"
+    r"that's|that is)\s*\$?(?:\.?\d|\\[dt]?frac)")
+
+
 def read_connectives(text: str) -> str:
     """``text`` with each result written with an arrow or a verb (``16 - 3 - 4 → 10``) turned into ``=``, padded
     with spaces so that every offset stays where it was; ``text`` itself when there is none.
@@ -373,7 +386,7 @@ def read_connectives(text: str) -> str:
     >>> read_connectives("Since 4/7 is equal to $24, 1/7 is $6.")   # a correspondence, not a result
     'Since 4/7 is equal to $24, 1/7 is $6.'
     """
-    if _CONNECTIVE_SCAN.search(text) is None:
+    if _RESULT_AFTER_CONNECTIVE.search(text) is None or _CONNECTIVE_SCAN.search(text) is None:
         return text
     spans = []  # the connectives to read as "="
     for m in _CONNECTIVE_RESULT.finditer(text):
@@ -506,7 +519,12 @@ def _join_split_math(text: str) -> str:
     >>> _join_split_math("so $200 / 50$ = $5$ branches")
     'so $200 / 50  =  5$ branches'
     """
-    return _SPLIT_EQUATION.sub(r" \1 ", text) if "$" in text else text
+    return _SPLIT_EQUATION.sub(r" \1 ", text) if "$" in text and _SPLIT_HINT.search(text) else text
+
+
+_SPLIT_HINT = re.compile(r"\$\s*=\s*\$")
+"""What every match of ``_SPLIT_EQUATION`` holds, as a prefilter that starts with a literal (the regex engine skips to
+each "$" in C): ``_SPLIT_EQUATION`` starts with a lookbehind, which it tries at every character of every step."""
 
 
 def _math_regions(text: str, n: int):
@@ -581,11 +599,14 @@ def extract_equations(text: str) -> list[Equation]:
                 if eq is not None:
                     out.append(eq)
                 annots.append((m.start(), m.end(), [eq] if eq is not None else []))
-            if annots:
-                chars = list(text[:n])
+            if annots:  # text[:n] with each annotation blanked (they are apart and in order): offsets stay
+                pieces, last = [], 0
                 for s, e, _ in annots:
-                    chars[s:e] = " " * (e - s)
-                text_m = "".join(chars)
+                    pieces.append(text[last:s])
+                    pieces.append(" " * (e - s))
+                    last = e
+                pieces.append(text[last:n])
+                text_m = "".join(pieces)
             else:
                 text_m = text
         else:
@@ -651,9 +672,14 @@ def _annotation(text: str, m, budget: Budget) -> Equation | None:
         end = pos + len(part)
         if part.strip():
             toks: list[Token] = []
-            tokenize(text, pos, end, False, toks, True)
+            simple = _SIMPLE_PART(text, pos, end)
+            if simple is None:
+                tokenize(text, pos, end, False, toks, True)
+                r = eval_tokens(toks) if toks and all(t[0] != "|" for t in toks) else None
+            else:  # "48/2", "24": the tokens tokenize gives, from one match (no "|" among them)
+                _simple_tokens(simple, toks)
+                r = eval_tokens(toks)
             if toks:
-                r = eval_tokens(toks) if all(t[0] != "|" for t in toks) else None
                 sides.append(text[toks[0][2]:toks[-1][3]])
                 vals.append(r if r.__class__ is Value else None)
                 stoks.append((toks, toks))
@@ -663,6 +689,25 @@ def _annotation(text: str, m, budget: Budget) -> Equation | None:
     budget.sides -= len(sides)
     return Equation(sides, vals, (m.start(), m.end()), "annotation", ("=",) * (len(sides) - 1),
                     False, tuple(stoks))
+
+
+_SIMPLE_PART = re.compile(r"\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:([-+*/])\s*(\d+(?:\.\d+)?|\.\d+)\s*)?").fullmatch
+"""An annotation part that is one numeral or ``a op b`` (most of GSM8K's: ``<<48/2=24>>``), read in one match."""
+_new = tuple.__new__  # a Token built in C, as the tokenizer builds them
+
+
+def _simple_tokens(m, toks: list[Token]) -> None:
+    """The tokens :func:`~.tokens.tokenize` gives for a match of ``_SIMPLE_PART`` (``bang`` and a fresh list: the
+    first token follows whitespace or the start, each later one when whitespace precedes it). A numeral without
+    commas reads the same in both (tokenize's comma form needs a comma), and an operator char is ``_CHAR``'s."""
+    start, end = m.span(1)
+    toks.append(_new(Token, ("n", m.group(1), start, end, True)))
+    op = m.group(2)
+    if op is not None:
+        a, b = m.span(2)
+        toks.append(_new(Token, ("o", op, a, b, a > end)))
+        c, d = m.span(3)
+        toks.append(_new(Token, ("n", m.group(3), c, d, c > b)))
 
 
 def tokenize_windows(text: str, s: int, e: int, toks: list[Token], latex: bool, budget: Budget) -> None:

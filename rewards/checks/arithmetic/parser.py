@@ -28,6 +28,9 @@ from .values import Unparseable, Value
 __all__ = ["eval_tokens", "has_pct", "evaluate_ex", "evaluate"]
 
 
+_new = tuple.__new__  # ``_new(Value, (exact, approx, is_exact))``: a Value built in C, without NamedTuple's __new__
+
+
 class _Fail(Exception):
     __slots__ = ("reason",)
 
@@ -483,16 +486,25 @@ def eval_tokens(toks: list[Token], pct_points: bool = False) -> Value | Unparsea
     if nt == 1 and toks[0][0] == "n":  # the common case: a lone literal
         r = literal_value(toks[0][1])
         return r if r is not None else Unparseable("too many digits")
+    if _plain_tokens(toks):  # numerals, + - * / and round brackets only: the parser's reading, without the parser
+        try:
+            if nt == 3 and toks[1][0] == "o" and toks[0][0] == "n" and toks[2][0] == "n":
+                return _plain_binary(toks[0][1], toks[1][1], toks[2][1])
+            v, at = _plain_sum(toks, 0, 0)
+            if at == nt:
+                return _new(Value, (Fraction(v) if type(v) is int else v, big_float(v), True))
+        except _NotPlain:
+            pass  # a sign, implicit multiplication, an error to explain: the parser says why
     p = _Parser(toks, pct_points)
     try:
         v = p.run()
         if type(v) is not float:
             if p.inexact:
-                return Value(None, big_float(v), False)
+                return _new(Value, (None, big_float(v), False))
             if type(v) is int:
-                return Value(Fraction(v), big_float(v), True)
-            return Value(v, big_float(v), True)
-        return Value(None, _float_ok(v), False)
+                return _new(Value, (Fraction(v), big_float(v), True))
+            return _new(Value, (v, big_float(v), True))
+        return _new(Value, (None, _float_ok(v), False))
     except _Fail as f:
         return Unparseable(f.reason)
     except (ZeroDivisionError,):
@@ -500,6 +512,31 @@ def eval_tokens(toks: list[Token], pct_points: bool = False) -> Value | Unparsea
     except (OverflowError, ValueError, TypeError, RecursionError, MemoryError):
         return Unparseable("not evaluable")
 
+
+
+_PLAIN_OPERATORS = frozenset("+-*/")
+
+
+def _plain_tokens(toks: list[Token]) -> bool:
+    """Whether ``toks`` holds only numerals, the operators ``+ - * /``, round brackets, currency signs and the times
+    ``x``: the tokens that :func:`_plain_sum` reads exactly as the parser does (it raises :class:`_NotPlain` on
+    anything else it meets: a sign, ``2(3)``, ``x`` without an operand after it, a ``$`` after an operand).
+    ``pct_points`` changes nothing here: it reads ``%``, which such a list does not hold."""
+    for t in toks:
+        k = t[0]
+        if k == "n":
+            continue
+        if k == "o":
+            if t[1] not in _PLAIN_OPERATORS:
+                return False
+        elif k == "(":
+            if t[1] != "(":
+                return False
+        elif k == "$" or k == "x":
+            continue  # a currency sign before an operand, "x" as times: read as the parser does ("$10 x 2")
+        elif k != ")" or t[1] != ")":
+            return False
+    return True
 
 
 def has_pct(toks: list[Token]) -> bool:
@@ -511,6 +548,10 @@ def has_pct(toks: list[Token]) -> bool:
 
 _PLAIN = re.compile(r"[\d\s.+\-*/()]+")
 _PLAIN_TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?|\.\d+)|([-+*/()]))")
+_PLAIN_SIMPLE = re.compile(r"\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:([-+*/])\s*(\d+(?:\.\d+)?|\.\d+)\s*)?")
+"""A lone numeral or ``a op b`` (with fullmatch): the token lists ``[n]`` and ``[n, o, n]`` that :func:`_plain_value`
+would read with its token loop, in one match (a numeral ends only where no digit or ".digit" follows it, so the split
+is the loop's). Most sides the dataflow evaluates are one of the two (``48/2``, ``0.2*50``, ``24``)."""
 _PLAIN_DEPTH = 16
 
 
@@ -526,14 +567,15 @@ def _plain_value(expr: str) -> Value:
     parser, so every value and every reason stays the parser's."""
     tokens: list[tuple[str, str]] = []
     pos, end = 0, len(expr)
-    while pos < end:
-        m = _PLAIN_TOKEN.match(expr, pos)
-        if m is None:
-            if expr[pos:].isspace():
-                break
+    # each token where the last ended (a gap is a character no token reads, "5." or "1 . 5"), then only whitespace
+    for m in _PLAIN_TOKEN.finditer(expr):
+        if m.start() != pos:
             raise _NotPlain
-        tokens.append(("n", m.group(1)) if m.group(1) is not None else ("o", m.group(2)))
+        number = m.group(1)
+        tokens.append(("n", number) if number is not None else ("o", m.group(2)))
         pos = m.end()
+    if pos < end and not expr[pos:].isspace():
+        raise _NotPlain
     if not tokens or len(tokens) > MAX_EXPR_TOKENS:
         raise _NotPlain
     if len(tokens) == 1:
@@ -548,7 +590,7 @@ def _plain_value(expr: str) -> Value:
     v, at = _plain_sum(tokens, 0, 0)
     if at != len(tokens):
         raise _NotPlain
-    return Value(Fraction(v) if type(v) is int else v, big_float(v), True)
+    return _new(Value, (Fraction(v) if type(v) is int else v, big_float(v), True))
 
 
 _PLAIN_OPS = ("+", "-", "*", "/")
@@ -571,7 +613,7 @@ def _plain_binary(left: str, op: str, right: str) -> Value:
     else:
         v = _div(a, b)
     _plain_bits(v)
-    return Value(Fraction(v) if type(v) is int else v, big_float(v), True)
+    return _new(Value, (Fraction(v) if type(v) is int else v, big_float(v), True))
 
 
 # The recursive descent of :func:`_plain_value` as module functions that pass the position along (``(value, next
@@ -581,8 +623,15 @@ def _plain_binary(left: str, op: str, right: str) -> Value:
 def _plain_operand(tokens: list[tuple[str, str]], at: int, depth: int):
     if at >= len(tokens):
         raise _NotPlain
-    kind, text = tokens[at]
+    token = tokens[at]  # a (kind, text) pair, or a Token (eval_tokens): read by index
+    kind, text = token[0], token[1]
     at += 1
+    while kind == "$":  # "$10" (a Token list only): the parser's unary reads past a currency sign
+        if at >= len(tokens):
+            raise _NotPlain
+        token = tokens[at]
+        kind, text = token[0], token[1]
+        at += 1
     if kind == "n":
         q = num_exact(text)
         if q is None:
@@ -601,8 +650,16 @@ def _plain_operand(tokens: list[tuple[str, str]], at: int, depth: int):
 
 def _plain_product(tokens: list[tuple[str, str]], at: int, depth: int):
     v, at = _plain_operand(tokens, at, depth)
-    while at < len(tokens) and tokens[at][1] in "*/":
-        op = tokens[at][1]
+    while at < len(tokens):
+        token = tokens[at]
+        if token[0] == "x":  # "0.2 x 50" (a Token list only): times, as the parser reads it, before an operand
+            if at + 1 >= len(tokens) or tokens[at + 1][0] not in _X_OPERANDS:
+                raise _NotPlain  # "11 x": a free variable, the parser says so
+            op = "*"
+        elif token[1] in "*/":
+            op = token[1]
+        else:
+            break
         r, at = _plain_operand(tokens, at + 1, depth)
         if op == "*":
             v = v * r
@@ -612,6 +669,9 @@ def _plain_product(tokens: list[tuple[str, str]], at: int, depth: int):
             v = _div(v, r)
         _plain_bits(v)
     return v, at
+
+
+_X_OPERANDS = ("n", "(", "$")  # of the parser's operands after "x" (n ( { $ c), those a plain token list holds
 
 
 def _plain_sum(tokens: list[tuple[str, str]], at: int, depth: int):
@@ -640,7 +700,15 @@ def evaluate_ex(expr: str) -> Value | Unparseable:
             return Unparseable("expression too long")
         if _PLAIN.fullmatch(expr):
             try:
-                return _plain_value(expr)
+                simple = _PLAIN_SIMPLE.fullmatch(expr)
+                if simple is None:
+                    return _plain_value(expr)
+                left, op, right = simple.groups()
+                if op is not None:
+                    return _plain_binary(left, op, right)
+                value = literal_value(left)
+                if value is not None:
+                    return value
             except _NotPlain:
                 pass
         toks: list[Token] = []

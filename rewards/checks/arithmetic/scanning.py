@@ -18,6 +18,13 @@ __all__ = ["numbers_in"]
 # a digit run after a letter is part of an identifier (x2, H2O), but not after an operator command: "10\cdot9" holds 9
 _NUM_SCAN = re.compile(r"(?:(?<![\w.])|(?<=\\cdot)|(?<=\\times)|(?<=\\div)|(?<=\\pi))"
                        r"(\d{1,3}(?:(?:,|,\\!|\{,\})\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
+_NUMBER_START = re.compile(r"[\d.]").search
+_NUM_AT = _NUM_SCAN.match
+"""Where ``_NUM_SCAN`` can match: its literal starts with a digit or "." (a lookbehind reads the text before the
+position ``match`` is given, as in ``finditer``). ``_NUM_SCAN`` alone tries its five lookbehinds at every character
+(no character-set skip is possible for a pattern that starts with lookbehinds): 60% of ``numbers_in``'s instructions
+on GSM8K steps. Searching the one-character class first and matching ``_NUM_SCAN`` only there finds the same matches
+in the same order (tests/rewards/test_fast_paths.py compares both on real and fuzzed text)."""
 _WORD_SCAN_SRC = (
     r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
     r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
@@ -60,7 +67,17 @@ def numbers_in(text: str) -> list[tuple[Fraction, tuple[int, int]]]:
         if not isinstance(text, str):
             return out
         n = min(len(text), MAX_TEXT_CHARS)
-        for m in _NUM_SCAN.finditer(text, 0, n):
+        # _NUM_SCAN.finditer(text, 0, n), visiting only where a literal can start (_NUMBER_START): the same matches
+        pos = 0
+        while True:
+            start = _NUMBER_START(text, pos, n)
+            if start is None:
+                break
+            m = _NUM_AT(text, start.start(), n)
+            if m is None:
+                pos = start.start() + 1
+                continue
+            pos = m.end()
             if len(out) >= MAX_NUMBERS:
                 break
             g = m.group(1)

@@ -24,7 +24,7 @@ from .parser import eval_tokens, has_pct
 from .tokens import KEYWORDS, Token
 from .values import Value
 
-__all__ = ["SideMeta", "NO_META", "side_meta"]
+__all__ = ["SideMeta", "NO_META", "lone_decimals", "side_meta"]
 
 
 class SideMeta(NamedTuple):
@@ -38,19 +38,18 @@ class SideMeta(NamedTuple):
 NO_META = SideMeta(-1, None, (), 0)
 
 
-def side_meta(toks: list[Token], full: list[Token]) -> SideMeta:
-    """``toks``: the trimmed side; ``full``: the side with its unit words."""
+def lone_decimals(toks: list[Token]) -> int:
+    """:attr:`SideMeta.dec` of a side: the decimals of its literal when it is a lone literal (with ``$``, ``%``, unit
+    words and one sign: ``$3.50`` -> 2, ``-4`` -> 0), else -1. Extraction asks only this of most sides."""
     dec = -1
     nnum = 0
-    lone = True
     for t in toks:
         k = t[0]
         if k == "n":
             nnum += 1
         elif k not in "$%wt" and not (k == "o" and t[1] in "+-"):
-            lone = False
-            break
-    if lone and nnum == 1:
+            return dec
+    if nnum == 1:
         first = toks[0]
         if first[0] == "n" or first[0] == "$" or (first[0] == "o" and first[1] in "+-"):
             ops = sum(1 for t in toks if t[0] == "o")
@@ -58,6 +57,12 @@ def side_meta(toks: list[Token], full: list[Token]) -> SideMeta:
                 for t in toks:
                     if t[0] == "n":
                         dec = decimals(t[1])
+    return dec
+
+
+def side_meta(toks: list[Token], full: list[Token]) -> SideMeta:
+    """``toks``: the trimmed side; ``full``: the side with its unit words."""
+    dec = lone_decimals(toks)
     units = tuple(sorted({t[1] for t in full if t[0] in "$wt" and t[1] not in KEYWORDS}))
     pts = None
     pct = 0

@@ -147,20 +147,24 @@ def tokenize(text: str, pos: int, end: int, latex: bool, out: list[Token], bang:
                 continue
             skip = 0
         g = m.lastindex
-        s = m.start(g) if g > 1 else m.start()
-        pos = m.end()
+        ms, pos = m.span()
+        s = m.start(g) if g > 1 else ms
         if latex:
             sp = False
-        else:
-            sp = s > m.start() or prev_kind == ""
-            if sp and "\n" in text[m.start():s]:
-                append(new(Token, ("|", "\n", m.start(), s, True)))
+        elif s > ms:
+            sp = True
+            if "\n" in text[ms:s]:
+                append(new(Token, ("|", "\n", ms, s, True)))
                 prev_kind = "|"
-        if g == 2:
+        else:
+            sp = prev_kind == ""
+        if g == 2:  # the commonest token: appended here
             raw = m.group(2)
             if "," in raw:
                 raw = raw.replace(",", "").replace("\\!", "").replace("{}", "")
-            tok = ("n", raw, s, pos, sp)
+            append(new(Token, ("n", raw, s, pos, sp)))
+            prev_kind = "n"
+            continue
         elif g == 12:
             w = m.group(12)
             lw = w.lower()
