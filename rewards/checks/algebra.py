@@ -315,13 +315,16 @@ def _piecewise(toks: list) -> bool:
     return False
 
 
-def _literal(q: Fraction) -> list:
+@lru_cache(maxsize=4096)
+def _literal(q: Fraction) -> tuple:
+    """The tokens of ``(q)``: ``(n)``, ``(-n)``, ``(n/d)`` or ``(-n/d)`` (cached: a point's values are put into every
+    side evaluated there; the tokens are immutable)."""
     body = [Token("n", str(abs(q.numerator)), 0, 0, False)]
     if q.denominator != 1:
         body += [Token("o", "/", 0, 0, False), Token("n", str(q.denominator), 0, 0, False)]
     if q < 0:
         body.insert(0, Token("o", "-", 0, 0, False))
-    return [Token("(", "(", 0, 0, False), *body, Token(")", ")", 0, 0, False)]
+    return (Token("(", "(", 0, 0, False), *body, Token(")", ")", 0, 0, False))
 
 
 _WORK = threading.local()  # per thread: ``total`` work charged, ``levels`` the budgets of the calls in progress
@@ -415,6 +418,8 @@ class _Range(Exception):
 def _value(side: _Side, point: Mapping[str, Fraction], budget: _Budget | None) -> Value | None:
     if budget is not None and not budget.spend(len(side.tokens)):
         raise _OutOfBudget
+    if not side.names:  # no unknown left: the same value at every point, worked out once (charged every time)
+        return _fixed_value(side.tokens)
     toks: list = []
     for tok in side.tokens:
         if tok[0] == "?":
@@ -424,6 +429,18 @@ def _value(side: _Side, point: Mapping[str, Fraction], budget: _Budget | None) -
             toks.extend(_literal(q))
         else:
             toks.append(tok)
+    return _evaluated(toks)
+
+
+@lru_cache(maxsize=1024)
+def _fixed_value(tokens: tuple) -> Value | None:
+    """:func:`_value` of a side with no unknown (its tokens): a constant side (``2x + 3 = 11``) is evaluated at
+    every point drawn, with one result."""
+    return _evaluated(list(tokens))
+
+
+def _evaluated(toks: list) -> Value | None:
+    """The bounded value of a side's tokens with every unknown put in (None when there is none or it is too big)."""
     if len(toks) > 4 * MAX_TOKENS:
         return None
     v = eval_tokens(toks)
@@ -462,10 +479,22 @@ def _interpolate(xs: list, ys: list) -> list | None:
     """Monomial coefficients (lowest first) of the polynomial through the points, when one of degree
     <= MAX_DEGREE fits all of them (the last point is a check); else None."""
     n = len(xs)
-    dd = list(ys)
-    for j in range(1, n):
-        for i in range(n - 1, j - 1, -1):
-            dd[i] = (dd[i] - dd[i - 1]) / (xs[i] - xs[i - j])
+    if len(set(xs)) == n:  # the same table in integer pairs (reduced by gcd at each step, as Fraction does, without
+        # its Python-level operators), made Fractions at the end: equal values
+        xn, xd = [x.numerator for x in xs], [x.denominator for x in xs]
+        num, den = [y.numerator for y in ys], [y.denominator for y in ys]
+        for j in range(1, n):
+            for i in range(n - 1, j - 1, -1):
+                p = (num[i] * den[i - 1] - num[i - 1] * den[i]) * (xd[i] * xd[i - j])
+                q = den[i] * den[i - 1] * (xn[i] * xd[i - j] - xn[i - j] * xd[i])
+                g = math.gcd(p, q)
+                num[i], den[i] = p // g, q // g
+        dd = [Fraction(p, q) for p, q in zip(num, den)]
+    else:  # a repeated point divides by zero, as it always did
+        dd = list(ys)
+        for j in range(1, n):
+            for i in range(n - 1, j - 1, -1):
+                dd[i] = (dd[i] - dd[i - 1]) / (xs[i] - xs[i - j])
     if any(c != 0 for c in dd[MAX_DEGREE + 1:]):
         return None
     deg = max((k for k, c in enumerate(dd) if c != 0), default=-1)

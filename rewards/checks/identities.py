@@ -56,9 +56,21 @@ def single_variable(side: str) -> str | None:
 
 
 def value_at(side: str, var: str, x: Fraction) -> Value | None:
-    literal = f"({x.numerator}/{x.denominator})"
-    text = re.sub(rf"(?<![\\A-Za-z]){re.escape(var)}(?![A-Za-z])", literal, TEXT_MARKUP.sub(" ", side))
-    return evaluate(text)
+    return evaluate(text_at(side, var, x))
+
+
+@lru_cache(maxsize=256)
+def _variable_pattern(var: str) -> re.Pattern:
+    return re.compile(rf"(?<![\\A-Za-z]){re.escape(var)}(?![A-Za-z])")
+
+
+def text_at(side: str, var: str, x: Fraction) -> str:
+    """``side`` with the variable ``var`` written as the rational ``x`` (what :func:`value_at` evaluates).
+
+    >>> text_at("2x + x^2 - ax", "x", Fraction(3, 7))
+    '2(3/7) + (3/7)^2 - ax'
+    """
+    return _variable_pattern(var).sub(f"({x.numerator}/{x.denominator})", TEXT_MARKUP.sub(" ", side))
 
 
 def values_equal(p: Value, q: Value) -> bool:

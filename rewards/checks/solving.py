@@ -27,7 +27,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rewards.checks.arithmetic import evaluate
-from rewards.checks.identities import single_variable, value_at
+from rewards.checks.identities import single_variable, text_at
 
 __all__ = ["solve_linear", "equation_unknown", "is_identity"]
 
@@ -46,9 +46,14 @@ def equation_unknown(left: str, right: str) -> str | None:
     return var
 
 
-def _exact(side: str, var: str, x: Fraction) -> Fraction | None:
-    value = value_at(side, var, x)
-    return value.exact if value is not None and value.is_exact else None
+def _exact(side: str, var: str, x: Fraction, seen: dict[str, Fraction | None]) -> Fraction | None:
+    """The exact value of ``side`` at ``var = x`` (:func:`~rewards.checks.identities.value_at`), None when it has
+    none; ``seen``: the values of the texts evaluated so far (a side without ``var`` is one text at every point)."""
+    text = text_at(side, var, x)
+    if text not in seen:
+        value = evaluate(text)
+        seen[text] = value.exact if value is not None and value.is_exact else None
+    return seen[text]
 
 
 @lru_cache(maxsize=16384)
@@ -62,18 +67,18 @@ def solve_linear(left: str, right: str, var: str | None = None) -> Fraction | No
         return None
     if left.strip() == var or right.strip() == var:
         return None  # "x = 18" or "x = 60/1.5": an assignment, not an equation to solve
-    values = []
-    for x in _POINTS:
-        lv, rv = _exact(left, var, x), _exact(right, var, x)
+    values: list[Fraction] = []
+    seen: dict[str, Fraction | None] = {}
+    for x in _POINTS:  # f = left - right at each point; None as soon as the root cannot be (the same answer)
+        lv, rv = _exact(left, var, x, seen), _exact(right, var, x, seen)
         if lv is None or rv is None:
             return None
         values.append(lv - rv)
-    slope = values[1] - values[0]
-    if slope == 0:
-        return None
-    if any(f != values[0] + slope * x for f, x in zip(values, _POINTS)):
-        return None  # not linear
-    return -values[0] / slope
+        if len(values) == 2 and values[1] == values[0]:
+            return None  # slope 0
+        if len(values) > 2 and values[-1] != values[0] + (values[1] - values[0]) * x:
+            return None  # not linear
+    return -values[0] / (values[1] - values[0])
 
 
 @lru_cache(maxsize=16384)
@@ -89,8 +94,9 @@ def is_identity(left: str, right: str) -> bool:
     var = equation_unknown(left, right)
     if var is None or single_variable(left) != var or single_variable(right) != var:
         return False
+    seen: dict[str, Fraction | None] = {}
     for x in _POINTS:
-        lv, rv = _exact(left, var, x), _exact(right, var, x)
+        lv, rv = _exact(left, var, x, seen), _exact(right, var, x, seen)
         if lv is None or rv is None or lv != rv:
             return False
     return True

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -134,6 +133,9 @@ class Dataflow:
     _plan: tuple | None = field(default=None, init=False, repr=False, compare=False)
     """``(the trace's steps, plan)``: what each step's equations derive for counterfactual propagation
     (:func:`_propagation_plan`), worked out once per trace; not copied by ``dataclasses.replace``."""
+    _derivations: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    """``(the trace's steps, {(step, position): _derivation(eq, check)})``: what :func:`build_dataflow` worked out
+    for an equation with its check as read, for :func:`_propagation_plan` to reuse (not copied either)."""
 
     @property
     def coverage(self) -> float:
@@ -192,6 +194,26 @@ by Python's cyclic collector on each full collection (measured on 2,000 GSM8K tr
 the scorer's caches held)."""
 
 
+def _key(value: Fraction) -> int | Fraction:
+    """A cheap set/dict key for ``value``: its ``int`` when whole, else the value itself. Equal to ``value`` and
+    with the same hash (``hash(Fraction(5)) == hash(5)``), so it finds a ``Fraction`` key and a ``Fraction`` finds
+    it; but an ``int`` hashes natively, where ``Fraction.__hash__`` computes a modular inverse in Python (and
+    ``Fraction(5) == 5`` takes its fast path, where ``Fraction == Fraction`` checks ``numbers.Rational``). Only
+    for lookups and private sets: a value handed on stays the ``Fraction`` it was.
+
+    >>> _key(Fraction(6, 2)), _key(Fraction(1, 2)), {Fraction(5): "five"}[_key(Fraction(5))]
+    (3, Fraction(1, 2), 'five')
+    """
+    return value.numerator if value.denominator == 1 else value
+
+
+@lru_cache(maxsize=65536)
+def _number_keys(text: str) -> tuple[int | Fraction, ...]:
+    """:func:`_key` of each number of :func:`_numbers` of ``text``, in order (cached beside it: the sides that
+    counterfactual propagation substitutes into, once per edit)."""
+    return tuple([value.numerator if value.denominator == 1 else value for value, _span in _numbers(text)])
+
+
 _UNIT_TABLE: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("quarter quarters", (25,)),
     ("pint pints gallon gallons quart quarts cup cups", (2, 4, 8, 16, 32, 128)),
@@ -242,6 +264,11 @@ _AND_A_HALF = re.compile(
 _ORDINALS = {"half": 2, "halves": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5, "sixth": 6, "seventh": 7,
              "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
 _ORDINAL_WORDS = re.compile(r"\b(" + "|".join(_ORDINALS) + r")s?\b", re.I)
+_ORDINAL_WORDS_LOWER = re.compile(r"\b(" + "|".join(_ORDINALS) + r")s?\b")
+""":data:`_ORDINAL_WORDS` for lower-cased ASCII text (the same matches, without case folding)."""
+_WEEKDAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "weekday", "workday", "work day",
+                  "schoolday", "school day")
+"""A word every match of :data:`_WEEKDAYS` holds (lower-cased)."""
 _WEEKDAYS = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|weekdays?|work ?days?|school ?days?)\b", re.I)
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_RANGE = re.compile(r"\b(" + "|".join(_DAYS) + r")s?\s+(?:to|through|thru|until|till|-|–)\s+(" + "|".join(_DAYS)
@@ -258,6 +285,9 @@ _POLYGONS = {"pentagon": 5, "hexagon": 6, "heptagon": 7, "octagon": 8, "nonagon"
 _POLYGON_WORDS = re.compile(r"\b(" + "|".join(_POLYGONS) + r")(?:s|al)?\b", re.I)
 
 
+_COMPANION_WORDS = ("friends", "siblings", "brothers", "sisters", "cousins", "classmates", "coworkers", "co-workers",
+                    "colleagues", "teammates", "roommates")
+"""A word every match of :data:`_COMPANIONS` holds (lower-cased)."""
 _COMPANIONS = re.compile(r"\band (?:(?:his|her|their) ([\w-]+)|([\w-]+) (?:of )?(?:his|her|their)) "
                          r"(?:best |close |good )?(?:friends|siblings|brothers|sisters|cousins|classmates|coworkers|"
                          r"co-workers|colleagues|"
@@ -293,17 +323,18 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     circle's diameter from its radius and back ("a 3-inch radius" -> 6).
     """
     values = set()
+    low = problem.lower()
+    percent = "%" in problem or "percent" in low  # else no number is a percentage (lower() maps char by char)
     for value, (start, end) in _numbers(problem):
         values.add(value)
-        if problem[end:end + 1] == "%" or problem[end:end + 2] == "\\%" \
-                or problem[end:end + 8].lstrip().lower().startswith("percent"):  # LaTeX: "60\%"
+        if percent and (problem[end:end + 1] == "%" or problem[end:end + 2] == "\\%"
+                        or problem[end:end + 8].lstrip().lower().startswith("percent")):  # LaTeX: "60\%"
             # 20% -> 1/5, and the factors of a 20% change: 6/5, 4/5 (and 120, 80 "percent of the old")
             values.update((value / 100, 1 + value / 100, 1 - value / 100, 100 + value, 100 - value))
-    low = problem.lower()
     # each pattern below runs only where a word it needs occurs (a substring test is exact for ASCII text: the
     # patterns' re.I also folds a few non-ASCII letters, so other text always runs them)
     every = not low.isascii()
-    halves = every or "/" in problem or "half" in low or "quarter" in low or "third" in low
+    halves = every or "1/" in problem or "3/4" in problem or "half" in low or "quarter" in low or "third" in low
     for match in _AND_A_HALF.finditer(problem) if halves else ():  # "four and a half hours", "4 1/2 pounds"
         if match.group("m"):
             values.add(Fraction(match.group("m")) + _HALVES[match.group("mpart")])
@@ -312,13 +343,14 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
         if whole is not None:
             values.add(whole + _HALVES[match.group("part").lower()])
     if every or any(word in low for word in _ORDINALS):
-        for word in _ORDINAL_WORDS.findall(problem):
+        for word in _ORDINAL_WORDS.findall(problem) if every else _ORDINAL_WORDS_LOWER.findall(low):
             n = _ORDINALS[word.lower()]
             values.update((Fraction(n), Fraction(1, n)))
     if every or "day" in low:  # every weekday name, "workday" and "school day" hold "day"
-        if _WEEKDAYS.search(problem):
+        if (every or any(word in low for word in _WEEKDAY_WORDS)) and _WEEKDAYS.search(problem):
             values.add(Fraction(5))
-        for first, last in _DAY_RANGE.findall(problem):  # "from Monday to Saturday" -> 6 days
+        for first, last in _DAY_RANGE.findall(problem) if every or any(day in low for day in _DAYS) else ():
+            # "from Monday to Saturday" -> 6 days
             values.add(Fraction((_DAYS.index(last.lower()) - _DAYS.index(first.lower())) % 7 + 1))
     if every or any(month in low for month in _MONTHS):
         for first, last in _MONTH_RANGE.findall(problem):  # "from January to July" -> 7 months
@@ -330,7 +362,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     for match in _NTH_TERM.finditer(problem) if "term" in low else ():  # the 2003rd term: 2002 steps on
         n = Fraction(match.group(1) or match.group(2) or _ORDINALS[match.group(3).lower()])
         values.update((n, n - 1))
-    for match in _COMPANIONS.finditer(problem) if " and " in low else ():  # "Suzie and 5 of her friends": 6
+    for match in _COMPANIONS.finditer(problem) if " and " in low and (every or any(  # "Suzie and 5 of her
+            word in low for word in _COMPANION_WORDS)) else ():  # friends": 6
         count = _numbers(match.group(1) or match.group(2))
         if len(count) == 1 and count[0][0].denominator == 1 and 0 < count[0][0] < 1000:
             values.add(count[0][0] + 1)
@@ -360,6 +393,17 @@ class _Converted:
 
     def __contains__(self, value: Fraction) -> bool:
         pnums = self.pnums
+        if value.denominator == 1:  # whole: int arithmetic and int keys (equal values, same hashes) where the unit
+            n = value.numerator     # is whole too
+            for u in self.units:
+                if u.denominator != 1 or u.numerator <= 0:
+                    if value / u in pnums or value * u in pnums:
+                        return True
+                    continue
+                w = u.numerator
+                if (n // w if n % w == 0 else Fraction(n, w)) in pnums or n * w in pnums:
+                    return True
+            return False
         for u in self.units:
             if value / u in pnums or value * u in pnums:
                 return True
@@ -429,11 +473,11 @@ def _value(v) -> Fraction | None:
 def _roles(sides, values) -> tuple[tuple[str, ...], Fraction] | None:
     """(operand sides, result) of an equation: the result is the last side with an exact value; the operand
     sides are the sides before it (or the result side itself when only the first side evaluates: ``3 * 4 = …``)."""
-    exact = [_value(v) for v in values]
-    result_idx = max((k for k, v in enumerate(exact) if v is not None), default=None)
-    if result_idx is None:
-        return None
-    return tuple(sides[:result_idx] if result_idx > 0 else sides[:1]), exact[result_idx]
+    for k in range(len(values) - 1, -1, -1):  # the last exact value
+        v = values[k]
+        if v is not None and v.is_exact and v.exact is not None:
+            return tuple(sides[:k] if k > 0 else sides[:1]), v.exact
+    return None
 
 
 _OPERATION = re.compile(r"[+*/×÷·^!√=<>-]|\\(?:frac|d?frac|sqrt|cdot|times|div|binom|log|ln|sin|cos|tan|sum|prod)"
@@ -1039,7 +1083,15 @@ def _added_plain(side: str, start: int, end: int) -> bool:
 
 def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fraction] = COMMON_CONSTANTS) -> bool:
     """A value is grounded if known, a constant, or a simple transform of a known value (percent, reciprocal,
-    negation)."""
+    negation). A whole value is looked up as an ``int`` (:func:`_key`: the same answers without ``Fraction``
+    hashing and arithmetic)."""
+    if value.denominator == 1:
+        n = value.numerator
+        if n in known or n in constants or -n in known or n * 100 in known:
+            return True
+        if (n // 100 if n % 100 == 0 else Fraction(n, 100)) in known:
+            return True
+        return n != 0 and (n if n == 1 or n == -1 else Fraction(1, n)) in known
     if value in known or value in constants or -value in known:
         return True
     if value * 100 in known or value / 100 in known:
@@ -1059,12 +1111,13 @@ _MODULAR_WORDS = ("mod", "remainder", "digit", "divided by", "divisib", "congrue
 hold "mod"; "units digit", "ones digit" and "last digits" hold "digit"."""
 
 
+@lru_cache(maxsize=4096)
 def modular_problem(problem: str) -> bool:
     """Whether ``problem`` asks about remainders, congruences, digits or bases (:data:`_MODULAR_PROBLEM`).
 
     The case-insensitive search costs ~30 µs on a GSM8K problem; on ASCII text (where ``re.I`` folds only ASCII
     letters, exactly as ``str.lower`` does) a problem that holds none of :data:`_MODULAR_WORDS` cannot match, and is
-    answered without it."""
+    answered without it. (Cached: the completions of a group, and each trace's propagation plan, ask again.)"""
     if problem.isascii():
         low = problem.lower()
         if not any(word in low for word in _MODULAR_WORDS):
@@ -1342,7 +1395,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     problem_words = _problem_unit_words(trace.problem)  # a word never spans the joining newline
     units = _unit_constants(trace.problem + "\n" + trace.text, problem_words | _unit_words(trace.text)) - \
         (ANGLES - _unit_constants(trace.problem, problem_words))
-    known: set[Fraction] = set(pnums) | units
+    known: set[Fraction] = set(pnums) | units  # (values added as their _key: equal, cheaper to hash)
     # "2 weeks" -> 14 days, "30 minutes" -> 1/2 hour: a problem quantity in another unit (matched as is, not through
     # the percent/reciprocal transforms of _derived, which would ground almost any small number)
     converted = _Converted(pnums, units)
@@ -1366,6 +1419,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
         return _derived(strict, value, BASIC_CONSTANTS) or value in converted
 
     last_derived = None
+    raw_derivations: dict[tuple[int, int], tuple] = {}  # (step, position) -> _derivation(eq, check as read)
     producers: dict[Fraction, int] = {}  # value -> the latest earlier step that produced it
     seen_steps: set[str] = set()
     for index, text in enumerate(trace.steps):
@@ -1382,13 +1436,17 @@ def build_dataflow(trace: Trace) -> Dataflow:
             known.update(factored)
         boxes = _answer_boxes(text) if trace.answer and "=" in trace.answer else ()  # "\\boxed{x=5}"
         for position, (eq, check) in enumerate(step_equations(text)):
+            as_read = check
             if check.ok is False and check.variable is not None and check.variable in constrained:
                 check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
                                       f"{check.variable}, and a link may substitute that condition)", check.pairs)
             flow.checks.append(check)
             roles = _roles(eq.sides, eq.values)
             boxed = any(a <= eq.span[0] and eq.span[1] <= b for a, b in boxes)  # the answer restated
-            derivation = _derivation(eq, check) if not _given(eq, trace.problem) and not boxed else None
+            given_or_boxed = boxed or _given(eq, trace.problem)
+            derivation = _derivation(eq, check) if not given_or_boxed else None
+            if check is as_read and not given_or_boxed:
+                raw_derivations[(index, position)] = derivation  # for _propagation_plan (None included)
             if derivation is not None and derivation[2] == "evaluated" and _SLASH_FRACTION.fullmatch(derivation[0][0]) \
                     and is_reached(derivation[1]):  # "h = -5/2" after "(-7 + 2)/2 = -5/2": the value written as a
                 derivation = None  # fraction, not a computation from 5 and 2 ("p = 7/2" of a 7 m rope still is one)
@@ -1451,11 +1509,12 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 # in a verified chain "9 * 10 - 7 = 90 - 7 = 83", a later side rewrites the first: its partial
                 # results are reached when the first side's numbers are
                 chained = (kind == "computed" and k > 0 and reached) or rewrite
+                keys = _number_keys(side)  # looked up by _key: no Fraction hashing
                 # constants added or taken away with no source: one may be a count (+1, 2 legs); several in one
                 # expression are an amount assembled from nothing ("26 - 2 - 2 - 2 - 2", a lucky fee)
                 free_added = [] if chained else [
-                    (start, end) for number, (start, end) in numbers
-                    if number in BASIC_CONSTANTS and number not in strict and number not in converted
+                    (start, end) for (number, (start, end)), key in zip(numbers, keys)
+                    if key in BASIC_CONSTANTS and key not in strict and number not in converted
                     and _added(side, start, end)]
                 falling = _falling_factors(side, numbers, is_reached) if counting and len(numbers) > 1 else ()
                 solved_exponent = _log_exponent(trace.problem, side, derivation[1], is_reached) \
@@ -1463,7 +1522,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 if solved_exponent is not None:  # "2^6 = 64" solves log_2 64: its 6 is the result, not an operand
                     falling = {*falling, solved_exponent}
                     log_result = Fraction(side[slice(*solved_exponent)])
-                for number, (start, end) in numbers:
+                for (number, (start, end)), key in zip(numbers, keys):
                     operands += 1
                     flow.used.append(number)
                     if (start, end) in falling:  # "10 \\cdot 9": the choices left after one pick
@@ -1471,37 +1530,37 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     if not chained and not _derived(known, number) and number not in converted:
                         flow.ungrounded.append(number)  # a later side of a reached chain rewrites the first: its
                         # partial results are grounded (else a padded step that states them would ground them)
-                    if not chained and (not is_reached(number) or (number in SMALL_COUNTS or len(free_added) >= 2)
+                    if not chained and (not is_reached(number) or (key in SMALL_COUNTS or len(free_added) >= 2)
                                         and (start, end) in free_added):
                         flow.unsupported.append(number)
                         reached = False
-                    producer = producers.get(number)
+                    producer = producers.get(key)
                     if producer is None and side[end:end + 1] == "%":  # "1/5 = 20%" then "20% + 10% = 30%"
                         producer = producers.get(number / 100)
-                    if producer is not None and number not in pnums and not side[:start].rstrip().endswith("^"):
+                    if producer is not None and key not in pnums and not side[:start].rstrip().endswith("^"):
                         flow.depends_on.add(producer)  # an exponent ("r^2") is notation, not a quantity a step
                         # produced: "\\sqrt{2}\\sqrt{2} = 2" padded before it would join the answer's path
             if roles is not None and check.ok is not False:
-                known.add(roles[1])  # grounding: a stated value may be used later, verified or not
+                known.add(_key(roles[1]))  # grounding: a stated value may be used later, verified or not
             if log_result is not None and reached:  # the logarithm the power solves
                 flow.produced.append(log_result)
-                known.add(log_result)
-                strict.add(log_result)
+                known.add(_key(log_result))
+                strict.add(_key(log_result))
                 log_result = None
             if derivation is not None and (kind != "computed" or _computes(operand_sides, operands)):
                 flow.produced.append(derivation[1])  # only a verified computation or a solved equation
-                known.add(derivation[1])             # carries the chain
+                known.add(_key(derivation[1]))       # carries the chain
                 last_derived = derivation[1]
                 if reached:
-                    strict.add(derivation[1])
+                    strict.add(_key(derivation[1]))
                     if kind == "solved":
                         reached_roots.setdefault(derivation[1], index)
                     elif kind == "computed":
                         algebra.bind_computed(tuple(eq.sides), derivation[1], index, eq.values[0] is None)
                         coefficient = _coefficient(eq.sides[-1]) if approx is not None else None
                         if coefficient is not None:  # "= 20\\pi" derived: "20\\pi - 13\\pi" reads its 20
-                            strict.add(coefficient[0])
-                            known.add(coefficient[0])
+                            strict.add(_key(coefficient[0]))
+                            known.add(_key(coefficient[0]))
                             aliases.append(coefficient[0])
         for chain in congruence_chains(text) if modular and "mod" in text else ():  # "129^{34} + 96^{38} \equiv 9 \pmod{11}"
             derivation = _congruence_derivation(chain)
@@ -1526,10 +1585,10 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     if producer is not None and number not in pnums:
                         flow.depends_on.add(producer)
             flow.produced.append(derivation[1])
-            known.add(derivation[1])
+            known.add(_key(derivation[1]))
             last_derived = derivation[1]
             if not unreached:
-                strict.add(derivation[1])
+                strict.add(_key(derivation[1]))
         if ("=" in text and not any(c.ok is False for c in flow.checks) and any(c.isalpha() for c in text)
                 and _results_unexplained(text, flow.produced)):
             for operand_sides, result in wordy_derivations(text):
@@ -1549,10 +1608,10 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 flow.unsupported.extend(unreached)
                 flow.wordy.append((operand_sides, result))
                 flow.produced.append(result)
-                known.add(result)
+                known.add(_key(result))
                 last_derived = result
                 if not unreached:
-                    strict.add(result)
+                    strict.add(_key(result))
         # a step with no equation at all: what it states, it asserts (a figure's code states nothing)
         figure_before = in_figure
         prose, in_figure = _outside_figures(text, in_figure)
@@ -1560,7 +1619,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
         stated = _step_numbers(text)
         for number, (_start, end) in stated:
             flow.mentioned.append(number)
-            known.add(number)
+            known.add(number.numerator if number.denominator == 1 else number)  # _key, inline
         if claim:
             fractions = _reached_fractions(prose, is_reached) if "/" in prose or "frac" in prose else ()
             for number, (start, end) in stated if prose == text else _numbers(prose):
@@ -1586,7 +1645,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 break
     elif approx is not None:
         answer_value, answer_step = _approximate_answer_step(steps, approx, inexact)
-    return Dataflow(steps, pnums, answer_value, answer_step, last_derived, units, links, approx is not None)
+    dataflow = Dataflow(steps, pnums, answer_value, answer_step, last_derived, units, links, approx is not None)
+    dataflow._derivations = (tuple(trace.steps), raw_derivations)
+    return dataflow
 
 
 def _literal(value: Fraction) -> str:
@@ -1599,33 +1660,36 @@ def _substitute(side: str, changed: dict[Fraction, Fraction], first_only: frozen
     than ``keep`` that is the side's only two numbers, only the first literal; None when there is none."""
     spans, seen = [], set()
     numbers = _numbers(side)
-    for value, span in numbers:
-        if value in changed:
-            if value in seen and value in first_only and value != keep and len(numbers) == 2:
+    for (value, span), key in zip(numbers, _number_keys(side)):  # int keys: no Fraction hashing (_key)
+        if key in changed:
+            if key in seen and key in first_only and value != keep and len(numbers) == 2:
                 continue  # "60/60": a derived 60 minutes over the unit's 60 (not "2 * 60 / 60", a copy)
-            spans.append((span, changed[value]))
-            seen.add(value)
+            spans.append((span, changed[key]))
+            seen.add(key)
     if not spans:
         return None
     text = side
-    for (start, end), new in sorted(spans, reverse=True):
+    for (start, end), new in sorted(spans, reverse=True) if len(spans) > 1 else spans:
         text = text[:start] + _literal(new) + text[end:]
     return text
 
 
 def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
     """Per step, what each of its equations derives for propagation: ``(equation, algebra link, (operand sides,
-    value, kind))``, the link's reading where it derives the value. Worked out once per trace (every edit walks
-    the same equations) and kept on ``flow``."""
+    value, kind), key)``, the link's reading where it derives the value; ``key``: the value's :func:`_key`. Worked
+    out once per trace (every edit walks the same equations) and kept on ``flow``; what :func:`build_dataflow`
+    derived already is reused."""
     steps = tuple(trace.steps)
     if flow._plan is not None and flow._plan[0] == steps:
         return flow._plan[1]
     plan = []  # two threads may both build it: the same plan, assigned whole
     modular = modular_problem(trace.problem)
+    built = flow._derivations[1] if flow._derivations is not None and flow._derivations[0] == steps else {}
     for k, text in enumerate(trace.steps):
         entries = []
         for position, (eq, check) in enumerate(step_equations(text)):
-            derivation = _derivation(eq, check)
+            derivation = built[(k, position)] if (k, position) in built else _derivation(eq, check)  # built
+            # already (None included), or worked out
             if derivation is None and flow.approximate and check.ok is True and not eq.approximate:
                 derivation = _approximate_derivation(tuple(eq.sides), tuple(eq.values))
             link = flow.links.get((k, position))
@@ -1633,11 +1697,11 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
                                                                 link.kind == "substituted"):
                 derivation = (link.sides, link.value, link.kind)
             if derivation is not None:
-                entries.append((eq, link, derivation))
+                entries.append((eq, link, derivation, _key(derivation[1])))
         for chain in congruence_chains(text) if modular and "mod" in text else ():
             derivation = _congruence_derivation(chain)
             if derivation is not None:
-                entries.append((None, None, derivation))
+                entries.append((None, None, derivation, _key(derivation[1])))
         plan.append(entries)
     flow._plan = (steps, plan)
     return plan
@@ -1654,27 +1718,29 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
     Edits are keyed by value, so two quantities with one value are told apart only by two rules: with ``local`` (a
     problem quantity whose value the problem states twice: "5 shirts", "5 of the pants") the edit applies to the
     literals of ``step`` only; and a derived value that equals a unit factor (``12 + 21 + 27 = 60`` minutes, then
-    ``60/60 = 1`` hour) changes only its first literal in an expression."""
-    changed = {old: new}
+    ``60/60 = 1`` hour) changes only its first literal in an expression. The edits come back keyed by their
+    :func:`_key` (whole values as ints: look a ``Fraction`` up in it, never read its keys as values)."""
+    changed = {_key(old): new}  # keyed by _key (equal keys, native hashes): callers look up Fractions in it
     retired: dict[Fraction, Fraction] = {}  # a local edit after its step: only the root equations re-solved see it
     unit_like = flow.units  # unit factors named by a word (not every common constant)
     keep = old if from_input else None  # an edited problem quantity changes in every literal
     steps = range(step, len(flow.steps)) if only is None else sorted(t for t in only if t >= step)
     plan = _propagation_plan(trace, flow)
+    until_key = _key(until) if until is not None else None  # lookups by _key: no Fraction hashing
     for k in steps:
-        if until is not None and until in changed:
+        if until is not None and until_key in changed:
             break  # the value asked about has moved: later steps cannot move it again
         seen_source = from_input or k > step  # in the edited step itself, only equations after the edited one
-        for eq, link, (operand_sides, result, kind) in plan[k]:
+        for eq, link, (operand_sides, result, kind), result_key in plan[k]:
             if not seen_source:
                 seen_source = result == old
                 continue
-            if result in changed:
+            if result_key in changed:
                 continue
             if kind in ("followed", "substituted"):
                 moved = _propagate_link(link, result, changed, work, retired)
                 if moved is not None and moved != result:
-                    changed[result] = moved
+                    changed[result_key] = moved
                 continue
             if kind == "congruence":  # the edited first side, reduced modulo the (edited) modulus
                 first, modulus = (_substitute(side, changed, unit_like, keep) or side for side in operand_sides)
@@ -1682,13 +1748,13 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
                 moved = _residue(*values, result) if None not in values and (first, modulus) != operand_sides \
                     else None
                 if moved is not None and moved != result:
-                    changed[result] = moved
+                    changed[result_key] = moved
                 continue
             if kind == "solved":
                 left, right = (_substitute(side, changed, unit_like, keep) or side for side in eq.sides)
                 root = solve_linear(left, right) if (left, right) != tuple(eq.sides) else None
                 if root is not None and root != result:
-                    changed[result] = root
+                    changed[result_key] = root
                 continue
             for side in operand_sides:
                 edited = _substitute(side, changed, unit_like, keep)
@@ -1700,7 +1766,7 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
                         (approx_key(value.approx) if flow.approximate else
                          Fraction(value.approx).limit_denominator(10**6)) if math.isfinite(value.approx) else None
                     if new_result is not None and new_result != result:  # √168 is inexact but moved
-                        changed[result] = new_result
+                        changed[result_key] = new_result
                         if flow.approximate:
                             _move_coefficient(eq.sides[-1], new_result, changed)
                         break
@@ -1795,8 +1861,9 @@ def answer_derivations(flow: Dataflow) -> list[frozenset[int]]:
     last = flow.answer_step
     last_ancestors = flow.ancestors(last)
     out = [frozenset(last_ancestors | {last})]
+    target_key = _key(target)  # an int key: a list's == takes Fraction's fast path for an int
     for t in range(last):
-        if target not in flow.steps[t].produced:
+        if target_key not in flow.steps[t].produced:
             continue
         later = [a for a in range(t + 1, last)
                  if a in last_ancestors or any(v in flow.steps[last].used for v in flow.steps[a].produced)]
@@ -1812,7 +1879,8 @@ def _derived_answer(flow: Dataflow) -> Fraction:
     return answer if answer in flow.steps[flow.answer_step].produced else answer / 100
 
 
-def input_counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
+def input_counterfactuals(trace: Trace, flow: Dataflow, *,
+                          path: frozenset[int] | None = None) -> list[Intervention]:
     """Edits of the *problem quantities* the answer's derivation uses, each propagated through the verified
     equations: ``expected`` is where the answer should move (``None`` when it does not move).
 
@@ -1823,25 +1891,31 @@ def input_counterfactuals(trace: Trace, flow: Dataflow) -> list[Intervention]:
     >>> t = parse_trace("Ann has 3 apples and buys 4 bags of 2.", "4 * 2 = 8 new apples.\\n3 + 8 = 11 apples.\\n#### 11")
     >>> [(i.old, i.new, i.expected) for i in input_counterfactuals(t, build_dataflow(t))]
     [(Fraction(4, 1), Fraction(5, 1), Fraction(13, 1)), (Fraction(2, 1), Fraction(3, 1), Fraction(15, 1)), (Fraction(3, 1), Fraction(4, 1), Fraction(12, 1))]
+
+    ``path``: :func:`answer_path` of ``flow`` when the caller has it.
     """
-    path = answer_path(flow)
+    if path is None:
+        path = answer_path(flow)
     if not path or flow.answer_value is None:
         return []
     answer = _derived_answer(flow)
-    first_use: dict[Fraction, int] = {}
+    answer_key = _key(answer)
+    first_use: dict[int | Fraction, tuple[Fraction, int]] = {}  # _key(value) -> (value, its first step)
+    pnums = flow.problem_numbers
     for t in sorted(path):
         for value in flow.steps[t].used:
-            if value in flow.problem_numbers and value not in first_use:
-                first_use[value] = t
+            key = value.numerator if value.denominator == 1 else value  # _key, inline: no Fraction hashing
+            if key in pnums and key not in first_use:
+                first_use[key] = (value, t)
     out: list[Intervention] = []
-    stated = Counter(v for v, _ in _numbers(trace.problem))
+    stated = _number_keys(trace.problem)  # the problem's values, by _key (counted: equal keys, equal values)
     work: list[int] = []  # algebra_work() at the first algebraic re-solve
-    for value, step in list(first_use.items())[:MAX_INTERVENTIONS]:
+    for key, (value, step) in list(first_use.items())[:MAX_INTERVENTIONS]:
         new = value + 1 if value.denominator == 1 else value * 2
         if new == answer:
             new = value + 2
         expected = _propagate(trace, flow, step, value, new, from_input=True, only=path, until=answer,
-                              local=stated[value] >= 2, work=work).get(answer)
+                              local=stated.count(key) >= 2, work=work).get(answer_key)
         out.append(Intervention(step, value, new, expected if expected != answer else None))
     return out
 

@@ -68,6 +68,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
 from rewards.parsing.values import format_value
@@ -205,16 +206,31 @@ def _keys(values) -> set[tuple[int, int]]:
 
 
 class _Index:
-    """Per-value sorted lists of the steps that use / produce it: O(total operands) to build."""
+    """Per-value sorted lists of the steps that use / produce it: O(total operands) to build, each map when first
+    read (most analyses ask only who produced a value)."""
 
     def __init__(self, flow: "Dataflow") -> None:
-        self.uses: dict[tuple[int, int], list[int]] = {}
-        self.prods: dict[tuple[int, int], list[int]] = {}
-        for s in flow.steps:
-            for k in _keys(s.used):
-                self.uses.setdefault(k, []).append(s.index)
-            for k in _keys(s.produced):
-                self.prods.setdefault(k, []).append(s.index)
+        self._flow = flow
+        self._uses: dict[tuple[int, int], list[int]] | None = None
+        self._prods: dict[tuple[int, int], list[int]] | None = None
+
+    @property
+    def uses(self) -> dict[tuple[int, int], list[int]]:
+        if self._uses is None:
+            self._uses = {}
+            for s in self._flow.steps:
+                for k in _keys(s.used):
+                    self._uses.setdefault(k, []).append(s.index)
+        return self._uses
+
+    @property
+    def prods(self) -> dict[tuple[int, int], list[int]]:
+        if self._prods is None:
+            self._prods = {}
+            for s in self._flow.steps:
+                for k in _keys(s.produced):
+                    self._prods.setdefault(k, []).append(s.index)
+        return self._prods
 
     def producers(self, value: Fraction) -> list[int]:
         return self.prods.get(_key(value), [])
@@ -238,10 +254,32 @@ _FOLDED = {RETRACT: re.compile(RETRACT.pattern), ABANDON: re.compile(ABANDON.pat
 literal of both is lower case)."""
 
 
+_CUE_WORDS = {
+    RETRACT: ("wait", "actually", "hmm", "oops", "hold on", "second thought", "not quite", "scratch that", "correction",
+              "wrong", "not right", "incorrect", "mistake", "an error", "not correct", "made a", "miscalculat",
+              "miscomputed", "mis-computed", "typo", "let me", "let's", "no,", "no.", "no!", "no:"),
+    ABANDON: ("work", "be right", "make sense", "be correct", "the right", "a good", "the correct", "wrong",
+              "dead end", "start over", "start again", "restart", "begin again", "go back", "try", "approach",
+              "do this", "do it", "scratch that", "nevermind", "never mind", "forget", "abandon", "method", "idea"),
+}
+"""For each cue pattern, words one of which every match holds (lower-cased): a step (ASCII) that holds none has no
+cue in any window (the analysis asks about the same steps again and again, each time a window of them)."""
+
+
+@lru_cache(maxsize=256)
+def _cue_words_in(text: str) -> tuple[bool, bool]:
+    """Whether the lower-cased ASCII ``text`` holds a word of :data:`_CUE_WORDS` for RETRACT, for ABANDON (cached
+    for the few steps of one analysis)."""
+    low = text.lower()
+    return (any(w in low for w in _CUE_WORDS[RETRACT]), any(w in low for w in _CUE_WORDS[ABANDON]))
+
+
 def _cue_at(pattern: re.Pattern, text: str, start: int = 0, head: int = 240) -> bool:
     end = min(len(text), start + head) if head else len(text)
     folded = _FOLDED.get(pattern)
     if folded is not None and text.isascii():
+        if not _cue_words_in(text)[pattern is ABANDON]:
+            return False  # no word a cue needs anywhere in the step
         return folded.search(text[:end].lower(), start) is not None  # a search stops at end either way
     return pattern.search(text, start, end) is not None
 

@@ -36,7 +36,6 @@ from the stated answer, ``invalid_reasoning`` when a step is suspect, else ``Non
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import re
@@ -49,7 +48,7 @@ from rewards.checks.answers import (answers_equivalent, approximate_value, canon
                                     named_value, numeric_value)
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
-from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, answer_path, build_dataflow,
+from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, build_dataflow,
                                       fraction_literals,
                                       input_counterfactuals, quantity_coverage)
 from rewards.scoring.revisions import analyse_revisions
@@ -147,7 +146,8 @@ class RAFSConfig:
         """
         if config is None:
             if cls is RAFSConfig and use in _DEFAULT_CONFIGS:  # built and checked once per use; each caller gets
-                config = copy.copy(_DEFAULT_CONFIGS[use])  # its own copy with its own weights dict
+                config = object.__new__(RAFSConfig)  # its own copy with its own weights dict (what copy.copy
+                config.__dict__.update(_DEFAULT_CONFIGS[use].__dict__)  # does, without its reduce protocol)
                 object.__setattr__(config, "weights", dict(config.weights))
                 return config
             config = cls()
@@ -298,14 +298,16 @@ def _verify(parsed: list[_Parsed], verifier: StepVerifier) -> list[_Parsed]:
     return parsed
 
 
-def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True) -> list[str]:
+def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True,
+                               derivations: list[frozenset[int]] | None = None) -> list[str]:
     """Ungrounded operands of the best derivation of the answer (``"5 (step 2)"``): a quantity from nowhere that
     feeds the answer (the paper's lucky "$5 fee") lowers S_RA and blocks ``accept``, though alone it is no suspect
     step. When the trace derives the answer more than once (algebra often does), the best-grounded derivation
     counts. ``strict`` reads :attr:`~rewards.scoring.dataflow.StepFlow.unsupported` (what a reward needs: reached
-    from the problem); otherwise ``ungrounded`` (a number the trace stated earlier counts as grounded)."""
+    from the problem); otherwise ``ungrounded`` (a number the trace stated earlier counts as grounded).
+    ``derivations``: :func:`~rewards.scoring.dataflow.answer_derivations` of ``flow`` when the caller has them."""
     best: list[str] | None = None
-    for path in answer_derivations(flow):
+    for path in answer_derivations(flow) if derivations is None else derivations:
         found = [f"{v} (step {t})" for t in sorted(path)
                  for v in dict.fromkeys(flow.steps[t].unsupported if strict else flow.steps[t].ungrounded)]
         if best is None or len(found) < len(best):
@@ -544,7 +546,9 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
         return _abstain(["no final answer found (no \\boxed{}, '####', 'the answer is', or trailing number)"],
                         trace, p.checks, coverage, cfg)
     implied = C.implication(flow)
-    edits = input_counterfactuals(trace, flow)
+    derivations = answer_derivations(flow)  # once: the path, the edits and both groundings read them
+    path = frozenset().union(*derivations)  # answer_path(flow)
+    edits = input_counterfactuals(trace, flow, path=path)
     raw_sens = C.sensitivity(edits, cfg.m_min)
     if coverage == 0.0 and C.support(implied, raw_sens) is None and group_components.get("C_A") is None:
         return _abstain(["nothing checkable: no equation in any step and no samples to compare"],
@@ -555,9 +559,8 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     if required:
         checks = _refute_stray_claims(flow, checks, superseded, trace)
     q = [c.q for c in checks]
-    path = answer_path(flow)
     refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}
-    feeding = _ungrounded_on_answer_path(flow)
+    feeding = _ungrounded_on_answer_path(flow, derivations=derivations)
     hollow = _hollow_derivation(trace, flow, edits, path) if required and path and not feeding else None
     hedge = _hedged(trace) if trace.other_answers else []
     # with no_support, an answer no verified derivation from the problem reaches earns nothing at all, nor one
@@ -623,7 +626,8 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
         reasons.append("ungrounded quantity feeds the answer: " + ", ".join(feeding))
     # the status is evidence for people (and the SFT filter): in evaluation it blocks only what the trace never
     # stated anywhere (soft grounding); a reward needs the stricter "reached from the problem"
-    blocking = [*feeding, *([hollow] if hollow else [])] if required else _ungrounded_on_answer_path(flow, strict=False)
+    blocking = [*feeding, *([hollow] if hollow else [])] if required else \
+        _ungrounded_on_answer_path(flow, strict=False, derivations=derivations)
     accept = score is not None and score >= cfg.tau_accept and suspect is None and not blocking
     status = "accept" if accept else "review"
     valid = suspect is None and not blocking and (supported or not required)

@@ -498,3 +498,352 @@ def test_connective_prefilter_follows_the_connective_hint():
     assert sum(derived.search(text) is not None for text in texts) > 1000
     for text in texts:
         assert (extraction._RESULT_AFTER_CONNECTIVE.search(text) is None) == (derived.search(text) is None), text
+
+# perf9b (scoring side): int keys for whole values, reused derivations, early exits. Each fast path against the
+# reading it replaced, written out here.
+
+
+def _fractions(seed: int, count: int = 3000) -> list:
+    import random
+    from fractions import Fraction
+
+    rng = random.Random(seed)
+    out = [Fraction(0), Fraction(1), Fraction(-1), Fraction(100), Fraction(-300), Fraction(1, 100), Fraction(7, 100)]
+    for _ in range(count):
+        out.append(Fraction(rng.randint(-20000, 20000), rng.choice([1, 1, 1, 2, 3, 4, 5, 8, 20, 25, 60, 100, 400])))
+    return out
+
+
+def test_int_keys_equal_and_hash_like_their_fractions():
+    for value in _fractions(0):
+        key = dataflow._key(value)
+        assert key == value and hash(key) == hash(value) and (type(key) is int) == (value.denominator == 1)
+        assert {value: 1}.get(key) == 1 and key in {value} and value in {key}
+
+
+def _derived_slow(known, value, constants=dataflow.COMMON_CONSTANTS) -> bool:
+    if value in known or value in constants or -value in known:
+        return True
+    if value * 100 in known or value / 100 in known:
+        return True
+    return value != 0 and 1 / value in known
+
+
+def test_derived_with_int_keys_matches_fraction_arithmetic():
+    import random
+
+    rng = random.Random(1)
+    values = _fractions(1)
+    for _ in range(120):
+        known = set(rng.sample(values, 40))
+        keyed = {dataflow._key(v) for v in known}  # build_dataflow adds whole values as ints
+        for value in rng.sample(values, 60) + [v * 100 for v in rng.sample(sorted(known), 5)] + \
+                [v / 100 for v in rng.sample(sorted(known), 5)] + [1 / v for v in known if v][:5] + \
+                [-v for v in rng.sample(sorted(known), 5)]:
+            for constants in (dataflow.COMMON_CONSTANTS, dataflow.BASIC_CONSTANTS):
+                slow = _derived_slow(known, value, constants)
+                assert dataflow._derived(known, value, constants) == slow, (value, sorted(known))
+                assert dataflow._derived(keyed, value, constants) == slow, (value, sorted(known))
+
+
+def test_unit_conversions_with_int_arithmetic_match_the_set_of_products_for_any_units():
+    import random
+    from fractions import Fraction
+
+    rng = random.Random(3)
+    values = _fractions(3, 400)
+    for _ in range(200):
+        pnums = frozenset(rng.sample(values, 12))
+        units = frozenset(rng.sample([Fraction(u) for u in (2, 3, 4, 7, 12, 16, 60, 100, 1000, 5280)]
+                                     + [Fraction(1, 2), Fraction(3, 2), Fraction(22, 7)], 4))
+        converted = dataflow._Converted(pnums, units)
+        products = dataflow._conversions(pnums, units)
+        for value in [*rng.sample(sorted(products), 10), *rng.sample(values, 30)]:
+            assert (value in converted) == (value in products), (value, sorted(units))
+
+
+def _substitute_slow(side, changed, first_only=frozenset(), keep=None):
+    spans, seen = [], set()
+    numbers = dataflow._numbers(side)
+    for value, span in numbers:
+        if value in changed:
+            if value in seen and value in first_only and value != keep and len(numbers) == 2:
+                continue
+            spans.append((span, changed[value]))
+            seen.add(value)
+    if not spans:
+        return None
+    text = side
+    for (start, end), new in sorted(spans, reverse=True):
+        text = text[:start] + dataflow._literal(new) + text[end:]
+    return text
+
+
+def test_substitution_by_int_keys_matches_fraction_keys(corpus):
+    import random
+    from fractions import Fraction
+
+    rng = random.Random(4)
+    sides = [*corpus[:600], "60/60", "2 * 60 / 60", "60 - 60", "1/2 + 3", "0.5 * 4", "12 + 21 + 27"]
+    for side in sides:
+        values = [v for v, _ in dataflow._numbers(side)]
+        if not values:
+            assert dataflow._substitute(side, {Fraction(1): Fraction(2)}) is None
+            continue
+        for _ in range(3):
+            picked = rng.sample(values, rng.randint(1, len(values)))
+            changed = {v: v + rng.choice([1, 2, Fraction(1, 3)]) for v in picked}
+            keyed = {dataflow._key(v): new for v, new in changed.items()}  # what _propagate builds
+            first_only = frozenset(rng.sample(values, 1))
+            keep = rng.choice([None, picked[0]])
+            slow = _substitute_slow(side, changed, first_only, keep)
+            assert dataflow._substitute(side, changed, first_only, keep) == slow, side
+            assert dataflow._substitute(side, keyed, first_only, keep) == slow, side
+
+
+def test_number_keys_follow_the_numbers(corpus):
+    for text in corpus[:800]:
+        assert dataflow._number_keys(text) == tuple(v for v, _ in dataflow._numbers(text))
+        assert [type(k) is int for k in dataflow._number_keys(text)] == [
+            v.denominator == 1 for v, _ in dataflow._numbers(text)]
+
+
+def _solve_linear_slow(left, right, var=None):
+    from rewards.checks import solving
+    from rewards.checks.identities import value_at
+
+    def exact(side, x):
+        v = value_at(side, var, x)
+        return v.exact if v is not None and v.is_exact else None
+
+    if not any(c.isalpha() for c in left + right):
+        return None
+    var = var or solving.equation_unknown(left, right)
+    if var is None or left.strip() == var or right.strip() == var:
+        return None
+    values = []
+    for x in solving._POINTS:
+        lv, rv = exact(left, x), exact(right, x)
+        if lv is None or rv is None:
+            return None
+        values.append(lv - rv)
+    slope = values[1] - values[0]
+    if slope == 0 or any(f != values[0] + slope * x for f, x in zip(values, solving._POINTS)):
+        return None
+    return -values[0] / slope
+
+
+def _equation_pairs(corpus) -> list[tuple[str, str]]:
+    from rewards.checks.equations import step_equations
+
+    pairs = [("4 * x + 600", "10000"), ("2p/5", "(p+600)/4"), ("x^2", "16"), ("x", "18"), ("3x + 2", "3x + 5"),
+             ("0x + 4", "4"), ("x + 0.25x", "1.25x"), ("(2x-10)-8", "2x-18"), ("2x", "10"), ("5", "5"),
+             ("\\frac{x}{3}", "7"), ("x/0", "3"), ("1/x", "2"), ("2^x", "8"), ("\\text{cm} x + 1", "5")]
+    for text in corpus:
+        for eq, _check in step_equations(text):
+            pairs.extend(zip(eq.sides, eq.sides[1:]))
+    return pairs
+
+
+def test_linear_solving_with_early_exits_matches_every_point(corpus):
+    from rewards.checks import solving
+    from rewards.checks.identities import value_at
+
+    def identity_slow(left, right):
+        if not any(c.isalpha() for c in left + right):
+            return False
+        var = solving.equation_unknown(left, right)
+        if var is None or solving.single_variable(left) != var or solving.single_variable(right) != var:
+            return False
+        for x in solving._POINTS:
+            lv, rv = value_at(left, var, x), value_at(right, var, x)
+            lv = lv.exact if lv is not None and lv.is_exact else None
+            rv = rv.exact if rv is not None and rv.is_exact else None
+            if lv is None or rv is None or lv != rv:
+                return False
+        return True
+
+    pairs = _equation_pairs(corpus)
+    letters = [(a, b) for a, b in pairs if any(c.isalpha() for c in a + b)]
+    assert len(letters) > 100
+    for left, right in pairs:
+        assert solving.solve_linear.__wrapped__(left, right) == _solve_linear_slow(left, right), (left, right)
+        assert solving.is_identity.__wrapped__(left, right) == identity_slow(left, right), (left, right)
+    assert solving.solve_linear.__wrapped__("4 * x + 600", "10000") == 2350
+
+
+def test_text_at_is_the_textual_substitution_value_at_evaluates():
+    from fractions import Fraction
+
+    from rewards.checks.identities import TEXT_MARKUP, text_at
+
+    for side in ["2x + x^2", "\\text{x} x", "ax + x", "\\sqrt{x}", "x_1 + x", "e^x", "12", ""]:
+        for var in "xae":
+            x = Fraction(-5, 3)
+            slow = re.sub(rf"(?<![\\A-Za-z]){re.escape(var)}(?![A-Za-z])", f"({x.numerator}/{x.denominator})",
+                          TEXT_MARKUP.sub(" ", side))
+            assert text_at(side, var, x) == slow, (side, var)
+
+
+def test_problem_pattern_gates_hold_every_match(corpus):
+    # each gate is a substring every match of its pattern holds (on ASCII text, lower-cased): a gate that is False
+    # means the pattern finds nothing
+    texts = [*corpus, *_fuzzed("monday tufriwekscholCOMPANIONfrdsbtheaug 1/23/4", 6000, seed=5),
+             "Suzie and 5 of her Friends", "Tom AND his 3 BROTHERS", "from Monday TO Saturday", "4 1/2 pounds",
+             "7 3/4 miles", "WORK DAYS", "school days", "a Workday", "co-workers and her 2 co-workers"]
+    for text in texts:
+        if not text.isascii():
+            continue
+        low = text.lower()
+        if dataflow._COMPANIONS.search(text):
+            assert any(w in low for w in dataflow._COMPANION_WORDS), text
+        if dataflow._WEEKDAYS.search(text):
+            assert any(w in low for w in dataflow._WEEKDAY_WORDS), text
+        if dataflow._DAY_RANGE.search(text):
+            assert any(d in low for d in dataflow._DAYS), text
+        if dataflow._AND_A_HALF.search(text):
+            assert "1/" in text or "3/4" in text or "half" in low or "quarter" in low or "third" in low, text
+        if "%" not in text and "percent" not in low:
+            assert not any(text[end:end + 8].lstrip().lower().startswith("percent")
+                           for _v, (_s, end) in dataflow._numbers(text))
+        assert [w.lower() for w in dataflow._ORDINAL_WORDS.findall(text)] == \
+            dataflow._ORDINAL_WORDS_LOWER.findall(low), text
+    assert dataflow.Fraction(6) in dataflow.problem_numbers("Suzie and 5 of her friends go.")
+
+
+def test_propagation_plan_reusing_the_built_derivations_matches_a_fresh_plan():
+    from rewards.scoring.dataflow import _propagation_plan, build_dataflow
+
+    rows = [json.loads(line) for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:150]]
+    rows += [{"question": r["problem"], "answer": r["solution"]}
+             for r in map(json.loads, (DATA / "math500" / "test.jsonl").read_text().splitlines()[:60])]
+    reused = 0
+    for row in rows:
+        trace = parse_trace(row["question"], row["answer"])
+        flow = build_dataflow(trace)
+        reused += len(flow._derivations[1])
+        plan = _propagation_plan(trace, flow)
+        flow._plan, flow._derivations = None, None
+        assert _propagation_plan(trace, flow) == plan, row["question"][:60]
+    assert reused > 300
+
+
+def test_scoring_with_the_derivations_passed_matches_reading_them_again():
+    from rewards.scoring import score
+    from rewards.scoring.dataflow import answer_path, build_dataflow, input_counterfactuals
+
+    rows = [json.loads(line) for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:120]]
+    for row in rows:
+        trace = parse_trace(row["question"], row["answer"])
+        flow = build_dataflow(trace)
+        derivations = dataflow.answer_derivations(flow)
+        assert input_counterfactuals(trace, flow) == input_counterfactuals(trace, flow, path=answer_path(flow))
+        for strict in (True, False):
+            assert score._ungrounded_on_answer_path(flow, strict) == \
+                score._ungrounded_on_answer_path(flow, strict, derivations)
+    assert dataflow.modular_problem("Find the remainder of 7 divided by 3.") == \
+        dataflow.modular_problem.__wrapped__("Find the remainder of 7 divided by 3.")
+
+
+def _cue_texts(corpus) -> list[str]:
+    import random
+
+    rng = random.Random(6)
+    pieces = ["wait", "Actually", "hmmm", "whoops", "hold on", "on second thought", "not quite", "scratch that",
+              "correction", "that's wrong", "that is not right", "That was incorrect", "that isn't a mistake",
+              "that is an error", "that is not correct", "I made a slip", "we made an error", "mistake",
+              "miscalculated", "mis-computed", "miscomputed", "typo", "let me re-check", "Let's double-check",
+              "let me check again", "let's verify", "let me redo", "let me re-do", "let's recompute",
+              "let me recalculate", "let me re-calculate", "let's recount", "let me reexamine", "let's reconsider",
+              "let me correct", "No, it is", "ok. no.", "Yes! No!", "no: 5", "doesn't work", "does not be right",
+              "didn't make sense", "won't be correct", "will not work", "can't work", "cannot be right",
+              "isn't the right approach", "is not a good way", "not the correct method", "wrong approach",
+              "wrong method", "dead end", "let me start over", "I'll start again", "I will restart",
+              "I should begin again", "let's go back", "let me try a different", "let's try another",
+              "I'll try an other", "let me try something else", "let me try again", "let's approach this differently",
+              "I will do it another way", "let me do this properly", "never mind", "nevermind", "forget that",
+              "abandon", "this approach is wrong", "that method was flawed", "this idea is not",
+              "so", "the", "3 + 4 = 7", ".", " ", "\n", "'s"]
+    texts = [*corpus, *ODD_CASES]
+    for _ in range(3000):
+        texts.append("".join(rng.choice(pieces) + rng.choice([" ", "", ". ", "\n", "x"]) for _ in range(4)))
+    return texts
+
+
+def test_cue_words_hold_every_cue(corpus):
+    for text in _cue_texts(corpus):
+        if not text.isascii():
+            continue
+        low = text.lower()
+        for pattern in (revisions.RETRACT, revisions.ABANDON):
+            if revisions._FOLDED[pattern].search(low):
+                assert any(w in low for w in revisions._CUE_WORDS[pattern]), (pattern.pattern[:20], text)
+            for start, head in ((0, 240), (0, 0), (min(3, len(text)), 7)):
+                end = min(len(text), start + head) if head else len(text)
+                assert revisions._cue_at(pattern, text, start, head) == \
+                    (pattern.search(text, start, end) is not None), text
+
+
+def test_claim_gate_substring_tests_hold_every_match(corpus):
+    # each cheap test is True wherever the regex it guards matches, so the gates read the same steps
+    from rewards.checks.claims import assignments, congruences, continuations, numberfacts
+
+    texts = [*corpus,
+             *_fuzzed("<>≤≥≦≧\\lgeqt 5=", 4000, seed=7), *_fuzzed("_{}05 Rr\\,;textmarh{\u00a0\u0663\n", 4000, seed=8),
+             *_fuzzed("xX= \t\u2003$-(.5\\ab", 4000, seed=9), *_fuzzed("\\[]$=&approx \\\\", 4000, seed=10),
+             "<<48/2=24>>24", "3 < 5", "a<b", "<<<", "x \\le 5", "x \\geq 2", "17 R 3", "17\\,r", "5\\text{ R}",
+             "x_1 = 2", "x = 5", "x\u2003= -3", "$y$ = $4$", "\\[ x \\] \\[ = 5 \\]", "$$ \\approx 3 $$"]
+    words = continuations._WORD_HINT_WORDS
+    for text in texts:
+        low = text.lower()
+        assert numberfacts._may_hold_a_fact(text) == (numberfacts._PREFILTER_WORD_SCAN.search(low) is not None
+                                                       or numberfacts._PREFILTER_SCAN.search(text) is not None), text
+        assert congruences._may_hold_a_claim(text) == (congruences._PREFILTER_WORD_SCAN.search(low) is not None
+                                                       or congruences._PREFILTER_PATTERNS.search(text) is not None), text
+        if assignments._HINT.search(text):
+            assert assignments._may_assign(text), text
+        if continuations._CONT_HINT.search(text):
+            assert "\\[" in text or "$$" in text or "\\\\" in text, text
+        assert any(w in text for w in words) == (continuations._WORD_HINT.search(text) is not None), text
+    assert numberfacts._may_compare("3 < 5") and not numberfacts._may_compare("<<48/2=24>>24")
+    assert assignments._may_assign("x = 5") and not assignments._may_assign("<<48/2=24>>24")
+
+
+
+def test_divided_differences_in_integers_match_fraction_arithmetic():
+    import random
+    from fractions import Fraction
+
+    from rewards.checks import algebra
+    from rewards.checks.polynomials import trim
+
+    def slow(xs, ys):
+        n, dd = len(xs), list(ys)
+        for j in range(1, n):
+            for i in range(n - 1, j - 1, -1):
+                dd[i] = (dd[i] - dd[i - 1]) / (xs[i] - xs[i - j])
+        if any(c != 0 for c in dd[algebra.MAX_DEGREE + 1:]):
+            return None
+        deg = max((k for k, c in enumerate(dd) if c != 0), default=-1)
+        coef = [Fraction(0)] * (deg + 1)
+        for i in range(deg, -1, -1):
+            shifted = [Fraction(0)] + coef[:-1]
+            coef = [shifted[k] - xs[i] * coef[k] for k in range(deg + 1)]
+            coef[0] += dd[i]
+        return trim(coef)
+
+    rng = random.Random(12)
+    for trial in range(120):
+        xs = []
+        while len(xs) < 12:
+            x = algebra._draw(rng)
+            if x not in xs:
+                xs.append(x)
+        degree = trial % 9  # up to MAX_DEGREE + 2: some fit no polynomial of low degree
+        poly = [Fraction(rng.randint(-50, 50), rng.randint(1, 9)) for _ in range(degree + 1)]
+        ys = [sum(c * x ** k for k, c in enumerate(poly)) for x in xs]
+        if trial % 5 == 0:
+            ys[rng.randrange(12)] += Fraction(1, 7)  # a value off the polynomial
+        assert algebra._interpolate(xs, ys) == slow(xs, ys), (xs, ys)
+    assert algebra._interpolate([Fraction(1), Fraction(2), Fraction(3)], [Fraction(2), Fraction(4), Fraction(6)]) \
+        == [0, 2]

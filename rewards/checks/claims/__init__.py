@@ -71,7 +71,8 @@ def trace_checks(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equ
                 log.warning("rafs: claim checker %s failed (%s: %s); its checks are skipped", name,
                             type(exc).__name__, exc)
             continue
-        out.extend((i, c) for i, c in found if 0 <= i < len(steps) and c.ok is False)
+        if found:  # most checkers find nothing in most traces
+            out.extend((i, c) for i, c in found if 0 <= i < len(steps) and c.ok is False)
     return out
 
 

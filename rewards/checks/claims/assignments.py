@@ -63,6 +63,24 @@ _RESERVED = frozenset("ie")
 _HINT = re.compile(r"(?<![\\A-Za-z])[A-Za-z]\s*=\s*(?:\$\s*)?(?:-\s*)?[\d.(\\]")  # no two adjacent \s*: linear
 
 
+def _may_assign(step: str) -> bool:
+    """What every match of :data:`_HINT` holds: an ASCII letter, blanks, then ``=`` — looked for from each ``=`` (a
+    few per step) back over its blanks (``str.isspace`` is the regex's ``\\s``), where :data:`_HINT` starts a
+    match at every letter of a step."""
+    i = step.find("=")
+    while i != -1:
+        j = i - 1
+        while j >= 0 and step[j].isspace():
+            j -= 1
+        if j >= 0 and step[j] in _ASCII_LETTERS:
+            return True
+        i = step.find("=", i + 1)
+    return False
+
+
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
 def _letters(side: str) -> set[str]:
     return set(_LETTER.findall(_TEXT.sub(" ", side)))
 
@@ -152,7 +170,8 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
     out: list[tuple[int, EquationCheck]] = []
     try:
         for k, step in enumerate(list(steps)[:MAX_STEPS]):
-            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _HINT.search(step):
+            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_assign(step) \
+                    or not _HINT.search(step):
                 continue
             out.extend((k, c) for c in _step_claims(step))
     except Exception:  # untrusted text: a checker never raises

@@ -90,7 +90,14 @@ def _may_hold_a_claim(step: str) -> bool:
     """Cheap test (substring search on the lower-cased step, one small regex): can ``step`` hold a congruence,
     remainder, gcd/lcm or base-b claim at all?"""
     low = step.lower()
-    return _PREFILTER_WORD_SCAN.search(low) is not None or _PREFILTER_PATTERNS.search(step) is not None
+    return _PREFILTER_WORD_SCAN.search(low) is not None or (
+        ("_" in step or _PREFILTER_R.search(step) is not None) and _PREFILTER_PATTERNS.search(step) is not None)
+
+
+_PREFILTER_R = re.compile(r"[\d\s,;{][Rr]\b")
+"""What every match of :data:`_PREFILTER_PATTERNS` without ``_`` holds: its ``R`` after a digit, a blank, ``\\,`` /
+``\\;`` or a brace (the one character its pattern lets precede it) — one cheap character test per position, where
+that pattern starts a bounded match at every digit of a step."""
 
 # ---------------------------------------------------------------------------------------------- congruences
 _BRACED = r"\{(?:[^{}]|\{[^{}]*\})*\}"

@@ -71,6 +71,8 @@ MAX_SIDE_CHARS = 300
 # ------------------------------------------------------------------------------------------ pre-filters
 _CONT_HINT = re.compile(r"(?:\\\[|\$\$|\\\\)\s*(?:&\s*)?(?:=|\\approx)(?!=)")
 _WORD_HINT = re.compile(r"simplif|reduces to|becomes|equals|equal to|evaluates to")
+_WORD_HINT_WORDS = ("simplif", "reduces to", "becomes", "equals", "equal to", "evaluates to")
+""":data:`_WORD_HINT`'s literals: a step holds one exactly when the pattern matches (substring tests are cheaper)."""
 
 # ------------------------------------------------------------------------------------------ displays
 _DISPLAY = re.compile(r"\\\[(.{0,3000}?)\\\]|\$\$(.{0,3000}?)\$\$", re.S)
@@ -254,7 +256,7 @@ def continuation_chains(steps: Sequence[str], problem: str = "") -> list[tuple[i
     """False links of chains continued over displays (``\\[ A \\] \\[ = B \\] \\[ = C \\]``)."""
     out: list[tuple[int, EquationCheck]] = []
     cache: dict[int, list] = {}
-    tied = _tied(problem)
+    tied = None  # _tied(problem), read when a run is checked
 
     def pieces(k: int) -> list:
         if k not in cache:
@@ -263,7 +265,8 @@ def continuation_chains(steps: Sequence[str], problem: str = "") -> list[tuple[i
         return cache[k]
 
     for k, step in enumerate(steps[:MAX_STEPS]):
-        if len(step) > MAX_STEP_CHARS or "=" not in step or not _CONT_HINT.search(step):
+        if len(step) > MAX_STEP_CHARS or "=" not in step or not ("\\[" in step or "$$" in step or "\\\\" in step) \
+                or not _CONT_HINT.search(step):  # each match starts with one of the three
             continue
         own = [(k, p, t, c) for p, t, c in pieces(k)]
         if not own or not any(c for *_, c in own):
@@ -292,6 +295,7 @@ def continuation_chains(steps: Sequence[str], problem: str = "") -> list[tuple[i
                 joined.append(t)
                 pos += len(t) + 1
             text = "\\[ " + " ".join(joined) + " \\]"
+            tied = tied if tied is not None else _tied(problem)
             for a, b, detail, where in _failed_links(text, tied):
                 j = max(0, bisect_right(starts, where) - 1)
                 i = max(0, bisect_right(starts, text.find(a, starts[0])) - 1)
@@ -312,7 +316,7 @@ def word_claims(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
     """False equalities stated in words between two math expressions ("$A$ simplifies to $B$")."""
     out: list[tuple[int, EquationCheck]] = []
     for k, step in enumerate(steps[:MAX_STEPS]):
-        if len(step) > MAX_STEP_CHARS or not _WORD_HINT.search(step):
+        if len(step) > MAX_STEP_CHARS or not any(word in step for word in _WORD_HINT_WORDS):
             continue
         spans = []
         for m in _INLINE.finditer(step):

@@ -92,7 +92,19 @@ def _may_hold_a_fact(step: str) -> bool:
     """Cheap test (substring search on the lower-cased step, one small regex): can ``step`` state a fact at all?
     It must accept every step any of the detailed patterns could match (GSM8K's ``<<a*b=c>>`` brackets excluded)."""
     low = step.lower()
-    return _PREFILTER_WORD_SCAN.search(low) is not None or _PREFILTER_SCAN.search(step) is not None
+    return _PREFILTER_WORD_SCAN.search(low) is not None or (
+        _may_compare(step) and _PREFILTER_SCAN.search(step) is not None)
+
+
+def _may_compare(step: str) -> bool:
+    """Substring tests every match of :data:`_PREFILTER_SCAN` passes (the regex tries each bracket and backslash;
+    these are a few linear scans): a ``<``/``>`` left once the ``<<``/``>>`` pairs are taken out (a lone one keeps
+    its neighbours, which are no brackets), a comparison sign, or a ``\\l``/``\\g`` command."""
+    if "<" in step or ">" in step:
+        bare = step.replace("<<", "").replace(">>", "")
+        if "<" in bare or ">" in bare:
+            return True
+    return "\\l" in step or "\\g" in step or "≤" in step or "≥" in step or "≦" in step or "≧" in step
 
 # ----------------------------------------------------------------------------------------------- operands
 # characters and commands an arithmetic operand may be made of (after PLAIN_MARKUP removed $, \text, \left, \, …)
