@@ -147,6 +147,34 @@ def approximate_value(answer: str) -> float | None:
 _BIG_EXPONENT = re.compile(r"(\^|\*\*)\s*+\{?\s*+\(?\s*+[\d.]{3,}|(\^|\*\*)[^=]*(\^|\*\*)")
 _BIG_FACTORIAL = re.compile(r"(\d{3,}|[)}])\s*!")
 _LONG_DIGITS = re.compile(r"\d{41,}")
+_REPEATED_FACTORIAL = re.compile(r"!\s*!")  # "20!!": math-verify reads (20!)!, sympy never finishes
+_GROUP_POWER = re.compile(r"[)\]]\s*+\}?\s*+\^\s*+\{?\s*+(\d++)")  # "(x+y+1)^{99}": sympy expands it
+_VARIABLE = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+MAX_MONOMIALS = 64
+"""Most terms the bracketed sums of variables in an answer may multiply out to for it to go to math-verify: each
+group ``(…)``/``[…]`` (not ``\\[…\\]``) holding a variable counts its summands ``t`` (every ``+``/``-`` in it,
+generously), or ``C(e + t - 1, t - 1)`` when raised to ``e``, and the counts multiply. ``(x+y+z+w+1)^{10}`` (1,001),
+``(x+y+1)^{99}`` (5,050) and 16 binomials ``(a+b)(c+d)…`` (65,536) ran into math-verify's 3 s timeout, 8 binomials
+(256) took about 1 s; ``(x+1)^{2}`` (3), ``(x+y)^{5}`` (6) and ``(x-1)(x+2)(x-3)`` (8) pass."""
+
+
+def _expansion_terms(text: str) -> int:
+    """How many terms the bracketed sums of variables in ``text`` multiply out to, over-counted (see
+    :data:`MAX_MONOMIALS`); it stops counting once past the bound."""
+    total, opened = 1, []
+    for i, ch in enumerate(text):
+        if ch in "([" and text[i - 1:i] != "\\":
+            opened.append(i)
+        elif ch in ")]" and opened and text[i - 1:i] != "\\":
+            group = text[opened.pop():i + 1]
+            if not _VARIABLE.search(group):
+                continue
+            terms = 1 + group.count("+") + group.count("-")
+            power = _GROUP_POWER.match(text, i)
+            total *= math.comb(min(int(power.group(1)[:6]), 10**5) + terms - 1, terms - 1) if power else terms
+            if total > MAX_MONOMIALS:
+                break
+    return total
 
 
 def sympy_safe(text: str) -> bool:
@@ -154,10 +182,17 @@ def sympy_safe(text: str) -> bool:
 
     Off the main thread math-verify runs without its timeout, so anything that sympy might expand into a huge
     integer is refused here: exponents of three or more digits, exponent towers, factorials of large or
-    parenthesised arguments, and numbers of more than 40 digits. Refused answers are compared as strings.
+    parenthesised arguments, and numbers of more than 40 digits; also repeated factorials (``9!!``) and bracketed
+    sums of variables that multiply out to more than :data:`MAX_MONOMIALS` terms (``(x+y+z+w+1)^{10}``,
+    ``(a+b)(c+d)…``): each ran into math-verify's 3 s timeout on the main thread (and ``20!!`` still ran after 25 s
+    off it). Refused answers are compared as strings.
+
+    >>> sympy_safe("(x+1)^{2}"), sympy_safe("20!!"), sympy_safe("(x+y+1)^{99}"), sympy_safe("(\\frac{1}{2})^{10}")
+    (True, False, False, True)
     """
     return not (_BIG_EXPONENT.search(text) or _BIG_FACTORIAL.search(text) or _LONG_DIGITS.search(text)
-                or "binom" in text and re.search(r"\d{4,}", text))
+                or "binom" in text and re.search(r"\d{4,}", text) or _REPEATED_FACTORIAL.search(text)
+                or _expansion_terms(text) > MAX_MONOMIALS)
 
 
 MAX_SYMBOLIC_CHARS = 96
