@@ -93,3 +93,16 @@ def test_small_powers_and_factorials_still_go_to_math_verify():
     assert not sympy_safe("(a+b)(c+d)(e+f)(g+h)(i+j)(k+l)(m+n)") and not sympy_safe("(x+1)^{64}")  # 128, 65
     assert answers_equivalent("(x+1)^{2}", "x^2+2x+1")
     assert answers_equivalent("5!", "120")
+
+
+def test_a_huge_exact_value_is_displayed_without_overflow():
+    """``$6,871 ^ 250 \\times 515.15`` is exact with a terminating denominator, but past float's range: reports show
+    it as p/q instead of raising OverflowError (which left the whole equation unchecked)."""
+    from fractions import Fraction
+
+    from rewards.checks.arithmetic.values import Value, display_value
+
+    q = Fraction(6871) ** 250 * Fraction(10303, 20)
+    shown = display_value(Value(q, float("inf"), True))
+    assert Fraction(shown) == q
+    assert display_value(Value(Fraction(1030, 100), 10.3, True)) == "10.3"

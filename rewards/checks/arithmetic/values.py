@@ -49,7 +49,7 @@ def display_value(v: Value | None) -> str:
             d //= 2
         while d % 5 == 0:
             d //= 5
-        if d == 1 and q.denominator <= 10**12:
+        if d == 1 and q.denominator <= 10**12 and abs(q) < 10**300:  # float(q) overflows past ~1.8e308
             s = f"{float(q):.12f}".rstrip("0").rstrip(".")
             if Fraction(s) == q:
                 return s
