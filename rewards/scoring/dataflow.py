@@ -178,7 +178,7 @@ _TIMES_X = re.compile(r"(?<=\d)[x×](?=\d)")
 """A product written without spaces (``15x2=30``): ``numbers_in`` reads 15 and the name ``x2``."""
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def _numbers(text: str) -> tuple[tuple[Fraction, tuple[int, int]], ...]:
     """:func:`rewards.checks.arithmetic.numbers_in`, cached (sides repeat across propagation and group members).
     ``15x2`` reads as the two factors 15 and 2 (the ``x`` is blanked, so spans stay those of ``text``)."""
@@ -207,7 +207,7 @@ def _key(value: Fraction) -> int | Fraction:
     return value.numerator if value.denominator == 1 else value
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def _number_keys(text: str) -> tuple[int | Fraction, ...]:
     """:func:`_key` of each number of :func:`_numbers` of ``text``, in order (cached beside it: the sides that
     counterfactual propagation substitutes into, once per edit)."""
@@ -632,7 +632,7 @@ def _derivation(eq, check) -> tuple[tuple[str, ...], Fraction, str] | None:
     return _derivation_of(tuple(eq.sides), tuple(eq.values), check.ok)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[str, ...], Fraction, str] | None:
     """What an equation derives, as ``(operand sides, value, kind)``, or ``None``:
 
