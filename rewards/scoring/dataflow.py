@@ -263,6 +263,15 @@ _AND_A_HALF = re.compile(
     r"|(?P<m>\b\d+)\s+(?P<mpart>1/2|1/4|1/3|3/4)\b", re.I)
 _ORDINALS = {"half": 2, "halves": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5, "sixth": 6, "seventh": 7,
              "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
+
+
+def _has_ordinal(low: str) -> bool:
+    """``any(word in low for word in _ORDINALS)``, unrolled (no generator; the tests check that they agree)."""
+    return ("half" in low or "halves" in low or "third" in low or "fourth" in low or "quarter" in low or "fifth" in low
+            or "sixth" in low or "seventh" in low or "eighth" in low or "ninth" in low or "tenth" in low
+            or "twelfth" in low or "twentieth" in low or "hundredth" in low)
+
+
 _ORDINAL_WORDS = re.compile(r"\b(" + "|".join(_ORDINALS) + r")s?\b", re.I)
 _ORDINAL_WORDS_LOWER = re.compile(r"\b(" + "|".join(_ORDINALS) + r")s?\b")
 """:data:`_ORDINAL_WORDS` for lower-cased ASCII text (the same matches, without case folding)."""
@@ -342,7 +351,7 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
         whole = Fraction(1) if match.group("one") else next((v for v, _ in _numbers(match.group("n"))), None)
         if whole is not None:
             values.add(whole + _HALVES[match.group("part").lower()])
-    if every or any(word in low for word in _ORDINALS):
+    if every or _has_ordinal(low):
         for word in _ORDINAL_WORDS.findall(problem) if every else _ORDINAL_WORDS_LOWER.findall(low):
             n = _ORDINALS[word.lower()]
             values.update((Fraction(n), Fraction(1, n)))
@@ -1221,6 +1230,18 @@ _COUNTING_PROBLEM = re.compile(r"\b(?:distinct|ways?|arrange(?:d|ments?)?|choice
 choices left after each pick (:func:`_falling_factors`). Not "different": "a different route home" made 139 of 238
 GSM8K train problems counting ones, where any reached n reached n - 1 (red team, session 8)."""
 
+
+def _counting_problem(problem: str) -> bool:
+    """``_COUNTING_PROBLEM.search(problem) is not None``, the pattern run only where a word it needs occurs: in ASCII
+    text re.I folds nothing else, so substring tests on the lower-cased problem are exact (the tests check it)."""
+    if problem.isascii():
+        low = problem.lower()
+        if not ("distinct" in low or "way" in low or "arrange" in low or "choices" in low or "choose" in low
+                or "chosen" in low or "select" in low or "combination" in low or "permutation" in low
+                or "committee" in low or "licen" in low or "password" in low):
+            return False
+    return _COUNTING_PROBLEM.search(problem) is not None
+
 _FALLING_JOIN = re.compile(r"\s*(?:\\cdot|\\times|\*|×|·)\s*")
 
 
@@ -1246,6 +1267,16 @@ def _falling_factors(side: str, numbers, is_reached) -> set[tuple[int, int]]:
 
 
 _FACTORING_PROBLEM = re.compile(r"\b(?:(divisors)|factors|prime|perfect (?:square|cube))\b", re.I)
+
+
+def _factoring_problem(problem: str) -> re.Match | None:
+    """``_FACTORING_PROBLEM.search(problem)``, run only where a word it needs occurs (ASCII text: substring tests on
+    the lower-cased problem are exact, as in :func:`_counting_problem`)."""
+    if problem.isascii():
+        low = problem.lower()
+        if not ("divisors" in low or "factors" in low or "prime" in low or "perfect" in low):
+            return None
+    return _FACTORING_PROBLEM.search(problem)
 _PRIME_POWER = re.compile(r"\s*+\(?\s*+(\d{1,6})\s*+\)?(?:\s*+\^\s*+\{?\s*+(\d{1,2})\s*+\}?)?\s*")
 _PRODUCT_SIGN = re.compile(r"\\cdot|\\times|×|·|\*")
 
@@ -1402,8 +1433,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
     strict: set[Fraction] = set(pnums) | units  # reached from the problem (see StepFlow.unsupported); constants apart:
     # a percent or reciprocal transform applies to a quantity, not to a constant (400 is not "4 percent")
     reached_roots: dict[Fraction, int] = {}  # root of a reached one-unknown equation -> its step
-    counting = _COUNTING_PROBLEM.search(trace.problem) is not None
-    factoring = _FACTORING_PROBLEM.search(trace.problem)  # a prime factorisation reaches its parts
+    counting = _counting_problem(trace.problem)
+    factoring = _factoring_problem(trace.problem)  # a prime factorisation reaches its parts
     log_problem = "log" in trace.problem  # a power may solve the logarithm it asks (_log_exponent)
     if counting and _ALPHABET.search(trace.problem):  # "2 different letters (A through Z)": 26 of them
         strict.add(Fraction(26))

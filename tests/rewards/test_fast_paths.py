@@ -847,3 +847,188 @@ def test_divided_differences_in_integers_match_fraction_arithmetic():
         assert algebra._interpolate(xs, ys) == slow(xs, ys), (xs, ys)
     assert algebra._interpolate([Fraction(1), Fraction(2), Fraction(3)], [Fraction(2), Fraction(4), Fraction(6)]) \
         == [0, 2]
+
+
+# ---------------------------------------------------------------------------------------------------- perf9c
+# the claim gates' word lists as unrolled substring tests, and congruences' R prefilter found from its R: each must
+# agree with the list / the pattern it replaces on real GSM8K / MATH-500 text and fuzzed strings.
+
+
+def test_unrolled_claim_gate_words_match_their_lists(corpus):
+    from rewards.checks.claims import congruences, continuations, coordinates, numberfacts
+
+    texts = [*corpus, *_fuzzed("modequivcongruentremaindergoes intogcdlcmfhCOMMON≡≢ ", 8000, seed=21),
+             *_fuzzed("divisdmultiplefactorgtprimecomposMID ", 8000, seed=22),
+             *_fuzzed("simplifyreduces tobecomequalsevaluat ", 8000, seed=23),
+             *_fuzzed("midpointdistanceslopeMDS, ", 6000, seed=24),
+             *_fuzzed(".meanaverg dic_p_MODE…", 8000, seed=25),
+             "x MOD 3", "a common factor", "2 goes into 6", "it simplifies to", "evaluates to 4", "the MIDPOINT (1, 2)",
+             "the mean is 4", "C_5", "p_2", "1...3", "the Mode", ""]
+    hits = [0] * 5
+    for text in texts:
+        low = text.lower()
+        for i, (fast, words, arg) in enumerate((
+                (congruences._has_prefilter_word, congruences._PREFILTER_WORDS, low),
+                (numberfacts._has_prefilter_word, numberfacts._PREFILTER_WORDS, low),
+                (continuations._has_word_hint, continuations._WORD_HINT_WORDS, text),
+                (sequences._has_prefilter_word, sequences._PREFILTER_WORDS, low))):
+            slow = any(w in arg for w in words)
+            assert fast(arg) == slow, (words, text)
+            hits[i] += slow
+        assert coordinates._may_hold_a_claim(text) == (
+            "matrix" in text or ("," in text if any(w in low for w in coordinates._WORDS)
+                                 else "=" in text and coordinates._OBJECT_HINT.search(text) is not None)), text
+        hits[4] += coordinates._may_hold_a_claim(text)
+    assert congruences._PREFILTER_WORD_SCAN.search("x mod 3") and congruences._has_prefilter_word("x mod 3")
+    assert min(hits) > 20, hits  # every list is hit often: the comparison has teeth
+
+
+def test_remainder_r_prefilter_found_from_its_r_matches_the_pattern(corpus):
+    from rewards.checks.claims import congruences
+
+    texts = [*corpus, *_fuzzed("Rr 5\t\n,;{}a_\u00a0\u0663.", 20000, seed=26),
+             "17 R 3", "17\\,r", "5\\text{ R}", "4R", "4Rs", "r", "R", " r", "{r}", "x;R.", "\u0663R", "\u00a0r!"]
+    hits = 0
+    for text in texts:
+        slow = congruences._PREFILTER_R.search(text) is not None
+        assert (congruences._PREFILTER_R_FIRST.search(text) is not None) == slow, text
+        hits += slow
+    assert hits > 500, hits
+
+
+def _equivalence_eager(steps):
+    """rewards.checks.claims.equivalence.check_trace as it was before perf9c: the previous step's last equation
+    checked whole at the end of every step, not when a pair with the next step needs it."""
+    from rewards.checks.claims import equivalence as m
+
+    out, budget, prev = [], m.MAX_PAIRS, None
+    for k, step in enumerate(steps):
+        if not isinstance(step, str) or len(step) > m.MAX_STEP_CHARS or "=" not in step:
+            prev = None
+            continue
+        eqs = m._equations(step)
+        if prev is not None and eqs and budget > 0:
+            p_step, p_eq, p_eqs = prev
+            e2 = eqs[0]
+            if m._gap_ok(p_step[p_eq.span[1]:] + "\n" + step[:e2.span[0]]) and m._whole(step, e2.span):
+                budget -= 1
+                detail = m.pair_check(p_eq, e2, p_eqs[:-1])
+                if detail:
+                    out.append((k, detail))
+                    prev = None
+                    continue
+        prev = None
+        for j in range(1, len(eqs)):
+            e1, e2 = eqs[j - 1], eqs[j]
+            if budget <= 0:
+                return out
+            if e2.span[0] < e1.span[1] or not m._gap_ok(step[e1.span[1]:e2.span[0]]):
+                continue
+            if not (m._whole(step, e1.span) and m._whole(step, e2.span)):
+                continue
+            budget -= 1
+            detail = m.pair_check(e1, e2, eqs[:j - 1])
+            if detail:
+                out.append((k, detail))
+                break
+        if eqs and m._whole(step, eqs[-1].span):
+            prev = (step, eqs[-1], eqs)
+    return out
+
+
+def test_equivalence_checks_the_previous_equation_whole_only_when_used(corpus):
+    import random
+
+    from rewards.checks.claims import equivalence
+
+    rng = random.Random(27)
+    lines = [t for t in corpus if "=" in t]
+    pieces = ["x^2 = 4x", "x = 4", "2x + 3 = 7", "2x = 4", "x = 2", "x - 1 = 0", "x^2 - 1 = 0", "(x-1)^2 = 0",
+              "$x^2 = 9$", "$x = 3$", "3x = 12 + x", "so", "Dividing both sides by x,", "subtract 3:", "hence",
+              "\\[ x^2 = 2x \\]", "\\[ x = 2 \\]", "then 5 \\cdot", "+ 1", "y = 2x", "x + 1 = 5 +", "Thus"]
+    traces = [lines[i:i + rng.randint(1, 6)] for i in range(0, len(lines), 3)]
+    traces += [[" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5))]
+               for _ in range(3000)]
+    traces += [["2x + 3 = 11", "so x = 5"], ["2x + 3 = 11 +", "so x = 5"], ["x^2 = 4x", "so x = 4"]]
+    found = 0
+    for steps in traces:
+        fast = [(k, c.detail) for k, c in equivalence.check_trace(steps)]
+        assert fast == _equivalence_eager(steps), steps
+        found += bool(fast)
+    assert equivalence.check_trace(["2x + 3 = 11", "so x = 5"])  # a slip across two steps
+    assert not equivalence.check_trace(["2x + 3 = 11 +", "so x = 5"])  # the previous equation continues: not whole
+    assert found > 50, found
+
+
+def test_sequence_region_prefilters_hold_every_match(corpus):
+    # a step the substring tests turn away holds no match of the pattern, so the region reader it skips finds nothing
+    import random
+
+    rng = random.Random(28)
+    atoms = ["1", "2", "10", "+", " + ", "...", "…", "\\ldots", "\\cdots", "\\dots", "\\dotsb", ".", "\\frac{1}{2}",
+             "2^3", " ", "C", "P", "c", "(", ")", ",", "5", "_", "^", "{", "}", "\\,", "= "]
+    texts = [*corpus, *_fuzzed("12+ .…\\ldotscCpP(,)_^{}", 8000, seed=29),
+             *("".join(rng.choice(atoms) for _ in range(rng.randint(1, 14))) for _ in range(12000)),
+             *(rng.choice(["", "so ", "(", "x"]) + rng.choice([" + ", "+", " - ", "+\t"]).join(
+                 rng.choice(atoms[:3] + atoms[4:11] + atoms[12:14]) for _ in range(rng.randint(2, 7)))
+               for _ in range(6000)),
+             *(rng.choice(["", "_", "^{5}", "{}_", "x", "\\"]) + rng.choice("CPcp") + rng.choice(["(", " (", "_", "_{"])
+               + rng.choice(["5, 2)", "4,2)", "3}", "7"]) for _ in range(3000)),
+             "1 + 2 + 3 + \\cdots + 10", "1 + 2 + 3 + ... + 9", "2+4+6+…+20", "C(5, 2) = 10", "P(4,2)", "{}_5C_2"]
+    ellipses = counts = 0
+    for text in texts:
+        if sequences._ELLIPSIS_SUM.search(text) is not None:
+            assert sequences._may_hold_an_ellipsis_sum(text), text
+            ellipses += 1
+        elif not sequences._may_hold_an_ellipsis_sum(text):
+            assert sequences._ellipsis_regions(text) == [], text
+        if sequences._COUNT.search(text) is not None:
+            assert "C" in text or "P" in text, text
+            counts += 1
+    assert ellipses > 100 and counts > 100, (ellipses, counts)
+    assert sequences._ellipsis_regions("1 + 2 + 3 + \\cdots + 10") and sequences._count_regions("C(5, 2) = 10")
+
+
+def test_unrolled_cue_and_ordinal_words_match_their_lists(corpus):
+    import random
+
+    rng = random.Random(30)
+    words = [*revisions._CUE_WORDS[revisions.RETRACT], *revisions._CUE_WORDS[revisions.ABANDON], *dataflow._ORDINALS]
+    texts = [*corpus, *_fuzzed("waitcronglsmxhufe ,.!:'-", 8000, seed=31),
+             *(" ".join(rng.choice(words)[:rng.randint(2, 12)] for _ in range(rng.randint(1, 3))) for _ in range(8000))]
+    hits = [0, 0, 0]
+    for text in texts:
+        low = text.lower()
+        for i, (fast, listed) in enumerate(((revisions._has_retract_word, revisions._CUE_WORDS[revisions.RETRACT]),
+                                            (revisions._has_abandon_word, revisions._CUE_WORDS[revisions.ABANDON]),
+                                            (dataflow._has_ordinal, dataflow._ORDINALS))):
+            slow = any(w in low for w in listed)
+            assert fast(low) == slow, (i, text)
+            hits[i] += slow
+    assert min(hits) > 1000, hits  # each list is hit often, and missed often: the comparison has teeth
+    assert sum(1 for t in texts if not dataflow._has_ordinal(t.lower())) > 1000
+
+
+def test_counting_and_factoring_problem_prefilters_match_re_i(corpus):
+    import random
+
+    rng = random.Random(32)
+    words = ["distinct", "ways", "way", "arranged", "arrangements", "choices", "choose", "chosen", "selects",
+             "combinations", "permutation", "committees", "license plates", "licence plate", "passwords",
+             "divisors", "factors", "prime", "perfect square", "perfect cube", "primes", "waySide", "selection"]
+    cased = [w.upper() if rng.random() < 0.3 else w.title() if rng.random() < 0.3 else w for w in words * 40]
+    texts = [*corpus, *cased, *(f"{rng.choice(['', 'x', ' ', '5'])}{w}{rng.choice(['', 's', ' ', '.', 'x', '_'])}"
+                                for w in cased),
+             *_fuzzed("wayselctdisnprmfo \u017f\u212aK", 6000, seed=33),
+             "the \u017felected few", "PRIME", "a Perfect Square", "the wa\u0443", ""]
+    counted = factored = 0
+    for text in texts:
+        slow = dataflow._COUNTING_PROBLEM.search(text)
+        assert dataflow._counting_problem(text) == (slow is not None), text
+        counted += slow is not None
+        slow = dataflow._FACTORING_PROBLEM.search(text)
+        fast = dataflow._factoring_problem(text)
+        assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups())), text
+        factored += slow is not None
+    assert counted > 200 and factored > 200, (counted, factored)  # both hit often: the test has teeth
+    assert dataflow._counting_problem("the \u017felected few")  # re.I folds the long s: the non-ASCII path runs it

@@ -90,14 +90,24 @@ def _may_hold_a_claim(step: str) -> bool:
     """Cheap test (substring search on the lower-cased step, one small regex): can ``step`` hold a congruence,
     remainder, gcd/lcm or base-b claim at all?"""
     low = step.lower()
-    return _PREFILTER_WORD_SCAN.search(low) is not None or (
-        ("_" in step or _PREFILTER_R.search(step) is not None) and _PREFILTER_PATTERNS.search(step) is not None)
+    return _has_prefilter_word(low) or (
+        ("_" in step or _PREFILTER_R_FIRST.search(step) is not None) and _PREFILTER_PATTERNS.search(step) is not None)
+
+
+def _has_prefilter_word(low: str) -> bool:
+    """Whether :data:`_PREFILTER_WORD_SCAN` matches ``low``: its literals as substring tests, unrolled (cheaper than
+    the alternation's scan; tests check they agree)."""
+    return ("mod" in low or "equiv" in low or "≡" in low or "≢" in low or "congruent" in low or "remainder" in low
+            or "goes into" in low or "gcd" in low or "lcm" in low or "gcf" in low or "hcf" in low or "common" in low)
 
 
 _PREFILTER_R = re.compile(r"[\d\s,;{][Rr]\b")
 """What every match of :data:`_PREFILTER_PATTERNS` without ``_`` holds: its ``R`` after a digit, a blank, ``\\,`` /
 ``\\;`` or a brace (the one character its pattern lets precede it) — one cheap character test per position, where
 that pattern starts a bounded match at every digit of a step."""
+_PREFILTER_R_FIRST = re.compile(r"[Rr]\b(?<=[\d\s,;{][Rr])")
+""":data:`_PREFILTER_R` found from its ``R`` (then the character before it): the same steps match, and the scan stops
+only at an ``R``/``r``, not at every digit and blank (tests check they agree)."""
 
 # ---------------------------------------------------------------------------------------------- congruences
 _BRACED = r"\{(?:[^{}]|\{[^{}]*\})*\}"

@@ -77,7 +77,7 @@ def _may_hold_a_claim(step: str) -> bool:
     if "matrix" in step:
         return True
     low = step.lower()
-    if any(w in low for w in _WORDS):
+    if "midpoint" in low or "distance" in low or "slope" in low:  # _WORDS, unrolled (tests check they agree)
         return "," in step
     return "=" in step and _OBJECT_HINT.search(step) is not None
 

@@ -338,7 +338,7 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
     try:
         out: list[tuple[int, EquationCheck]] = []
         budget = MAX_PAIRS
-        prev = None  # (step, its last equation, its equations) when the step has one
+        prev = None  # (step, its last equation, its equations) when the step has one (whole: checked when used)
         for k, step in enumerate(steps):
             if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or "=" not in step:
                 prev = None
@@ -348,7 +348,7 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
                 p_step, p_eq, p_eqs = prev
                 e2 = eqs[0]
                 gap = p_step[p_eq.span[1]:] + "\n" + step[:e2.span[0]]
-                if _gap_ok(gap) and _whole(step, e2.span):
+                if _gap_ok(gap) and _whole(p_step, p_eq.span) and _whole(step, e2.span):
                     budget -= 1
                     detail = pair_check(p_eq, e2, p_eqs[:-1])
                     if detail:
@@ -369,7 +369,7 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
                 if detail:
                     out.append((k, EquationCheck(e2, False, detail, (False,))))
                     break
-            if eqs and _whole(step, eqs[-1].span):
+            if eqs:  # a pair with the next step needs this equation whole: asked only when the gap reads as one
                 prev = (step, eqs[-1], eqs)
         return out
     except Exception:  # untrusted text: never raise

@@ -86,11 +86,17 @@ patterns left run only on text holding their backslash or bracket (a scan for "c
 nearly every word)."""
 
 
+def _has_prefilter_word(low: str) -> bool:
+    """``any(w in low for w in _PREFILTER_WORDS)``, unrolled (no generator per step; tests check they agree)."""
+    return ("..." in low or "mean" in low or "average" in low or "median" in low or "mode" in low or "c_" in low
+            or "p_" in low)
+
+
 def _may_hold_a_claim(step: str) -> bool:
     """Cheap test: can ``step`` hold a sequence, sum, statistics or counting claim at all (:data:`_PREFILTER`)?"""
     if step.isascii():
         low = step.lower()
-        return (any(w in low for w in _PREFILTER_WORDS) or "\\" in low and _PREFILTER_COMMAND.search(low) is not None
+        return (_has_prefilter_word(low) or "\\" in low and _PREFILTER_COMMAND.search(low) is not None
                 or "(" in low and _PREFILTER_CALL.search(low) is not None)
     return _PREFILTER.search(step) is not None
 
@@ -162,8 +168,16 @@ def _exact(text: str) -> Fraction | None:
     return v.exact
 
 
+def _may_hold_an_ellipsis_sum(step: str) -> bool:
+    """What every match of :data:`_ELLIPSIS_SUM` holds: a ``+`` and an ellipsis (``...``, ``…``, or ``dots`` of
+    ``\\ldots``/``\\cdots``/``\\dots``) — substring tests, where the pattern starts a bounded match at every atom."""
+    return "+" in step and ("..." in step or "…" in step or "dots" in step)
+
+
 def _ellipsis_regions(step: str) -> list[tuple[int, int, Fraction, str]]:
     out = []
+    if not _may_hold_an_ellipsis_sum(step):
+        return out
     for m in _ELLIPSIS_SUM.finditer(step):
         if len(out) >= MAX_REGIONS:
             break
@@ -280,6 +294,8 @@ def _count_value(kind: str, n: int, k: int) -> Fraction | None:
 
 def _count_regions(step: str) -> list[tuple[int, int, Fraction, str]]:
     out = []
+    if "C" not in step and "P" not in step:  # every match of _COUNT holds its C or P (case-sensitive)
+        return out
     points = _POINTS.search(step) is not None
     for m in _COUNT.finditer(step):
         if len(out) >= MAX_REGIONS:
