@@ -51,7 +51,7 @@ def _strip_trailing_specials(text: str) -> str:
     end, walked back from the end in linear time (a regex anchored at ``\\Z`` and run by ``sub`` rescanned a run of
     tokens from each of its starts: 1 s on 40,000 characters of ``<|im_end|>``).
 
-    >>> _strip_trailing_specials("2 + 2 = 4<|im_end|>\n<|endoftext|> ")
+    >>> _strip_trailing_specials("2 + 2 = 4<|im_end|>\\n<|endoftext|> ")
     '2 + 2 = 4'
     """
     end = len(text)
