@@ -41,7 +41,7 @@ from functools import lru_cache
 
 from rewards.checks.algebra import (MAX_COMBINED, algebra_work, combines, equation_sides, holds_under, rational_roots,
                                     real_roots, relation, substitutes, unknowns)
-from rewards.checks.arithmetic import Equation, EquationCheck, Value, evaluate, extract_equations, numbers_in
+from rewards.checks.arithmetic import Equation, EquationCheck, Value, contains_any, evaluate, extract_equations, numbers_in
 from rewards.checks.arithmetic.extraction import CLOCK_TIME, time_of_day
 from rewards.checks.arithmetic.literals import num_value
 from rewards.checks.claims import trace_checks
@@ -266,10 +266,8 @@ _ORDINALS = {"half": 2, "halves": 2, "third": 3, "fourth": 4, "quarter": 4, "fif
 
 
 def _has_ordinal(low: str) -> bool:
-    """``any(word in low for word in _ORDINALS)``, unrolled (no generator; the tests check that they agree)."""
-    return ("half" in low or "halves" in low or "third" in low or "fourth" in low or "quarter" in low or "fifth" in low
-            or "sixth" in low or "seventh" in low or "eighth" in low or "ninth" in low or "tenth" in low
-            or "twelfth" in low or "twentieth" in low or "hundredth" in low)
+    """Whether one of the :data:`_ORDINALS` occurs in ``low`` (lower-cased)."""
+    return contains_any(low, _ORDINALS)
 
 
 _ORDINAL_WORDS = re.compile(r"\b(" + "|".join(_ORDINALS) + r")s?\b", re.I)

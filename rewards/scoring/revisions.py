@@ -68,9 +68,10 @@ import logging
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Sequence
 
+from rewards.checks.arithmetic import contains_any
 from rewards.parsing.values import format_value
 from rewards.scoring.dataflow import COMMON_CONSTANTS
 
@@ -211,26 +212,21 @@ class _Index:
 
     def __init__(self, flow: "Dataflow") -> None:
         self._flow = flow
-        self._uses: dict[tuple[int, int], list[int]] | None = None
-        self._prods: dict[tuple[int, int], list[int]] | None = None
 
-    @property
+    def _steps_by_value(self, attribute: str) -> dict[tuple[int, int], list[int]]:
+        out: dict[tuple[int, int], list[int]] = {}
+        for s in self._flow.steps:
+            for k in _keys(getattr(s, attribute)):
+                out.setdefault(k, []).append(s.index)
+        return out
+
+    @cached_property
     def uses(self) -> dict[tuple[int, int], list[int]]:
-        if self._uses is None:
-            self._uses = {}
-            for s in self._flow.steps:
-                for k in _keys(s.used):
-                    self._uses.setdefault(k, []).append(s.index)
-        return self._uses
+        return self._steps_by_value("used")
 
-    @property
+    @cached_property
     def prods(self) -> dict[tuple[int, int], list[int]]:
-        if self._prods is None:
-            self._prods = {}
-            for s in self._flow.steps:
-                for k in _keys(s.produced):
-                    self._prods.setdefault(k, []).append(s.index)
-        return self._prods
+        return self._steps_by_value("produced")
 
     def producers(self, value: Fraction) -> list[int]:
         return self.prods.get(_key(value), [])
@@ -275,23 +271,13 @@ def _cue_words_in(text: str) -> tuple[bool, bool]:
 
 
 def _has_retract_word(low: str) -> bool:
-    """``any(w in low for w in _CUE_WORDS[RETRACT])``, unrolled (no generator; the tests check that they agree)."""
-    return ("wait" in low or "actually" in low or "hmm" in low or "oops" in low or "hold on" in low
-            or "second thought" in low or "not quite" in low or "scratch that" in low or "correction" in low
-            or "wrong" in low or "not right" in low or "incorrect" in low or "mistake" in low or "an error" in low
-            or "not correct" in low or "made a" in low or "miscalculat" in low or "miscomputed" in low
-            or "mis-computed" in low or "typo" in low or "let me" in low or "let's" in low or "no," in low
-            or "no." in low or "no!" in low or "no:" in low)
+    """Whether one of :data:`_CUE_WORDS` for RETRACT occurs in ``low`` (lower-cased)."""
+    return contains_any(low, _CUE_WORDS[RETRACT])
 
 
 def _has_abandon_word(low: str) -> bool:
-    """``any(w in low for w in _CUE_WORDS[ABANDON])``, unrolled (no generator; the tests check that they agree)."""
-    return ("work" in low or "be right" in low or "make sense" in low or "be correct" in low or "the right" in low
-            or "a good" in low or "the correct" in low or "wrong" in low or "dead end" in low or "start over" in low
-            or "start again" in low or "restart" in low or "begin again" in low or "go back" in low or "try" in low
-            or "approach" in low or "do this" in low or "do it" in low or "scratch that" in low
-            or "nevermind" in low or "never mind" in low or "forget" in low or "abandon" in low or "method" in low
-            or "idea" in low)
+    """Whether one of :data:`_CUE_WORDS` for ABANDON occurs in ``low`` (lower-cased)."""
+    return contains_any(low, _CUE_WORDS[ABANDON])
 
 
 def _cue_at(pattern: re.Pattern, text: str, start: int = 0, head: int = 240) -> bool:

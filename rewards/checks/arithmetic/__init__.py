@@ -9,7 +9,7 @@ evaluated by a recursive-descent (precedence-climbing) parser whose every resour
 Modules (one job each)
 ----------------------
 :mod:`.tokens` (the tokenizer), :mod:`.parser` (the bounded exact evaluator: ``evaluate``, ``evaluate_ex``),
-:mod:`.literals` (number literals, ``parse_number``), :mod:`.scanning` (``numbers_in``), :mod:`.extraction`
+:mod:`.literals` (number literals, ``parse_number``), :mod:`.scanning` (``numbers_in``, ``contains_any``), :mod:`.extraction`
 (``extract_equations``, :class:`Equation`), :mod:`.sides` (what a side is: literal decimals, units, percentages),
 :mod:`.equality` (``check_equation``, ``check_text``), :mod:`.values` (:class:`Value`, :class:`Unparseable`),
 :mod:`.budget` (the resource bounds and the per-text :class:`~.budget.Budget`) and :mod:`.errors` (internal-error
@@ -174,7 +174,7 @@ from .errors import STRICT_ENV, error_counts, reset_error_counts, strict_mode
 from .extraction import Equation, extract_equations
 from .literals import parse_number
 from .parser import evaluate, evaluate_ex
-from .scanning import numbers_in
+from .scanning import contains_any, numbers_in
 from .values import Unparseable, Value, display_value
 
 __all__ = [
@@ -189,6 +189,7 @@ __all__ = [
     "check_equation",
     "check_text",
     "numbers_in",
+    "contains_any",
     "MAX_EXPR_CHARS",
     "MAX_TEXT_CHARS",
     "STRICT_ENV",

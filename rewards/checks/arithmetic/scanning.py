@@ -13,7 +13,7 @@ from .budget import MAX_NUMBERS, MAX_TEXT_CHARS
 from .errors import internal_error
 from .literals import num_value
 
-__all__ = ["numbers_in"]
+__all__ = ["contains_any", "numbers_in"]
 
 # a digit run after a letter is part of an identifier (x2, H2O), but not after an operator command: "10\cdot9" holds 9
 _NUM_SCAN = re.compile(r"(?:(?<![\w.])|(?<=\\cdot)|(?<=\\times)|(?<=\\div)|(?<=\\pi))"
@@ -108,3 +108,17 @@ def numbers_in(text: str) -> list[tuple[Fraction, tuple[int, int]]]:
     except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT); partial result
         internal_error("numbers_in", text, exc)
     return out
+
+
+def contains_any(text: str, words) -> bool:
+    """Whether any of ``words`` occurs in ``text`` (substring tests, first hit wins): the keyword gates that let a
+    checker skip a step. A plain loop: about as fast as the tests written out as an ``or`` chain, and twice as fast
+    as ``any()`` over a generator or one regex alternation.
+
+    >>> contains_any("the units digit of 7^4", ("digit", "prime")), contains_any("2 + 2 = 4", ("digit", "prime"))
+    (True, False)
+    """
+    for word in words:
+        if word in text:
+            return True
+    return False

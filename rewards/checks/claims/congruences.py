@@ -67,7 +67,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
-from rewards.checks.arithmetic import Equation, EquationCheck, Value, check_equation, evaluate, extract_equations
+from rewards.checks.arithmetic import (Equation, EquationCheck, Value, check_equation, contains_any, evaluate,
+                                       extract_equations)
 from rewards.parsing.values import format_value
 
 __all__ = ["Congruence", "check_trace", "congruence_chains", "congruence_checks", "remainder_checks",
@@ -82,8 +83,6 @@ MAX_MODULUS_BITS = 256
 _PREFILTER_WORDS = ("equiv", "≡", "≢", "mod", "congruent", "remainder", "goes into", "gcd", "lcm", "gcf", "hcf",
                     "common")
 _PREFILTER_PATTERNS = re.compile(r"_\{?\d|\d\s*(?:\\[,;]\s*|\\(?:text|mathrm)\s*\{\s*){0,3}[Rr]\b")
-_PREFILTER_WORD_SCAN = re.compile("|".join(map(re.escape, _PREFILTER_WORDS)))
-"""Whether any of :data:`_PREFILTER_WORDS` occurs in a (lower-cased) text, in one scan."""
 
 
 def _may_hold_a_claim(step: str) -> bool:
@@ -95,10 +94,8 @@ def _may_hold_a_claim(step: str) -> bool:
 
 
 def _has_prefilter_word(low: str) -> bool:
-    """Whether :data:`_PREFILTER_WORD_SCAN` matches ``low``: its literals as substring tests, unrolled (cheaper than
-    the alternation's scan; tests check they agree)."""
-    return ("mod" in low or "equiv" in low or "≡" in low or "≢" in low or "congruent" in low or "remainder" in low
-            or "goes into" in low or "gcd" in low or "lcm" in low or "gcf" in low or "hcf" in low or "common" in low)
+    """Whether one of :data:`_PREFILTER_WORDS` occurs in ``low`` (lower-cased)."""
+    return contains_any(low, _PREFILTER_WORDS)
 
 
 _PREFILTER_R = re.compile(r"[\d\s,;{][Rr]\b")

@@ -53,7 +53,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Sequence
 
-from rewards.checks.arithmetic import Equation, EquationCheck, Value, check_equation, evaluate, extract_equations
+from rewards.checks.arithmetic import (Equation, EquationCheck, Value, check_equation, contains_any, evaluate,
+                                       extract_equations)
 from rewards.checks.identities import constrained_variables, identity_checks, single_variable
 from rewards.checks.identities import values_equal as _same
 from rewards.checks.equations import step_equations
@@ -76,10 +77,9 @@ _WORD_HINT_WORDS = ("simplif", "reduces to", "becomes", "equals", "equal to", "e
 
 
 def _has_word_hint(step: str) -> bool:
-    """``any(w in step for w in _WORD_HINT_WORDS)``, unrolled (no generator per step; the test suite checks that
-    the two agree)."""
-    return ("simplif" in step or "reduces to" in step or "becomes" in step or "equals" in step or "equal to" in step
-            or "evaluates to" in step)
+    """Whether one of :data:`_WORD_HINT_WORDS` occurs in ``step``."""
+    return contains_any(step, _WORD_HINT_WORDS)
+
 
 # ------------------------------------------------------------------------------------------ displays
 _DISPLAY = re.compile(r"\\\[(.{0,3000}?)\\\]|\$\$(.{0,3000}?)\$\$", re.S)

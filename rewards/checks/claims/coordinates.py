@@ -50,7 +50,7 @@ import re
 from fractions import Fraction
 from typing import Sequence, Union
 
-from rewards.checks.arithmetic import Equation, EquationCheck, evaluate
+from rewards.checks.arithmetic import Equation, EquationCheck, contains_any, evaluate
 from rewards.parsing.values import format_value as _show
 
 __all__ = ["check_trace"]
@@ -77,7 +77,7 @@ def _may_hold_a_claim(step: str) -> bool:
     if "matrix" in step:
         return True
     low = step.lower()
-    if "midpoint" in low or "distance" in low or "slope" in low:  # _WORDS, unrolled (tests check they agree)
+    if contains_any(low, _WORDS):
         return "," in step
     return "=" in step and _OBJECT_HINT.search(step) is not None
 
@@ -518,7 +518,7 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
                 continue
             found = _chain_checks(step)
             low = step.lower()
-            if any(w in low for w in _WORDS):
+            if contains_any(low, _WORDS):
                 found += _word_checks(step)
             out.extend((k, c) for c in found[:MAX_CLAIMS])
     except Exception:  # untrusted text: a checker never raises

@@ -57,7 +57,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Sequence
 
-from rewards.checks.arithmetic import Equation, EquationCheck, display_value, check_equation, evaluate, extract_equations
+from rewards.checks.arithmetic import (Equation, EquationCheck, check_equation, contains_any, display_value, evaluate,
+                                       extract_equations)
 from rewards.parsing.values import format_value as _show
 
 __all__ = ["check_trace"]
@@ -87,9 +88,8 @@ nearly every word)."""
 
 
 def _has_prefilter_word(low: str) -> bool:
-    """``any(w in low for w in _PREFILTER_WORDS)``, unrolled (no generator per step; tests check they agree)."""
-    return ("..." in low or "mean" in low or "average" in low or "median" in low or "mode" in low or "c_" in low
-            or "p_" in low)
+    """Whether one of :data:`_PREFILTER_WORDS` occurs in ``low`` (lower-cased)."""
+    return contains_any(low, _PREFILTER_WORDS)
 
 
 def _may_hold_a_claim(step: str) -> bool:
