@@ -17,7 +17,8 @@ Example (measured 2026-12-02, 500 traces): main at 531a60e 9.75M instructions/tr
 (2026-12-02, --n 500 --trl): TRL 7.065M; main at 76b99c8 9.479M (0.745); after three behaviour-preserving speed
 rounds 6.688M (1.057; 1.417x). At --n 2000 a full garbage collection falls inside the run, so the step caches' size
 shows: 6.743M with the old sizes, 6.643M sized to a GRPO batch, 6.147M after the last round (TRL 7.021M, ratio
-1.14). Wall clock lags these counts (bench_scorer median ratio about 0.97 the same day): instructions per cycle differ.
+1.14). One home per keyword list (a loop over each tuple instead of hand-unrolled copies) then cost 1%: 6.758M at
+--n 500 (1.045), 6.223M at --n 2000 (1.13). Wall clock lags these counts (bench_scorer median ratio about 0.97 the same day): instructions per cycle differ.
 
 Usage: python benchmarks/bench_instructions.py [--n 500] [--trl] TREE [TREE ...]
 """
