@@ -21,6 +21,15 @@ TOY = textwrap.dedent('''
         return out
 
 
+    def pays_shown_equations(prompts, completions, answer, **kwargs):
+        """The right answer with at least ``k`` '=' shown; the module attribute K sets k."""
+        base = pays_the_answer(prompts, completions, answer)
+        return [b if c.count("=") >= K else 0.0 for b, c in zip(base, completions)]
+
+
+    K = 1
+
+
     def get_strict(threshold=0.5):
         def strict(prompts, completions, **kwargs):
             return [0.0 for _ in completions]
@@ -92,6 +101,34 @@ def test_fail_under_turns_failures_into_exit_1(toy, sample, capsys):
     assert main(["audit", f"{toy}:pays_the_answer", *ARGS, "--mode", "single"]) == 0  # a measurement
     assert main(["audit", f"{toy}:pays_the_answer", *ARGS, "--mode", "single", "--fail-under", "0.98"]) == 1
     assert "below --fail-under 0.98" in capsys.readouterr().err
+
+
+def test_the_separated_bars_tell_a_rule_that_pays_gaming_from_a_reward_that_cannot_verify(toy, sample, capsys,
+                                                                                        monkeypatch):
+    single = [*ARGS, "--mode", "single"]
+    # pays_the_answer cannot tell work from '#### 18' anywhere: no separated problem, so the separated bar has nothing
+    # to fail on and the recall bar is what catches it
+    assert main(["audit", f"{toy}:pays_the_answer", *single, "--fail-under-separated", "0.98"]) == 0
+    assert main(["audit", f"{toy}:pays_the_answer", *single, "--min-separated", "0.5"]) == 1
+    assert "scores the faithful completion above the bare answer on 0 of 6 problems" in capsys.readouterr().err
+    # one '=' earns the answer: it separates work from a bare answer, and pays '18 = 18' as much as the work
+    assert main(["audit", f"{toy}:pays_shown_equations", *single, "--min-separated", "0.5"]) == 0
+    assert main(["audit", f"{toy}:pays_shown_equations", *single, "--fail-under-separated", "0.98"]) == 1
+    err = capsys.readouterr().err
+    assert "restate_answer" in err and "below --fail-under-separated 0.98" in err and len(err.splitlines()) == 1
+    # two '=' needed: the restatement no longer pays, padding gains nothing, the separated bar holds
+    import audit_cli_toy_rewards
+    monkeypatch.setattr(audit_cli_toy_rewards, "K", 2)
+    assert main(["audit", f"{toy}:pays_shown_equations", *single, "--fail-under-separated", "0.98"]) == 0
+
+
+def test_the_separated_bars_need_the_bare_answer_family(toy, sample, capsys):
+    assert main(["audit", f"{toy}:pays_the_answer", "--n", "6", "--families", "restate_answer", "--no-progress",
+                 "--min-separated", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "add bare_answer to --families" in err and len(err.strip().splitlines()) == 1
+    assert main(["audit", f"{toy}:pays_the_answer", *ARGS, "--fail-under-separated", "1.5"]) == 2
+    assert "--fail-under-separated 1.5: a share in [0, 1]" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("spec,message", [

@@ -79,6 +79,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--fail-under", type=float, default=None, metavar="SHARE",
                    help="exit 1 when, for any family, the share of problems keeping its property is below SHARE "
                         "(e.g. 0.98); without it the exit code is 0 whatever the result")
+    p.add_argument("--fail-under-separated", type=float, default=None, metavar="SHARE",
+                   help="the same bar over only the problems where the reward scores the faithful completion above "
+                        "the bare answer line (a rule that pays gaming, not a tie where nothing can be verified); "
+                        "needs bare_answer among the families")
+    p.add_argument("--min-separated", type=float, default=None, metavar="SHARE",
+                   help="exit 1 when a reward scores the faithful completion above the bare answer line on fewer "
+                        "than SHARE of the problems (its recall: what it can verify at all); needs bare_answer")
     p.add_argument("--list-families", action="store_true", help="print the families and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     from trainers.config import add_config_arguments
@@ -275,8 +282,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--n {args.n}: ask for at least 1 problem")
     if args.batch_size < 1:
         raise CommandError(f"--batch-size {args.batch_size}: must be >= 1")
-    if args.fail_under is not None and not 0.0 <= args.fail_under <= 1.0:
-        raise CommandError(f"--fail-under {args.fail_under}: a share in [0, 1], e.g. 0.98")
+    for flag, value in (("--fail-under", args.fail_under), ("--fail-under-separated", args.fail_under_separated),
+                        ("--min-separated", args.min_separated)):
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise CommandError(f"{flag} {value}: a share in [0, 1], e.g. 0.98")
     from trainers.cli import check_output_file
 
     if args.json_out and args.markdown and os.path.abspath(args.json_out) == os.path.abspath(args.markdown):
@@ -296,6 +305,11 @@ def run(args: argparse.Namespace) -> int:
         families = select_families(args.families)
     except AuditError as exc:
         raise CommandError(str(exc)) from None
+    if (args.fail_under_separated is not None or args.min_separated is not None) \
+            and "bare_answer" not in {f.name for f in families}:
+        flag = "--fail-under-separated" if args.fail_under_separated is not None else "--min-separated"
+        raise CommandError(f"{flag} compares each problem's faithful score with its bare answer line: add "
+                           f"bare_answer to --families")
     from trainers.config import config_from_args, rafs_overrides_from_args
 
     config = config_from_args(args) if (args.config or rafs_overrides_from_args(args)) else None
@@ -368,12 +382,40 @@ def run(args: argparse.Namespace) -> int:
         _write(args.markdown, f"Violation share (%) per family; bold: fails the 2% bar. {meta}.\n\n"
                               + markdown_table(all_reports) + separated + "\n")
         console.print(f"wrote {args.markdown}")
+    return _gate(args, all_reports)
+
+
+def _gate(args, reports) -> int:
+    """The exit code of the three bars (``--fail-under``, ``--fail-under-separated``, ``--min-separated``): 1 with
+    one line on stderr per bar a result misses, else 0."""
+    failed = False
     if args.fail_under is not None:
-        worst = [(1.0 - f.share, r.reward, r.mode, f.family) for r in all_reports for f in r.families if f.n]
+        worst = [(1.0 - f.share, r.reward, r.mode, f.family) for r in reports for f in r.families if f.n]
         below = [w for w in worst if w[0] < args.fail_under]
         if below:
             keep, name, mode, fam = min(below)
             print(f"rafs audit: {len(below)} family result(s) below --fail-under {args.fail_under}; worst: "
                   f"{fam} under {name} ({mode}) keeps its property on {100 * keep:.1f}%", file=sys.stderr)
-            return 1
-    return 0
+            failed = True
+    if args.fail_under_separated is not None:
+        worst = [(1.0 - f.separated_share, r.reward, r.mode, f.family, f.separated_n) for r in reports
+                 for f in r.families if f.separated_share is not None]
+        below = [w for w in worst if w[0] < args.fail_under_separated]
+        if below:
+            keep, name, mode, fam, n = min(below)
+            print(f"rafs audit: {len(below)} family result(s) below --fail-under-separated "
+                  f"{args.fail_under_separated}; worst: {fam} under {name} ({mode}) keeps its property on "
+                  f"{100 * keep:.1f}% of the {n} problems where the reward separates work from a bare answer",
+                  file=sys.stderr)
+            failed = True
+    if args.min_separated is not None:
+        low = [((r.separated or 0) / r.n_problems, r.reward, r.mode, r.separated or 0, r.n_problems)
+               for r in reports if r.n_problems]
+        below = [w for w in low if w[0] < args.min_separated]
+        if below:
+            share, name, mode, sep, n = min(below)
+            print(f"rafs audit: {len(below)} result(s) below --min-separated {args.min_separated}; worst: {name} "
+                  f"({mode}) scores the faithful completion above the bare answer on {sep} of {n} problems "
+                  f"({100 * share:.1f}%)", file=sys.stderr)
+            failed = True
+    return 1 if failed else 0
