@@ -35,7 +35,7 @@ Example
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence  # isinstance on these is several times faster than on typing's
+from collections.abc import Iterator, Mapping, Sequence  # isinstance on these is several times faster than on typing's
 from dataclasses import dataclass, field
 from itertools import islice
 from re import Match
@@ -339,8 +339,9 @@ def _last_boxed(text: str) -> str | None:
 def _boxed_at(text: str, idx: int) -> str | None:
     """Content of the ``\\boxed`` / ``\\fbox`` that starts at ``idx``."""
     i = text.find("{", idx)
-    head = text[idx:].split(None, 1)
-    if i < 0 or (len(head) > 1 and text[idx:i].strip() not in ("\\boxed", "\\fbox")):
+    # the split of the rest of the text is read only when more than the command comes before the brace (``\\boxed{``,
+    # ``\\boxed {`` pass on the first test: the two tests are pure, so their order does not change the outcome)
+    if i < 0 or (text[idx:i].strip() not in ("\\boxed", "\\fbox") and len(text[idx:].split(None, 1)) > 1):
         # \boxed 5 form
         m = re.match(r"\\(?:boxed|fbox)\s+([^\s$]+)", text[idx:])
         return m.group(1) if m else None
@@ -384,10 +385,29 @@ _ANSWER_PHRASE_FOLDED = re.compile(_ANSWER_PHRASE.pattern)
 letters exactly as ``str.lower`` does, and the text keeps its length): the same matches, scanned faster."""
 
 
+def _folded_phrases(low: str) -> Iterator[Match]:
+    """``_ANSWER_PHRASE_FOLDED.finditer(low)``, tried only where a match can start: each of its three openings ("final
+    answer", "the answer", "answer") holds "answer" 6, 4 or 0 characters in, so every match starts at one of those
+    offsets before an "answer" (``str.find``), tried in the order the scan reaches them (occurrences of "answer"
+    cannot overlap, so the offsets of one all come before those of the next) and never before the last match's end.
+    The scan alone tried the pattern at every position of the text."""
+    end = 0
+    i = low.find("answer")
+    while i >= 0:
+        for start in (i - 6, i - 4, i):
+            if start >= end:
+                m = _ANSWER_PHRASE_FOLDED.match(low, start)
+                if m is not None:
+                    yield m
+                    end = m.end()
+                    break
+        i = low.find("answer", i + 6)
+
+
 def _stated_phrases(text: str) -> list[tuple[int, int, str]]:
     """Each "the answer is N" that states a whole plain number: ``(start, end, N)``."""
     out = []
-    scan = _ANSWER_PHRASE_FOLDED.finditer(text.lower()) if text.isascii() else _ANSWER_PHRASE.finditer(text)
+    scan = _folded_phrases(text.lower()) if text.isascii() else _ANSWER_PHRASE.finditer(text)
     for count, m in enumerate(scan):  # read through spans: a folded match's groups are lower-cased
         if count >= MAX_STATED_SCAN:
             break
@@ -469,7 +489,7 @@ def extract_final_answer(text: str) -> tuple[str | None, str | None]:
     if boxed is not None and boxed.strip():
         ans, src = boxed.strip(), "boxed"
     else:
-        gsm = _GSM8K_ANSWER.findall(tail)
+        gsm = _GSM8K_ANSWER.findall(tail) if "####" in tail else None  # every match holds a "####"
         if gsm:
             ans, src = gsm[-1], "gsm8k"
         else:
@@ -542,7 +562,8 @@ def split_steps(text: str, *, prose: bool = False) -> list[str]:
     >>> len(split_steps("So \\\\begin{align*}\\nx &= 2 + 3\\\\\\\\\\n&= 5\\n\\\\end{align*}\\nDone."))
     2
     """
-    text = _GSM8K_ANSWER.sub("", text)
+    if "####" in text:  # every match holds one: without, the pattern's scan of each line start changes nothing
+        text = _GSM8K_ANSWER.sub("", text)
     chunks = _join_displays([c.strip() for c in text.split("\n")]) if "\n" in text else [text.strip()]
     if prose:
         return prose_steps(chunks, max_step_chars=MAX_STEP_CHARS, max_steps=MAX_STEPS)

@@ -313,7 +313,16 @@ def _analyse(trace: "Trace", flow: "Dataflow", q: list[float]) -> Revisions:
     if n == 0:
         return Revisions()
     q = (q + [1.0] * n)[:n]
-    faults = [t for t in range(n) if q[t] < THETA or any(c.ok is False for c in flow.steps[t].checks)]
+    faults = []  # steps below THETA or with a failed check (a loop: no generator per step)
+    flow_steps = flow.steps
+    for t in range(n):
+        if q[t] < THETA:
+            faults.append(t)
+            continue
+        for c in flow_steps[t].checks:
+            if c.ok is False:
+                faults.append(t)
+                break
     if not faults and trace.summary_start is None and flow.answer_value is not None \
             and flow.answer_value == flow.last_derived:
         return Revisions()  # nothing retracted, no summary, and the last derivation is the answer: no turn
@@ -322,7 +331,7 @@ def _analyse(trace: "Trace", flow: "Dataflow", q: list[float]) -> Revisions:
     fake: dict[int, str] = {}
     retracted_values: dict[Fraction, int] = {}
     answer = flow.answer_value
-    for t in faults[:MAX_FAULTS]:
+    for t in faults[:MAX_FAULTS] if faults and _may_cue(steps) else ():
         if t in superseded:
             continue
         verdict = _retraction(t, steps, flow, index, answer, n)
@@ -342,6 +351,22 @@ def _analyse(trace: "Trace", flow: "Dataflow", q: list[float]) -> Revisions:
     turned = _turn(trace, flow, q, index, superseded, fake, n)
     conflicts = _summary_conflicts(trace, flow, superseded, retracted_values, n)
     return Revisions(superseded, fake, turned, conflicts)
+
+
+def _may_cue(steps: list[str]) -> bool:
+    """Whether a step of ``steps`` can hold a RETRACT or ABANDON cue. Each verdict of :func:`_retraction` needs one
+    (a retraction, a recheck or an abandonment is read only after a cue; without any, every false step gets
+    ``None``), and every match of either pattern holds one of its :data:`_CUE_WORDS`, which the lower-cased steps
+    joined then hold too: on ASCII text (what :func:`_cue_at` folds the same way) one test per trace tells a trace
+    without a cue word, most traces, where the per-step reading asked each step of each window."""
+    try:
+        text = "\n".join(steps)
+    except TypeError:
+        return True
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return _has_retract_word(low) or _has_abandon_word(low)
 
 
 def _retraction(t, steps, flow, index: _Index, answer, n):

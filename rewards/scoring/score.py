@@ -315,6 +315,14 @@ def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True,
     return best or []
 
 
+def _grounded_derivation(flow: Dataflow, derivations: list[frozenset[int]]) -> bool:
+    """Whether ``_ungrounded_on_answer_path(flow, strict=False, derivations=derivations)`` is empty, without writing
+    its reasons: no derivation at all, or one whose steps have no ``ungrounded`` value (the best derivation then lists
+    nothing)."""
+    steps = flow.steps
+    return not derivations or any(not any(steps[t].ungrounded for t in path) for path in derivations)
+
+
 _CHOICE = re.compile(r"\b(?<!at )(?:most|least)\b|\b(?:fastest|slowest|cheapest|largest|smallest|greatest|highest|lowest|maximum|"
                      r"minimum|better|best|worse|worst|cheaper|faster|slower|longer|shorter|lower|higher|larger|"
                      r"smaller|bigger)\b|(?<![<>])[<>](?![<>])",
@@ -447,6 +455,8 @@ def _apply_revisions(trace: Trace, flow: Dataflow, checks: list[StepCheck], corr
     except Exception as exc:  # noqa: BLE001 - an analysis bug must never crash a reward; the checks stand
         log.warning("revision analysis failed (%s: %s); scoring without it", type(exc).__name__, exc)
         return checks, {}, []
+    if not rev.superseded and not rev.fake and rev.turned_at is None and not rev.summary_conflicts:
+        return list(checks), {}, []  # nothing revised (most traces): what the passes below give for it
     out = list(checks)
     reasons: list[str] = []
     for t, why in rev.superseded.items():
@@ -471,6 +481,9 @@ def _apply_revisions(trace: Trace, flow: Dataflow, checks: list[StepCheck], corr
             out[t] = StepCheck(min(out[t].q, _REFUTED_Q), [*out[t].reasons, why], True)
     return out, {t: w for t, w in rev.superseded.items() if 0 <= t < len(out)}, reasons
 
+
+_DEFAULT_VERIFIER = SymbolicVerifier()
+"""The verifier :func:`score_group` uses when given none (stateless: its frozen config only)."""
 
 _REFUTED_Q = SymbolicConfig.q_false
 """q of a step refuted by the revision analysis: the symbolic verifier's ``q_false``."""
@@ -626,8 +639,7 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
         reasons.append("ungrounded quantity feeds the answer: " + ", ".join(feeding))
     # the status is evidence for people (and the SFT filter): in evaluation it blocks only what the trace never
     # stated anywhere (soft grounding); a reward needs the stricter "reached from the problem"
-    blocking = [*feeding, *([hollow] if hollow else [])] if required else \
-        _ungrounded_on_answer_path(flow, strict=False, derivations=derivations)
+    blocking = bool(feeding or hollow) if required else not _grounded_derivation(flow, derivations)
     accept = score is not None and score >= cfg.tau_accept and suspect is None and not blocking
     status = "accept" if accept else "review"
     valid = suspect is None and not blocking and (supported or not required)
@@ -652,8 +664,10 @@ def score_group(
         gold: the gold answer, optional (a bare answer, a GSM8K solution or a ``\\boxed``).
         steps: optional pre-split steps per completion (ProcessBench's ``steps``).
     """
-    cfg = RAFSConfig.coerce(config)
-    verifier = verifier or SymbolicVerifier()
+    # the shared defaults when none are given: nothing here writes to the config or the verifier, so the copy
+    # RAFSConfig.coerce(None) hands out (for callers that may change theirs) and a fresh verifier are not needed
+    cfg = _DEFAULT_CONFIGS["scoring"] if config is None else RAFSConfig.coerce(config)
+    verifier = verifier or _DEFAULT_VERIFIER
     step_lists = list(steps) if steps is not None else [None] * len(completions)
     parsed = _verify([_parse(problem, c, s) for c, s in zip(completions, step_lists)], verifier)
     per_member: list[dict[str, float | None]] = [{"C_A": None, "D_R": None} for _ in parsed]

@@ -56,20 +56,23 @@ class SymbolicVerifier(StepVerifier):
         cfg = self.config
         out: list[StepCheck] = []
         for step in flow.steps:
+            # one pass over the checks: any false one gives q_false and its detail (in order), else any decided one
+            # q_true, else q_prior; ``checked`` when one is decided
             reasons: list[str] = []
-            results = [c.ok for c in step.checks if c.ok is not None]
-            if any(ok is False for ok in results):
-                q = cfg.q_false
-                reasons.extend(c.detail for c in step.checks if c.ok is False)
-            elif results:
-                q = cfg.q_true
-            else:
-                q = cfg.q_prior
+            checked = failed = False
+            for c in step.checks:
+                ok = c.ok
+                if ok is not None:
+                    checked = True
+                    if ok is False:
+                        failed = True
+                        reasons.append(c.detail)
+            q = cfg.q_false if failed else cfg.q_true if checked else cfg.q_prior
             if step.ungrounded:
                 unique = list(dict.fromkeys(step.ungrounded))
                 if q > cfg.ungrounded_floor:
                     q = max(cfg.ungrounded_floor, q * cfg.ungrounded_factor ** len(unique))
                 reasons.append("ungrounded quantity " + ", ".join(format_value(v, rounded=True) for v in unique[:5])
                                + " (not in the problem, an earlier step, or the common constants)")
-            out.append(StepCheck(q=q, reasons=reasons, checked=bool(results)))
+            out.append(StepCheck(q=q, reasons=reasons, checked=checked))
         return out

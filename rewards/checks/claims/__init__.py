@@ -60,10 +60,12 @@ _warned: set[str] = set()
 def trace_checks(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
     """Every failed check of every checker in :data:`CHECKERS`, as ``(step_index, check)`` pairs."""
     out: list[tuple[int, EquationCheck]] = []
-    steps = tuple(s if isinstance(s, str) else "" for s in steps)
+    steps = tuple(steps) if isinstance(steps, (tuple, list)) and _all_text(steps) else \
+        tuple(s if isinstance(s, str) else "" for s in steps)
+    problem = problem or ""
     for checker in CHECKERS:
         try:
-            found = checker(steps, problem or "")
+            found = checker(steps, problem)
         except Exception as exc:  # a checker bug must never crash a reward
             name = getattr(checker, "__qualname__", repr(checker))
             if name not in _warned:
@@ -74,6 +76,15 @@ def trace_checks(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equ
         if found:  # most checkers find nothing in most traces
             out.extend((i, c) for i, c in found if 0 <= i < len(steps) and c.ok is False)
     return out
+
+
+def _all_text(steps: tuple | list) -> bool:
+    """Whether every step is text: a join succeeds exactly then (one C loop, not a generator per step)."""
+    try:
+        "".join(steps)
+    except TypeError:
+        return False
+    return True
 
 
 def checker_name(checker: Checker) -> str:

@@ -38,6 +38,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, check_equation, extract_equations
+from rewards.checks.claims.gates import admits
 from rewards.checks.equations import step_equations
 from rewards.parsing.values import format_value
 
@@ -64,21 +65,15 @@ _HINT = re.compile(r"(?<![\\A-Za-z])[A-Za-z]\s*=\s*(?:\$\s*)?(?:-\s*)?[\d.(\\]")
 
 
 def _may_assign(step: str) -> bool:
-    """What every match of :data:`_HINT` holds: an ASCII letter, blanks, then ``=`` — looked for from each ``=`` (a
-    few per step) back over its blanks (``str.isspace`` is the regex's ``\\s``), where :data:`_HINT` starts a
-    match at every letter of a step."""
-    i = step.find("=")
-    while i != -1:
-        j = i - 1
-        while j >= 0 and step[j].isspace():
-            j -= 1
-        if j >= 0 and step[j] in _ASCII_LETTERS:
-            return True
-        i = step.find("=", i + 1)
-    return False
+    """What every match of :data:`_HINT` holds: an ASCII letter, blanks, then ``=`` — looked for in the reversed text
+    (:data:`_ASSIGN_REVERSED`: ``=``, blanks, a letter), where a search skips to each ``=`` (a few per step);
+    :data:`_HINT` starts a match at every letter of a step."""
+    return "=" in step and _ASSIGN_REVERSED.search(step[::-1]) is not None
 
 
-_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_ASSIGN_REVERSED = re.compile(r"=\s*+[A-Za-z]")
+"""An ASCII letter, blanks, then ``=``, read backwards (possessive: a blank run is taken whole, and no letter is a
+blank)."""
 
 
 def _letters(side: str) -> set[str]:
@@ -165,13 +160,24 @@ def _v(value) -> str:
     return f"{value.approx:.6g}"
 
 
+def _worth_a_look(text: str) -> bool:
+    """The per-step test of :func:`check_trace`: :func:`_may_assign`, then :data:`_HINT`."""
+    return _may_assign(text) and _HINT.search(text) is not None
+
+
+def _may_hold_any(steps: Sequence[str]) -> bool:
+    """The trace gate (:func:`rewards.checks.claims.gates.admits`) with :func:`_worth_a_look`."""
+    return admits(steps, _worth_a_look)
+
+
 def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
     """Failed claims about assigned letters, as ``(step_index, check)`` pairs (see the module docs)."""
     out: list[tuple[int, EquationCheck]] = []
     try:
+        if not _may_hold_any(steps):
+            return out
         for k, step in enumerate(list(steps)[:MAX_STEPS]):
-            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_assign(step) \
-                    or not _HINT.search(step):
+            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _worth_a_look(step):
                 continue
             out.extend((k, c) for c in _step_claims(step))
     except Exception:  # untrusted text: a checker never raises

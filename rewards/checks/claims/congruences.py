@@ -69,6 +69,7 @@ from typing import Sequence
 
 from rewards.checks.arithmetic import (Equation, EquationCheck, Value, check_equation, contains_any, evaluate,
                                        extract_equations)
+from rewards.checks.claims.gates import admits
 from rewards.parsing.values import format_value
 
 __all__ = ["Congruence", "check_trace", "congruence_chains", "congruence_checks", "remainder_checks",
@@ -90,7 +91,16 @@ def _may_hold_a_claim(step: str) -> bool:
     remainder, gcd/lcm or base-b claim at all?"""
     low = step.lower()
     return _has_prefilter_word(low) or (
-        ("_" in step or _PREFILTER_R_FIRST.search(step) is not None) and _PREFILTER_PATTERNS.search(step) is not None)
+        ("_" in step or _has_r_claim(step, low)) and _PREFILTER_PATTERNS.search(step) is not None)
+
+
+def _has_r_claim(step: str, low: str) -> bool:
+    """``_PREFILTER_R_FIRST.search(step) is not None``; on ASCII text searched in ``low`` (lower-cased) for a lower-case
+    ``r`` (:data:`_PREFILTER_R_LOWER`), a literal the regex engine skips to. ASCII lower-casing maps ``R`` to ``r`` and
+    no other character the pattern reads (digits, blanks, ``,;{`` stay, letters stay letters for ``\\b``)."""
+    if step.isascii():
+        return _PREFILTER_R_LOWER.search(low) is not None
+    return _PREFILTER_R_FIRST.search(step) is not None
 
 
 def _has_prefilter_word(low: str) -> bool:
@@ -105,6 +115,8 @@ that pattern starts a bounded match at every digit of a step."""
 _PREFILTER_R_FIRST = re.compile(r"[Rr]\b(?<=[\d\s,;{][Rr])")
 """:data:`_PREFILTER_R` found from its ``R`` (then the character before it): the same steps match, and the scan stops
 only at an ``R``/``r``, not at every digit and blank (tests check they agree)."""
+_PREFILTER_R_LOWER = re.compile(r"r\b(?<=[\d\s,;{]r)")
+""":data:`_PREFILTER_R_FIRST` for lower-cased ASCII text (:func:`_has_r_claim`)."""
 
 # ---------------------------------------------------------------------------------------------- congruences
 _BRACED = r"\{(?:[^{}]|\{[^{}]*\})*\}"
@@ -690,10 +702,19 @@ def substitution_checks(text: str) -> list[EquationCheck]:
 
 
 # ------------------------------------------------------------------------------------------------ the hook
+
+
+def _may_hold_any(steps: Sequence[str]) -> bool:
+    """The trace gate (:func:`rewards.checks.claims.gates.admits`) with :func:`_may_hold_a_claim`."""
+    return admits(steps, _may_hold_a_claim)
+
+
 def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
     """Every refuted number-theory claim of a trace, as ``(step_index, failed check)`` pairs."""
     out: list[tuple[int, EquationCheck]] = []
     try:
+        if not _may_hold_any(steps):
+            return out
         for i, step in enumerate(steps):
             if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_hold_a_claim(step):
                 continue

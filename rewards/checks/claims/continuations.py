@@ -403,7 +403,12 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
     try:
         steps = [s if isinstance(s, str) else "" for s in steps][:MAX_STEPS]
         problem = problem if isinstance(problem, str) else ""
-        return (continuation_chains(steps, problem) + word_claims(steps, problem)
-                + chained_identities(steps, problem))
+        # trace gates: a step either pass reads needs a match of its gate, which the joined text then holds too (the
+        # newline between steps is no letter, bracket or sign of either), so a trace without one skips the pass
+        text = "\n".join(steps)
+        chains = continuation_chains(steps, problem) if ("\\[" in text or "$$" in text or "\\\\" in text) \
+            and _CONT_HINT.search(text) else []  # each match starts with one of the three
+        words = word_claims(steps, problem) if _has_word_hint(text) else []
+        return chains + words + chained_identities(steps, problem)
     except Exception:  # untrusted text: a checker never raises
         return []

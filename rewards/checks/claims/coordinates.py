@@ -51,6 +51,7 @@ from fractions import Fraction
 from typing import Sequence, Union
 
 from rewards.checks.arithmetic import Equation, EquationCheck, contains_any, evaluate
+from rewards.checks.claims.gates import admits
 from rewards.parsing.values import format_value as _show
 
 __all__ = ["check_trace"]
@@ -509,10 +510,17 @@ def _word_checks(step: str) -> list[EquationCheck]:
     return out
 
 
+def _may_hold_any(steps: Sequence[str]) -> bool:
+    """The trace gate (:func:`rewards.checks.claims.gates.admits`) with :func:`_may_hold_a_claim`."""
+    return admits(steps, _may_hold_a_claim)
+
+
 def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
     """Failed coordinate, vector and matrix claims, as ``(step_index, check)`` pairs (see the module docs)."""
     out: list[tuple[int, EquationCheck]] = []
     try:
+        if not _may_hold_any(steps):
+            return out
         for k, step in enumerate(list(steps)[:MAX_STEPS]):
             if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_hold_a_claim(step):
                 continue

@@ -333,10 +333,31 @@ def _equations(step: str) -> list[Equation]:
     return [eq for eq, _check in step_equations(step)]
 
 
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
+def _has_unknowns(steps: Sequence[str]) -> bool:
+    """Whether an equation the loop of :func:`check_trace` reads has a side with an ASCII letter. :func:`pair_check`
+    finds something only for two equations in one unknown (:func:`_one_unknown`: a letter :data:`VARIABLE` matches in
+    a side of each), so a trace without any (most GSM8K traces) has nothing to check: one look at the sides instead
+    of the gaps and ends of every pair. Steps that are no list or tuple (read once) leave the gate open."""
+    if not isinstance(steps, (tuple, list)):
+        return True
+    for step in steps:
+        if isinstance(step, str) and len(step) <= MAX_STEP_CHARS and "=" in step:
+            for eq in _equations(step):
+                for side in eq.sides:
+                    if _ASCII_LETTER.search(side) is not None:
+                        return True
+    return False
+
+
 def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
     """Failed checks for steps that rewrite an equation in one unknown into one with a root it lacks."""
     try:
         out: list[tuple[int, EquationCheck]] = []
+        if not _has_unknowns(steps):
+            return out
         budget = MAX_PAIRS
         prev = None  # (step, its last equation, its equations) when the step has one (whole: checked when used)
         for k, step in enumerate(steps):

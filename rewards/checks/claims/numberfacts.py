@@ -65,6 +65,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, contains_any, display_value, evaluate
+from rewards.checks.claims.gates import admits
 from rewards.checks.claims.congruences import PLAIN_MARKUP
 
 __all__ = ["check_trace", "fact_checks", "inequality_checks"]
@@ -107,7 +108,8 @@ def _may_compare(step: str) -> bool:
         bare = step.replace("<<", "").replace(">>", "")
         if "<" in bare or ">" in bare:
             return True
-    return "\\l" in step or "\\g" in step or "≤" in step or "≥" in step or "≦" in step or "≧" in step
+    return "\\l" in step or "\\g" in step or not step.isascii() and (  # the four signs are not ASCII
+        "≤" in step or "≥" in step or "≦" in step or "≧" in step)
 
 # ----------------------------------------------------------------------------------------------- operands
 # characters and commands an arithmetic operand may be made of (after PLAIN_MARKUP removed $, \text, \left, \, …)
@@ -688,10 +690,17 @@ def fact_checks(text: str) -> list[EquationCheck]:
     return out
 
 
+def _may_hold_any(steps: Sequence[str]) -> bool:
+    """The trace gate (:func:`rewards.checks.claims.gates.admits`) with :func:`_may_hold_a_fact`."""
+    return admits(steps, _may_hold_a_fact)
+
+
 def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
     """Every refuted numeric fact or inequality of a trace, as ``(step_index, failed check)`` pairs."""
     out: list[tuple[int, EquationCheck]] = []
     try:
+        if not _may_hold_any(steps):
+            return out
         for i, step in enumerate(steps):
             if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_hold_a_fact(step):
                 continue

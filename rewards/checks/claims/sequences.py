@@ -59,6 +59,7 @@ from typing import Sequence
 
 from rewards.checks.arithmetic import (Equation, EquationCheck, check_equation, contains_any, display_value, evaluate,
                                        extract_equations)
+from rewards.checks.claims.gates import admits
 from rewards.parsing.values import format_value as _show
 
 __all__ = ["check_trace"]
@@ -87,6 +88,12 @@ patterns left run only on text holding their backslash or bracket (a scan for "c
 nearly every word)."""
 
 
+_PREFILTER_CALL_REVERSED = re.compile(r"\(\s?[cp]")
+""":data:`_PREFILTER_CALL` read backwards (a text holds a match exactly when its reversal holds one of this: the
+pattern has no anchor or lookaround), which starts at a bracket, a literal the regex engine skips to, instead of at
+each ``c`` and ``p``."""
+
+
 def _has_prefilter_word(low: str) -> bool:
     """Whether one of :data:`_PREFILTER_WORDS` occurs in ``low`` (lower-cased)."""
     return contains_any(low, _PREFILTER_WORDS)
@@ -97,7 +104,7 @@ def _may_hold_a_claim(step: str) -> bool:
     if step.isascii():
         low = step.lower()
         return (_has_prefilter_word(low) or "\\" in low and _PREFILTER_COMMAND.search(low) is not None
-                or "(" in low and _PREFILTER_CALL.search(low) is not None)
+                or "(" in low and _PREFILTER_CALL_REVERSED.search(low[::-1]) is not None)
     return _PREFILTER.search(step) is not None
 
 
@@ -423,10 +430,17 @@ def _stat_checks(step: str) -> list[EquationCheck]:
     return out
 
 
+def _may_hold_any(steps: Sequence[str]) -> bool:
+    """The trace gate (:func:`rewards.checks.claims.gates.admits`) with :func:`_may_hold_a_claim`."""
+    return admits(steps, _may_hold_a_claim)
+
+
 def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
     """Failed sequence, statistics and counting claims, as ``(step_index, check)`` pairs (see the module docs)."""
     out: list[tuple[int, EquationCheck]] = []
     try:
+        if not _may_hold_any(steps):
+            return out
         for k, step in enumerate(list(steps)[:MAX_STEPS]):
             if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_hold_a_claim(step):
                 continue

@@ -62,6 +62,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, evaluate, extract_equations
+from rewards.checks.claims.gates import admits
 from rewards.checks.identities import values_equal as _same
 from rewards.parsing.values import format_value as _fmt
 
@@ -338,9 +339,16 @@ def definitions_and_claims(steps: Sequence[str], problem: str = "") -> list[tupl
     return out
 
 
+def _may_hold_any(steps: Sequence[str]) -> bool:
+    """The trace gate (:func:`rewards.checks.claims.gates.admits`) with :func:`_may_define_or_claim`."""
+    return admits(steps, _may_define_or_claim)
+
+
 def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
     """Every refuted value of a defined function in a trace, as ``(step_index, failed check)`` pairs."""
     try:
+        if not _may_hold_any(steps):  # claims are read in steps only (the problem may only define)
+            return []
         return definitions_and_claims(steps, problem)
     except Exception:  # untrusted text: never raise into the reward
         return []
