@@ -71,11 +71,20 @@ tens and percent, and halves and quarters in percent (an even split is 50%). Onl
 and reciprocal transforms of :func:`_derived` apply to quantities, not to these (400 is not "4 percent"). The unit factors of :data:`COMMON_CONSTANTS` (7 days, 12 months, 60 minutes…) only soften ``q``;
 for support a unit conversion must be named by a unit word in the problem or the trace (:data:`_UNIT_TABLE`)."""
 
+_COMMON_KEYS = frozenset(v.numerator if v.denominator == 1 else v for v in COMMON_CONSTANTS)
+_BASIC_KEYS = frozenset(v.numerator if v.denominator == 1 else v for v in BASIC_CONSTANTS)
+""":data:`COMMON_CONSTANTS` and :data:`BASIC_CONSTANTS` by :func:`_key` (whole values as ints), for lookups by key:
+an ``int`` found in a set of ``Fraction`` compares through ``Fraction.__eq__`` (Python code), in a set of ints
+natively. Same members, same hashes, so the same answers (tests/rewards/test_fast_paths.py)."""
+_CONSTANT_KEYS: dict[int, frozenset[int | Fraction]] = {id(COMMON_CONSTANTS): _COMMON_KEYS,
+                                                        id(BASIC_CONSTANTS): _BASIC_KEYS}
+"""The keyed twin of a constant set, by the set's identity (:func:`_derived`)."""
+
 MAX_INTERVENTIONS = 12
 """At most this many counterfactual edits per trace (the latest computing steps first are the pivotal ones)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class StepFlow:
     """What one step states, uses and produces."""
 
@@ -133,6 +142,8 @@ class Dataflow:
     _plan: tuple | None = field(default=None, init=False, repr=False, compare=False)
     """``(the trace's steps, plan)``: what each step's equations derive for counterfactual propagation
     (:func:`_propagation_plan`), worked out once per trace; not copied by ``dataclasses.replace``."""
+    _problem_keys: frozenset | None = field(default=None, init=False, repr=False, compare=False)
+    """``problem_numbers`` by :func:`_key`, for lookups by key (set by :func:`build_dataflow`; not copied either)."""
     _derivations: tuple | None = field(default=None, init=False, repr=False, compare=False)
     """``(the trace's steps, {(step, position): _derivation(eq, check)})``: what :func:`build_dataflow` worked out
     for an equation with its check as read, for :func:`_propagation_plan` to reuse (not copied either)."""
@@ -1094,7 +1105,7 @@ def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fractio
     hashing and arithmetic)."""
     if value.denominator == 1:
         n = value.numerator
-        if n in known or n in constants or -n in known or n * 100 in known:
+        if n in known or n in _CONSTANT_KEYS.get(id(constants), constants) or -n in known or n * 100 in known:
             return True
         if (n // 100 if n % 100 == 0 else Fraction(n, 100)) in known:
             return True
@@ -1424,11 +1435,13 @@ def build_dataflow(trace: Trace) -> Dataflow:
     problem_words = _problem_unit_words(trace.problem)  # a word never spans the joining newline
     units = _unit_constants(trace.problem + "\n" + trace.text, problem_words | _unit_words(trace.text)) - \
         (ANGLES - _unit_constants(trace.problem, problem_words))
-    known: set[Fraction] = set(pnums) | units  # (values added as their _key: equal, cheaper to hash)
+    grounded_keys = {v.numerator if v.denominator == 1 else v for v in (*pnums, *units)}  # by _key: an int hit
+    known: set[Fraction] = set(grounded_keys)  # compares natively, a Fraction through Python (values added as keys)
     # "2 weeks" -> 14 days, "30 minutes" -> 1/2 hour: a problem quantity in another unit (matched as is, not through
     # the percent/reciprocal transforms of _derived, which would ground almost any small number)
-    converted = _Converted(pnums, units)
-    strict: set[Fraction] = set(pnums) | units  # reached from the problem (see StepFlow.unsupported); constants apart:
+    pnum_keys = frozenset({v.numerator if v.denominator == 1 else v for v in pnums})  # the problem's, by _key
+    converted = _Converted(pnum_keys, units)
+    strict: set[Fraction] = set(grounded_keys)  # reached from the problem (see StepFlow.unsupported); constants apart:
     # a percent or reciprocal transform applies to a quantity, not to a constant (400 is not "4 percent")
     reached_roots: dict[Fraction, int] = {}  # root of a reached one-unknown equation -> its step
     counting = _counting_problem(trace.problem)
@@ -1543,7 +1556,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 # expression are an amount assembled from nothing ("26 - 2 - 2 - 2 - 2", a lucky fee)
                 free_added = [] if chained else [
                     (start, end) for (number, (start, end)), key in zip(numbers, keys)
-                    if key in BASIC_CONSTANTS and key not in strict and number not in converted
+                    if key in _BASIC_KEYS and key not in strict and number not in converted
                     and _added(side, start, end)]
                 falling = _falling_factors(side, numbers, is_reached) if counting and len(numbers) > 1 else ()
                 solved_exponent = _log_exponent(trace.problem, side, derivation[1], is_reached) \
@@ -1566,7 +1579,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     producer = producers.get(key)
                     if producer is None and side[end:end + 1] == "%":  # "1/5 = 20%" then "20% + 10% = 30%"
                         producer = producers.get(number / 100)
-                    if producer is not None and key not in pnums and not side[:start].rstrip().endswith("^"):
+                    if producer is not None and key not in pnum_keys and not side[:start].rstrip().endswith("^"):
                         flow.depends_on.add(producer)  # an exponent ("r^2") is notation, not a quantity a step
                         # produced: "\\sqrt{2}\\sqrt{2} = 2" padded before it would join the answer's path
             if roles is not None and check.ok is not False:
@@ -1676,6 +1689,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
         answer_value, answer_step = _approximate_answer_step(steps, approx, inexact)
     dataflow = Dataflow(steps, pnums, answer_value, answer_step, last_derived, units, links, approx is not None)
     dataflow._derivations = (tuple(trace.steps), raw_derivations)
+    dataflow._problem_keys = pnum_keys
     return dataflow
 
 
@@ -1930,7 +1944,7 @@ def input_counterfactuals(trace: Trace, flow: Dataflow, *,
     answer = _derived_answer(flow)
     answer_key = _key(answer)
     first_use: dict[int | Fraction, tuple[Fraction, int]] = {}  # _key(value) -> (value, its first step)
-    pnums = flow.problem_numbers
+    pnums = flow._problem_keys if flow._problem_keys is not None else flow.problem_numbers  # lookups by _key
     for t in sorted(path):
         for value in flow.steps[t].used:
             key = value.numerator if value.denominator == 1 else value  # _key, inline: no Fraction hashing
