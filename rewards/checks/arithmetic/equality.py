@@ -123,9 +123,9 @@ def check_equation(eq: Equation) -> EquationCheck:
 
         def m(j):
             if meta[j] is None:
-                if j < len(stoks):
+                if j < len(stoks) and stoks[j] is not None:
                     meta[j] = side_meta(*stoks[j])
-                else:  # a hand-built Equation: read its side text
+                else:  # a hand-built Equation, or an annotation's "48/2": read its side text
                     toks: list[Token] = []
                     side = eq.sides[j]
                     if isinstance(side, str) and len(side) <= MAX_EXPR_CHARS:

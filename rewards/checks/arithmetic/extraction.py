@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from .budget import Budget, MAX_DELIMITERS, MAX_RELATIONS, MAX_TEXT_CHARS
 from .errors import internal_error
-from .parser import eval_tokens
+from .parser import eval_tokens, numeral_value
 from .sides import lone_decimals
 from .tokens import END_KINDS, FUNCS, KEYWORDS, START_KINDS, Token, tokenize
 from .values import Value
@@ -47,7 +47,8 @@ class Equation:
     source: str
     relations: tuple = ()
     approximate: bool = False
-    # internal: for each side, (its tokens, its tokens with unit words) for check_equation
+    # internal: for each side, (its tokens, its tokens with unit words) for check_equation; None for an annotation side
+    # whose tokens are those of its text alone (a numeral or "a op b": check_equation tokenizes it if it needs them)
     _toks: tuple = field(default=(), repr=False, compare=False)
 
 
@@ -186,7 +187,9 @@ _WORDY = frozenset("wv")
 
 
 def _chains(text: str, toks: list[Token], source: str, out: list, plain_text: str | None = None,
-            budget: Budget | None = None) -> None:
+            budget: Budget | None = None, annots: tuple | None = None) -> None:
+    """Append to ``out`` each equation chain of ``toks``; ``annots``: ``(annotations, their starts)`` when an
+    equation that restates one of them is to be dropped (:func:`_restates`), before it is built."""
     n = len(toks)
     src = plain_text if plain_text is not None else text
     eq_idx = [j for j in range(n) if toks[j][0] == "="]
@@ -272,8 +275,26 @@ def _chains(text: str, toks: list[Token], source: str, out: list, plain_text: st
             if plain_text is not None and "  " in raw:
                 raw = _WS.sub(" ", raw)
             texts.append(raw)
-        out.append(Equation(texts, vals, (toks[clean[0][0]][2], toks[clean[-1][1] - 1][3]), source,
-                            tuple(rel_list), "≈" in rel_list, tuple(side_toks)))
+        span = (toks[clean[0][0]][2], toks[clean[-1][1] - 1][3])
+        if annots is not None and _restates(annots[0], annots[1], span, vals):
+            continue
+        out.append(Equation(texts, vals, span, source, tuple(rel_list), "≈" in rel_list, tuple(side_toks)))
+
+
+def _restates(annots: list, starts: list, span: tuple, values: list) -> bool:
+    """Whether a plain equation (its span and values) restates an adjacent ``<<..>>`` annotation with the same values
+    ("16-3-4 = <<16-3-4=9>>9"): GSM8K writes both, and the annotation is the one kept. ``annots``: (start, end,
+    equations) of each annotation in text order, ``starts`` their starts."""
+    k = bisect_right(starts, span[1] + 1)
+    for a_s, a_e, a_eqs in annots[max(0, k - 3):k]:
+        if a_s <= span[1] + 1 and a_e >= span[0] - 1:
+            for ae in a_eqs:
+                if all(_BARE_SIDE.fullmatch(side) for side in ae.sides):
+                    continue  # "40-10=<<30=30>>30": the plain equation carries the computation
+                if [v.exact if v else None for v in ae.values] == [v.exact if v else None for v in values] or \
+                        _same_values(ae.values, values):
+                    return True
+    return False
 
 
 _ANNOT_RE = re.compile(r"<<([^<>\n]{0,400}?)>>")
@@ -623,33 +644,15 @@ def extract_equations(text: str) -> list[Equation]:
         if pos < n:
             segs.append((pos, n, False))
         budget.relations = MAX_RELATIONS
+        restated = (annots, annot_starts) if annots else None
         for s, e, latex in segs:
-            if _EQ_HINT.search(text_m, s, e) is None:
-                continue
             toks = []
-            tokenize_windows(text_m, s, e, toks, latex, budget)
+            tokenize_windows(text_m, s, e, toks, latex, budget)  # no tokens: no relation in text_m[s:e] (or no budget)
             if not toks:
                 continue
-            before = len(out)
-            _chains(text, toks, "latex" if latex else "plain", out, text_m if annots else None, budget)
-            if annots and not latex:
-                # drop plain restatements of an annotation ("16-3-4 = <<16-3-4=9>>9")
-                keep = out[:before]
-                for eq in out[before:]:
-                    dup = False
-                    k = bisect_right(annot_starts, eq.span[1] + 1)
-                    for a_s, a_e, a_eqs in annots[max(0, k - 3):k]:
-                        if a_s <= eq.span[1] + 1 and a_e >= eq.span[0] - 1:
-                            for ae in a_eqs:
-                                if all(_BARE_SIDE.fullmatch(side) for side in ae.sides):
-                                    continue  # "40-10=<<30=30>>30": the plain equation carries the computation
-                                if [v.exact if v else None for v in ae.values] == \
-                                        [v.exact if v else None for v in eq.values] or \
-                                        _same_values(ae.values, eq.values):
-                                    dup = True
-                    if not dup:
-                        keep.append(eq)
-                out[:] = keep
+            # plain restatements of an annotation ("16-3-4 = <<16-3-4=9>>9") are dropped as they are read
+            _chains(text, toks, "latex" if latex else "plain", out, text_m if annots else None, budget,
+                    None if latex else restated)
         return out
     except Exception as exc:  # noqa: BLE001 - never raise on model output (unless RAFS_STRICT)
         internal_error("extract_equations", text, exc)
@@ -671,18 +674,20 @@ def _annotation(text: str, m, budget: Budget) -> Equation | None:
     for part in m.group(1).split("="):
         end = pos + len(part)
         if part.strip():
-            toks: list[Token] = []
             simple = _SIMPLE_PART(text, pos, end)
             if simple is None:
+                toks: list[Token] = []
                 tokenize(text, pos, end, False, toks, True)
                 r = eval_tokens(toks) if toks and all(t[0] != "|" for t in toks) else None
-            else:  # "48/2", "24": the tokens tokenize gives, from one match (no "|" among them)
-                _simple_tokens(simple, toks)
-                r = eval_tokens(toks)
-            if toks:
-                sides.append(text[toks[0][2]:toks[-1][3]])
-                vals.append(r if r.__class__ is Value else None)
-                stoks.append((toks, toks))
+                if toks:
+                    sides.append(text[toks[0][2]:toks[-1][3]])
+                    vals.append(r if r.__class__ is Value else None)
+                    stoks.append((toks, toks))
+            else:  # "48/2", "24": one match, read by numeral_value as eval_tokens reads its tokens
+                left, op, right = simple.group(1, 2, 3)
+                sides.append(text[simple.start(1):simple.end(1 if op is None else 3)])
+                vals.append(numeral_value(left, op, right))
+                stoks.append(None)  # its tokens: check_equation reads them from the side text, if it needs them
         pos = end + 1
     if len(sides) < 2:
         return None
@@ -694,20 +699,6 @@ def _annotation(text: str, m, budget: Budget) -> Equation | None:
 _SIMPLE_PART = re.compile(r"\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:([-+*/])\s*(\d+(?:\.\d+)?|\.\d+)\s*)?").fullmatch
 """An annotation part that is one numeral or ``a op b`` (most of GSM8K's: ``<<48/2=24>>``), read in one match."""
 _new = tuple.__new__  # a Token built in C, as the tokenizer builds them
-
-
-def _simple_tokens(m, toks: list[Token]) -> None:
-    """The tokens :func:`~.tokens.tokenize` gives for a match of ``_SIMPLE_PART`` (``bang`` and a fresh list: the
-    first token follows whitespace or the start, each later one when whitespace precedes it). A numeral without
-    commas reads the same in both (tokenize's comma form needs a comma), and an operator char is ``_CHAR``'s."""
-    start, end = m.span(1)
-    toks.append(_new(Token, ("n", m.group(1), start, end, True)))
-    op = m.group(2)
-    if op is not None:
-        a, b = m.span(2)
-        toks.append(_new(Token, ("o", op, a, b, a > end)))
-        c, d = m.span(3)
-        toks.append(_new(Token, ("n", m.group(3), c, d, c > b)))
 
 
 def tokenize_windows(text: str, s: int, e: int, toks: list[Token], latex: bool, budget: Budget) -> None:
@@ -761,12 +752,12 @@ def tokenize_windows(text: str, s: int, e: int, toks: list[Token], latex: bool, 
             k = text.rfind(" ", r_end, hi)
             we, cut_r = (k if k > r_end else hi), True
         budget.chars -= we - ws
-        toks.append(Token("|", "\n", ws, ws, True))
+        toks.append(_new(Token, ("|", "\n", ws, ws, True)))
         if cut_l:
-            toks.append(Token("#", "", ws, ws, True))
+            toks.append(_new(Token, ("#", "", ws, ws, True)))
         tokenize(text, ws, we, latex, toks)
         if cut_r:
-            toks.append(Token("#", "", we, we, True))
+            toks.append(_new(Token, ("#", "", we, we, True)))
         last_end = max(we, m.end())
         prev_cut = cut_r
 

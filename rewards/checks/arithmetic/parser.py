@@ -18,14 +18,14 @@ import math
 import re
 from fractions import Fraction
 
-from .budget import (MAX_BINOM, MAX_BITS, MAX_DEPTH, MAX_EXPONENT, MAX_EXPR_CHARS, MAX_EXPR_TOKENS, MAX_FACTORIAL,
-                     MAX_ROOT)
+from .budget import (MAX_BINOM, MAX_BITS, MAX_DEPTH, MAX_DIGITS, MAX_EXPONENT, MAX_EXPR_CHARS, MAX_EXPR_TOKENS,
+                     MAX_FACTORIAL, MAX_ROOT)
 from .errors import internal_error
 from .literals import big_float, literal_value, num_exact
 from .tokens import FUNCS, KEYWORDS, Token, tokenize
 from .values import Unparseable, Value
 
-__all__ = ["eval_tokens", "has_pct", "evaluate_ex", "evaluate"]
+__all__ = ["eval_tokens", "has_pct", "evaluate_ex", "evaluate", "numeral_value"]
 
 
 _new = tuple.__new__  # ``_new(Value, (exact, approx, is_exact))``: a Value built in C, without NamedTuple's __new__
@@ -41,12 +41,15 @@ class _Fail(Exception):
 
 # -------------------------------------------------------------------------------------- parsing
 # Exact intermediates are ``int`` (fast) or ``Fraction``; inexact ones are ``float``.
-def _bits_ok(q):
+def _too_large(q) -> bool:
+    """Whether an exact intermediate (int or Fraction) has a numerator or denominator of more than MAX_BITS bits."""
     if type(q) is int:
-        if q.bit_length() > MAX_BITS:
-            raise _Fail("number too large")
-        return q
-    if q.numerator.bit_length() > MAX_BITS or q.denominator.bit_length() > MAX_BITS:
+        return q.bit_length() > MAX_BITS
+    return q.numerator.bit_length() > MAX_BITS or q.denominator.bit_length() > MAX_BITS
+
+
+def _bits_ok(q):
+    if _too_large(q):
         raise _Fail("number too large")
     return q
 
@@ -483,8 +486,8 @@ def eval_tokens(toks: list[Token], pct_points: bool = False) -> Value | Unparsea
     nt = len(toks)
     if nt > MAX_EXPR_TOKENS:
         return Unparseable("too many tokens")
-    if nt == 1 and toks[0][0] == "n":  # the common case: a lone literal
-        r = literal_value(toks[0][1])
+    if 0 < nt <= 2 and toks[-1][0] == "n" and (nt == 1 or toks[0][0] == "$"):  # the common case: a lone literal
+        r = literal_value(toks[-1][1])  # "$8" too: the parser reads past the "$" (unary) to the same literal
         return r if r is not None else Unparseable("too many digits")
     if _plain_tokens(toks):  # numerals, + - * / and round brackets only: the parser's reading, without the parser
         try:
@@ -514,13 +517,29 @@ def eval_tokens(toks: list[Token], pct_points: bool = False) -> Value | Unparsea
 
 
 
+def numeral_value(left: str, op: str | None = None, right: str | None = None) -> Value | None:
+    """The value :func:`eval_tokens` gives for the tokens of the numeral ``left`` (``[n]``), or of ``left op right``
+    with ``op`` one of ``+ - * /`` (``[n, o, n]``), read without a token list; None where it gives none (a literal of
+    more than MAX_DIGITS digits, a division by zero). eval_tokens reads these two lists with the same two calls.
+
+    >>> numeral_value("48", "/", "2"), numeral_value(".5"), numeral_value("1", "/", "0")
+    (Value(24), Value(0.5), None)
+    """
+    if op is None:
+        return literal_value(left)
+    try:
+        return _plain_binary(left, op, right)
+    except _NotPlain:
+        return None  # the parser's reason ("division by zero", "too many digits"): no value
+
+
 _PLAIN_OPERATORS = frozenset("+-*/")
 
 
 def _plain_tokens(toks: list[Token]) -> bool:
     """Whether ``toks`` holds only numerals, the operators ``+ - * /``, round brackets, currency signs and the times
     ``x``: the tokens that :func:`_plain_sum` reads exactly as the parser does (it raises :class:`_NotPlain` on
-    anything else it meets: a sign, ``2(3)``, ``x`` without an operand after it, a ``$`` after an operand).
+    anything else it meets: a sign, ``(2)3``, ``x`` without an operand after it, a ``$`` after an operand).
     ``pct_points`` changes nothing here: it reads ``%``, which such a list does not hold."""
     for t in toks:
         k = t[0]
@@ -548,6 +567,11 @@ def has_pct(toks: list[Token]) -> bool:
 
 _PLAIN = re.compile(r"[\d\s.+\-*/()]+")
 _PLAIN_TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?|\.\d+)|([-+*/()]))")
+_PLAIN_TOKENS = re.compile(r"(?:\s*+(?:\d+(?:\.\d+)?|\.\d+|[-+*/()]))*+\s*+").fullmatch
+"""A text that is ``_PLAIN_TOKEN`` matches end to end, then whitespace. The repetition is possessive: it takes the
+matches ``finditer`` takes (each the first alternative that matches where the last ended, a numeral as long as it
+goes) and never gives one back, so it matches exactly when ``finditer`` leaves no gap (tests/rewards/
+test_fast_paths_10a.py compares it with the finditer loop it replaces on fuzzed text)."""
 _PLAIN_SIMPLE = re.compile(r"\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:([-+*/])\s*(\d+(?:\.\d+)?|\.\d+)\s*)?")
 """A lone numeral or ``a op b`` (with fullmatch): the token lists ``[n]`` and ``[n, o, n]`` that :func:`_plain_value`
 would read with its token loop, in one match (a numeral ends only where no digit or ".digit" follows it, so the split
@@ -562,20 +586,15 @@ class _NotPlain(Exception):
 def _plain_value(expr: str) -> Value:
     """The value of plain arithmetic — numerals, ``+ - * /`` and brackets, nothing else — as :func:`eval_tokens`
     gives it, without the tokenizer: the counterfactual propagation evaluates thousands of such sides per batch
-    (``(13/60)*51``). Raises :class:`_NotPlain` for anything it does not read exactly as the parser does (a unary
-    sign, ``2(3)``, a number too long or too large, division by zero, an empty text): the caller then runs the
-    parser, so every value and every reason stays the parser's."""
-    tokens: list[tuple[str, str]] = []
-    pos, end = 0, len(expr)
-    # each token where the last ended (a gap is a character no token reads, "5." or "1 . 5"), then only whitespace
-    for m in _PLAIN_TOKEN.finditer(expr):
-        if m.start() != pos:
-            raise _NotPlain
-        number = m.group(1)
-        tokens.append(("n", number) if number is not None else ("o", m.group(2)))
-        pos = m.end()
-    if pos < end and not expr[pos:].isspace():
+    (``(13/60)*51``, ``10+4(3/1)``: a bracket after an operand multiplies, as in the parser). Raises
+    :class:`_NotPlain` for anything it does not read exactly as the parser does (a unary sign, ``(2)3``, a number too
+    long or too large, division by zero, an empty text): the caller then runs the parser, so every value and every
+    reason stays the parser's."""
+    # each token where the last ended (a gap is a character no token reads, "5." or "1 . 5"), then only whitespace:
+    # _PLAIN_TOKENS checks that in one match, then findall reads the tokens (the same matches, in C)
+    if _PLAIN_TOKENS(expr) is None:
         raise _NotPlain
+    tokens = [("n", number) if number else ("o", op) for number, op in _PLAIN_TOKEN.findall(expr)]
     if not tokens or len(tokens) > MAX_EXPR_TOKENS:
         raise _NotPlain
     if len(tokens) == 1:
@@ -612,8 +631,13 @@ def _plain_binary(left: str, op: str, right: str) -> Value:
         raise _NotPlain
     else:
         v = _div(a, b)
-    _plain_bits(v)
-    return _new(Value, (Fraction(v) if type(v) is int else v, big_float(v), True))
+    # no bits check and a plain float(): two literals of at most MAX_DIGITS digits combine into a numerator and a
+    # denominator below 10**(2 * MAX_DIGITS + 1), far below 2**MAX_BITS and float's range (checked at import below)
+    return _new(Value, (Fraction(v) if type(v) is int else v, float(v), True))
+
+
+if 7 * (2 * MAX_DIGITS + 1) // 2 + 1 > min(MAX_BITS, 1023):  # 10**k < 2**(3.5k): the bound _plain_binary relies on
+    raise ImportError("parser._plain_binary: MAX_DIGITS is too large for its unchecked a op b; restore _plain_bits")
 
 
 # The recursive descent of :func:`_plain_value` as module functions that pass the position along (``(value, next
@@ -643,8 +667,8 @@ def _plain_operand(tokens: list[tuple[str, str]], at: int, depth: int):
         at += 1
     else:
         raise _NotPlain  # a sign, an empty or too deep bracket
-    if at < len(tokens) and (tokens[at][0] == "n" or tokens[at][1] == "("):
-        raise _NotPlain  # implicit multiplication
+    if at < len(tokens) and tokens[at][0] == "n":
+        raise _NotPlain  # "2 3", "(2)3": the parser says why not
     return q, at
 
 
@@ -652,6 +676,11 @@ def _plain_product(tokens: list[tuple[str, str]], at: int, depth: int):
     v, at = _plain_operand(tokens, at, depth)
     while at < len(tokens):
         token = tokens[at]
+        if token[1] == "(":  # "4(3/1)", "(2)(3)": implicit multiplication, as the parser's term reads "(" after an
+            r, at = _plain_operand(tokens, at, depth)  # operand (its operand, the bracket, is read the same way)
+            v = v * r
+            _plain_bits(v)
+            continue
         if token[0] == "x":  # "0.2 x 50" (a Token list only): times, as the parser reads it, before an operand
             if at + 1 >= len(tokens) or tokens[at + 1][0] not in _X_OPERANDS:
                 raise _NotPlain  # "11 x": a free variable, the parser says so
@@ -685,10 +714,8 @@ def _plain_sum(tokens: list[tuple[str, str]], at: int, depth: int):
 
 
 def _plain_bits(v) -> None:
-    try:
-        _bits_ok(v)
-    except _Fail:
-        raise _NotPlain from None
+    if _too_large(v):
+        raise _NotPlain
 
 
 def evaluate_ex(expr: str) -> Value | Unparseable:
