@@ -185,8 +185,10 @@ class Intervention:
         return self.expected is not None
 
 
-_TIMES_X = re.compile(r"(?<=\d)[x×](?=\d)")
-"""A product written without spaces (``15x2=30``): ``numbers_in`` reads 15 and the name ``x2``."""
+_TIMES_X = re.compile(r"[x×](?<=\d[x×])(?=\d)")
+"""A product written without spaces (``15x2=30``): ``numbers_in`` reads 15 and the name ``x2``. (The ``x`` or ``×``
+after a digit and before one: the character class leads, so the scan skips to each ``x`` instead of trying the
+digit lookbehind at every position; the same matches as ``(?<=\\d)[x×](?=\\d)``.)"""
 
 
 @lru_cache(maxsize=4096)
@@ -272,6 +274,10 @@ _AND_A_HALF = re.compile(
     r"(?:(?P<n>\b\d+(?:\.\d+)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)|(?P<one>\ban?\b))"
     r"(?:\s+[a-z]+){0,2}?\s+and\s+(?:a\s+|one\s+)?(?P<part>half|quarter|third)\b"
     r"|(?P<m>\b\d+)\s+(?P<mpart>1/2|1/4|1/3|3/4)\b", re.I)
+_HALF_PART = re.compile(r"and\s++(?:a\s++|one\s++)?(?:half|quarter|third)\b|\d\s++(?:1/2|1/4|1/3|3/4)\b", re.I)
+"""The tail every match of :data:`_AND_A_HALF` ends with ("and a half", "4 1/2"), under the same flags: a problem
+without it has no match, and is answered without the full pattern (which tries its number words at every position,
+~40 µs on a GSM8K problem; this test ~5). The whitespace runs are possessive: each is followed by a letter or digit."""
 _ORDINALS = {"half": 2, "halves": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5, "sixth": 6, "seventh": 7,
              "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
 
@@ -353,7 +359,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     # patterns' re.I also folds a few non-ASCII letters, so other text always runs them)
     every = not low.isascii()
     halves = every or "1/" in problem or "3/4" in problem or "half" in low or "quarter" in low or "third" in low
-    for match in _AND_A_HALF.finditer(problem) if halves else ():  # "four and a half hours", "4 1/2 pounds"
+    for match in _AND_A_HALF.finditer(problem) if halves and _HALF_PART.search(problem) else ():  # "four and a half
+        # hours", "4 1/2 pounds"
         if match.group("m"):
             values.add(Fraction(match.group("m")) + _HALVES[match.group("mpart")])
             continue
@@ -435,6 +442,21 @@ def _conversions(pnums: frozenset[Fraction], units: frozenset[Fraction]) -> froz
 
 _TIME_SECOND = re.compile(r"(?:\d|\bper|\beach|\bevery|\bone|\ba)\s+second\b", re.I)
 """"second" as a unit of time (``30 second``, ``per second``), not the ordinal ("the second car")."""
+_SPACED_SECOND = re.compile(r"\s+second\b", re.I)
+"""The tail of every :data:`_TIME_SECOND` match, from the first space of its run (the word before it has none)."""
+
+
+def _time_second(text: str) -> bool:
+    """``_TIME_SECOND.search(text)``, tried only where its tail occurs: a match's word or digit ends where the space
+    run before "second" begins, so it starts 1 (a digit, "a"), 3, 4 or 5 characters before it (``match`` at a
+    position sees the text before it, for ``\\b``). The search tries its six openings at every character of a whole
+    completion (~75 µs); this ~20."""
+    for tail in _SPACED_SECOND.finditer(text):
+        start = tail.start()
+        for at in (start - 1, start - 3, start - 4, start - 5):
+            if at >= 0 and _TIME_SECOND.match(text, at):
+                return True
+    return False
 
 
 def _unit_constants(text: str, words: frozenset[str] | None = None) -> frozenset[Fraction]:
@@ -442,7 +464,7 @@ def _unit_constants(text: str, words: frozenset[str] | None = None) -> frozenset
     words when the caller has them (:func:`_unit_words`)."""
     found: set[Fraction] = set()
     for word in _unit_words(text) if words is None else words:
-        if word != "second" or _TIME_SECOND.search(text):
+        if word != "second" or _time_second(text):
             found |= _UNIT_VALUES[word]
     return frozenset(found)
 
@@ -646,12 +668,14 @@ def _given(eq, problem: str) -> bool:
     return "=" in problem and _SPACES.sub("", "=".join(eq.sides)) in _given_text(problem)
 
 
-def _derivation(eq, check) -> tuple[tuple[str, ...], Fraction, str] | None:
-    return _derivation_of(tuple(eq.sides), tuple(eq.values), check.ok)
+def _derivation(eq, check, roles=None) -> tuple[tuple[str, ...], Fraction, str] | None:
+    """:func:`_derivation_of` of ``eq`` as ``check`` reads it; ``roles``: :func:`_roles` of ``eq`` when the caller has
+    worked it out (``None``: read here)."""
+    return _derivation_of(tuple(eq.sides), tuple(eq.values), check.ok, roles)
 
 
-@lru_cache(maxsize=4096)
-def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[str, ...], Fraction, str] | None:
+def _derivation_of(sides: tuple, values: tuple, ok: bool | None, roles=None
+                   ) -> tuple[tuple[str, ...], Fraction, str] | None:
     """What an equation derives, as ``(operand sides, value, kind)``, or ``None``:
 
     * ``computed`` — a verified equation (``check.ok is True``): its operand sides and result (whether it computes
@@ -659,15 +683,27 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None) -> tuple[tuple[
     * ``evaluated`` — a name assigned a computation the evaluator works out exactly (``X = $60/1.5`` -> 40);
     * ``solved`` — a linear equation in one unknown (``5x = 20`` -> 4, :func:`rewards.checks.solving.solve_linear`).
 
-    A relation the checker declined to verify derives nothing; a refuted one neither. (Cached per equation.)
+    A relation the checker declined to verify derives nothing; a refuted one neither. Only the unverified reading
+    is cached (:func:`_unverified_derivation`, per sides): a verified one is worked out as cheaply as a cache key of
+    its values would be hashed (a ``Fraction`` hashes in Python). ``roles``: :func:`_roles` of ``sides`` and
+    ``values`` when the caller has it (``None`` reads it again: the same answer).
     """
     if ok is True:
-        roles = _roles(sides, values)
+        if roles is None:
+            roles = _roles(sides, values)
         if roles is None or len({_SPACES.sub("", side) for side in sides}) == 1:  # "1\frac{4}{5} = 1\frac{4}{5}"
             return None
         return (*roles, "computed")
     if ok is False:
         return None
+    return _unverified_derivation(sides)
+
+
+@lru_cache(maxsize=4096)
+def _unverified_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str] | None:
+    """:func:`_derivation_of` of an equation the checker neither verified nor refuted: ``evaluated``, ``solved`` or
+    ``None``, read from its sides alone (its values are not consulted). Cached per sides (GRPO groups repeat
+    equations)."""
     stripped = _unit_free_derivation(sides)
     if stripped is not None:
         return stripped
@@ -1462,7 +1498,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
 
     last_derived = None
     raw_derivations: dict[tuple[int, int], tuple] = {}  # (step, position) -> _derivation(eq, check as read)
-    producers: dict[Fraction, int] = {}  # value -> the latest earlier step that produced it
+    producers: dict[int | Fraction, int] = {}  # _key(value) -> the latest earlier step that produced it (looked up
+    # by a key or a Fraction alike: equal, with one hash; only the steps are read back)
     seen_steps: set[str] = set()
     for index, text in enumerate(trace.steps):
         flow = StepFlow(index)
@@ -1484,9 +1521,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
                                       f"{check.variable}, and a link may substitute that condition)", check.pairs)
             flow.checks.append(check)
             roles = _roles(eq.sides, eq.values)
-            boxed = any(a <= eq.span[0] and eq.span[1] <= b for a, b in boxes)  # the answer restated
+            boxed = bool(boxes) and any(a <= eq.span[0] and eq.span[1] <= b for a, b in boxes)  # the answer restated
             given_or_boxed = boxed or _given(eq, trace.problem)
-            derivation = _derivation(eq, check) if not given_or_boxed else None
+            derivation = _derivation(eq, check, roles) if not given_or_boxed else None
             if check is as_read and not given_or_boxed:
                 raw_derivations[(index, position)] = derivation  # for _propagation_plan (None included)
             if derivation is not None and derivation[2] == "evaluated" and _SLASH_FRACTION.fullmatch(derivation[0][0]) \
@@ -1556,7 +1593,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 # expression are an amount assembled from nothing ("26 - 2 - 2 - 2 - 2", a lucky fee)
                 free_added = [] if chained else [
                     (start, end) for (number, (start, end)), key in zip(numbers, keys)
-                    if key in _BASIC_KEYS and key not in strict and number not in converted
+                    if key in _BASIC_KEYS and key not in strict and key not in converted
                     and _added(side, start, end)]
                 falling = _falling_factors(side, numbers, is_reached) if counting and len(numbers) > 1 else ()
                 solved_exponent = _log_exponent(trace.problem, side, derivation[1], is_reached) \
@@ -1569,10 +1606,12 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     flow.used.append(number)
                     if (start, end) in falling:  # "10 \\cdot 9": the choices left after one pick
                         continue
-                    if not chained and not _derived(known, number) and number not in converted:
+                    # asked by key: an int key answers as its equal Fraction would (int has numerator and
+                    # denominator, and its arithmetic with a Fraction is exact), without Fraction property calls
+                    if not chained and not _derived(known, key) and key not in converted:
                         flow.ungrounded.append(number)  # a later side of a reached chain rewrites the first: its
                         # partial results are grounded (else a padded step that states them would ground them)
-                    if not chained and (not is_reached(number) or (key in SMALL_COUNTS or len(free_added) >= 2)
+                    if not chained and (not is_reached(key) or (key in SMALL_COUNTS or len(free_added) >= 2)
                                         and (start, end) in free_added):
                         flow.unsupported.append(number)
                         reached = False
@@ -1659,9 +1698,9 @@ def build_dataflow(trace: Trace) -> Dataflow:
         prose, in_figure = _outside_figures(text, in_figure)
         claim = not flow.checks
         stated = _step_numbers(text)
-        for number, (_start, end) in stated:
-            flow.mentioned.append(number)
-            known.add(number.numerator if number.denominator == 1 else number)  # _key, inline
+        flow.mentioned.extend([number for number, _span in stated])
+        known.update([number.numerator if number.denominator == 1 else number  # _key, inline
+                      for number, _span in stated])
         if claim:
             fractions = _reached_fractions(prose, is_reached) if "/" in prose or "frac" in prose else ()
             for number, (start, end) in stated if prose == text else _numbers(prose):
@@ -1674,15 +1713,16 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 if not is_reached(number) and not beside[end:end + 1].isalpha():
                     flow.stray.append(number)
         for value in [*flow.produced, *aliases]:
-            producers[value] = index
+            producers[value.numerator if value.denominator == 1 else value] = index  # _key, inline
         aliases.clear()
         steps.append(flow)
     for index, check in trace_checks(trace.steps, trace.problem):
         steps[index].checks.append(check)
     answer_step = None
     if answer_value is not None:
+        percent = answer_value / 100  # once, not per step: a Fraction division runs in Python
         for j in range(len(steps) - 1, -1, -1):  # the answer, or it as a percentage / in cents (3/4 -> "75")
-            if answer_value in steps[j].produced or answer_value / 100 in steps[j].produced:
+            if answer_value in steps[j].produced or percent in steps[j].produced:
                 answer_step = j
                 break
     elif approx is not None:
