@@ -21,7 +21,7 @@ _NUM_SCAN = re.compile(r"(?:(?<![\w.])|(?<=\\cdot)|(?<=\\times)|(?<=\\div)|(?<=\
 _NUM_FIRST = re.compile(
     r"[\d.](?:(?<![\w.][\d.])|(?<=\\cdot.)|(?<=\\times.)|(?<=\\div.)|(?<=\\pi.))"
     r"(?:(?<=\d)(?:\d{0,2}(?:(?:,|,\\!|\{,\})\d{3})+(?!\d)(?:\.\d+)?|\d*(?:\.\d+)?)|(?<=\.)\d+)")
-"""``_NUM_SCAN``'s matches (its group 1 as the whole match), from a pattern that starts with the character class
+r"""``_NUM_SCAN``'s matches (its group 1 as the whole match), from a pattern that starts with the character class
 ``[\d.]``, so that the regex engine skips in C to each digit or "." (``_NUM_SCAN`` tries its five lookbehinds at
 every character: no character-set skip is possible for a pattern that starts with lookbehinds). The first character
 is read first, and then each lookbehind is one character longer ("the character before the first is not a word
