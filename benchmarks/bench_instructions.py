@@ -19,8 +19,9 @@ rounds 6.688M (1.057; 1.417x). At --n 2000 a full garbage collection falls insid
 shows: 6.743M with the old sizes, 6.643M sized to a GRPO batch, 6.147M after the last round (TRL 7.021M, ratio
 1.14). One home per keyword list (a loop over each tuple instead of hand-unrolled copies) then cost 1%: 6.758M at
 --n 500 (1.045), 6.223M at --n 2000 (1.13). Wall clock lags these counts (bench_scorer median ratio about 0.97 the same day): instructions per cycle differ.
-Session ten (three behaviour-preserving rounds: extraction, claim gates and parsing, dataflow keys): 5.982M at
---n 500 (1.181 to TRL's 7.065M), 5.491M at --n 2000 (1.279 to 7.021M); bench_scorer 1.06-1.10 on an idle machine.
+Session ten (four behaviour-preserving rounds: extraction, claim gates and parsing, two on the dataflow): 5.697M at
+--n 500 (1.198 to TRL's 6.825M that run; TRL's count moves ~3% between runs), 5.243M at --n 2000 (1.294 to 6.784M);
+bench_scorer still about even (0.89-1.04): the counts and the wall clock part ways here.
 
 Usage: python benchmarks/bench_instructions.py [--n 500] [--trl] TREE [TREE ...]
 """
