@@ -75,10 +75,8 @@ _COMMON_KEYS = frozenset(v.numerator if v.denominator == 1 else v for v in COMMO
 _BASIC_KEYS = frozenset(v.numerator if v.denominator == 1 else v for v in BASIC_CONSTANTS)
 """:data:`COMMON_CONSTANTS` and :data:`BASIC_CONSTANTS` by :func:`_key` (whole values as ints), for lookups by key:
 an ``int`` found in a set of ``Fraction`` compares through ``Fraction.__eq__`` (Python code), in a set of ints
-natively. Same members, same hashes, so the same answers (tests/rewards/test_fast_paths.py)."""
-_CONSTANT_KEYS: dict[int, frozenset[int | Fraction]] = {id(COMMON_CONSTANTS): _COMMON_KEYS,
-                                                        id(BASIC_CONSTANTS): _BASIC_KEYS}
-"""The keyed twin of a constant set, by the set's identity (:func:`_derived`)."""
+natively. Same members, same hashes, so the same answers (tests/rewards/test_fast_paths.py); a ``Fraction`` finds
+its equal int as well."""
 
 MAX_INTERVENTIONS = 12
 """At most this many counterfactual edits per trace (the latest computing steps first are the pivotal ones)."""
@@ -372,12 +370,12 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
             n = _ORDINALS[word.lower()]
             values.update((Fraction(n), Fraction(1, n)))
     if every or "day" in low:  # every weekday name, "workday" and "school day" hold "day"
-        if (every or any(word in low for word in _WEEKDAY_WORDS)) and _WEEKDAYS.search(problem):
+        if (every or contains_any(low, _WEEKDAY_WORDS)) and _WEEKDAYS.search(problem):
             values.add(Fraction(5))
-        for first, last in _DAY_RANGE.findall(problem) if every or any(day in low for day in _DAYS) else ():
+        for first, last in _DAY_RANGE.findall(problem) if every or contains_any(low, _DAYS) else ():
             # "from Monday to Saturday" -> 6 days
             values.add(Fraction((_DAYS.index(last.lower()) - _DAYS.index(first.lower())) % 7 + 1))
-    if every or any(month in low for month in _MONTHS):
+    if every or contains_any(low, _MONTHS):
         for first, last in _MONTH_RANGE.findall(problem):  # "from January to July" -> 7 months
             values.add(Fraction((_MONTHS.index(last.lower()) - _MONTHS.index(first.lower())) % 12 + 1))
     if (every or "weekend" in low) and _WEEKEND.search(problem):
@@ -387,8 +385,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     for match in _NTH_TERM.finditer(problem) if "term" in low else ():  # the 2003rd term: 2002 steps on
         n = Fraction(match.group(1) or match.group(2) or _ORDINALS[match.group(3).lower()])
         values.update((n, n - 1))
-    for match in _COMPANIONS.finditer(problem) if " and " in low and (every or any(  # "Suzie and 5 of her
-            word in low for word in _COMPANION_WORDS)) else ():  # friends": 6
+    for match in _COMPANIONS.finditer(problem) if " and " in low and (every or contains_any(
+            low, _COMPANION_WORDS)) else ():  # "Suzie and 5 of her friends": 6
         count = _numbers(match.group(1) or match.group(2))
         if len(count) == 1 and count[0][0].denominator == 1 and 0 < count[0][0] < 1000:
             values.add(count[0][0] + 1)
@@ -1135,13 +1133,13 @@ def _added_plain(side: str, start: int, end: int) -> bool:
     return left in "+-−–" and left != "" or right in "+-−–" and right != ""
 
 
-def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fraction] = COMMON_CONSTANTS) -> bool:
+def _derived(known: set[Fraction], value: Fraction, constants: frozenset[Fraction] = _COMMON_KEYS) -> bool:
     """A value is grounded if known, a constant, or a simple transform of a known value (percent, reciprocal,
     negation). A whole value is looked up as an ``int`` (:func:`_key`: the same answers without ``Fraction``
     hashing and arithmetic)."""
     if value.denominator == 1:
         n = value.numerator
-        if n in known or n in _CONSTANT_KEYS.get(id(constants), constants) or -n in known or n * 100 in known:
+        if n in known or n in constants or -n in known or n * 100 in known:
             return True
         if (n // 100 if n % 100 == 0 else Fraction(n, 100)) in known:
             return True
@@ -1174,7 +1172,7 @@ def modular_problem(problem: str) -> bool:
     answered without it. (Cached: the completions of a group, and each trace's propagation plan, ask again.)"""
     if problem.isascii():
         low = problem.lower()
-        if not any(word in low for word in _MODULAR_WORDS):
+        if not contains_any(low, _MODULAR_WORDS):
             return False
     return _MODULAR_PROBLEM.search(problem) is not None
 
@@ -1276,16 +1274,18 @@ choices left after each pick (:func:`_falling_factors`). Not "different": "a dif
 GSM8K train problems counting ones, where any reached n reached n - 1 (red team, session 8)."""
 
 
+_COUNTING_WORDS = ("distinct", "way", "arrange", "choices", "choose", "chosen", "select", "combination",
+                   "permutation", "committee", "licen", "password")
+"""A word every match of :data:`_COUNTING_PROBLEM` holds (lower-cased)."""
+
+
 def _counting_problem(problem: str) -> bool:
     """``_COUNTING_PROBLEM.search(problem) is not None``, the pattern run only where a word it needs occurs: in ASCII
     text re.I folds nothing else, so substring tests on the lower-cased problem are exact (the tests check it)."""
-    if problem.isascii():
-        low = problem.lower()
-        if not ("distinct" in low or "way" in low or "arrange" in low or "choices" in low or "choose" in low
-                or "chosen" in low or "select" in low or "combination" in low or "permutation" in low
-                or "committee" in low or "licen" in low or "password" in low):
-            return False
+    if problem.isascii() and not contains_any(problem.lower(), _COUNTING_WORDS):
+        return False
     return _COUNTING_PROBLEM.search(problem) is not None
+
 
 _FALLING_JOIN = re.compile(r"\s*(?:\\cdot|\\times|\*|×|·)\s*")
 
@@ -1312,16 +1312,18 @@ def _falling_factors(side: str, numbers, is_reached) -> set[tuple[int, int]]:
 
 
 _FACTORING_PROBLEM = re.compile(r"\b(?:(divisors)|factors|prime|perfect (?:square|cube))\b", re.I)
+_FACTORING_WORDS = ("divisors", "factors", "prime", "perfect")
+"""A word every match of :data:`_FACTORING_PROBLEM` holds (lower-cased)."""
 
 
 def _factoring_problem(problem: str) -> re.Match | None:
     """``_FACTORING_PROBLEM.search(problem)``, run only where a word it needs occurs (ASCII text: substring tests on
     the lower-cased problem are exact, as in :func:`_counting_problem`)."""
-    if problem.isascii():
-        low = problem.lower()
-        if not ("divisors" in low or "factors" in low or "prime" in low or "perfect" in low):
-            return None
+    if problem.isascii() and not contains_any(problem.lower(), _FACTORING_WORDS):
+        return None
     return _FACTORING_PROBLEM.search(problem)
+
+
 _PRIME_POWER = re.compile(r"\s*+\(?\s*+(\d{1,6})\s*+\)?(?:\s*+\^\s*+\{?\s*+(\d{1,2})\s*+\}?)?\s*")
 _PRODUCT_SIGN = re.compile(r"\\cdot|\\times|×|·|\*")
 
@@ -1471,11 +1473,11 @@ def build_dataflow(trace: Trace) -> Dataflow:
     problem_words = _problem_unit_words(trace.problem)  # a word never spans the joining newline
     units = _unit_constants(trace.problem + "\n" + trace.text, problem_words | _unit_words(trace.text)) - \
         (ANGLES - _unit_constants(trace.problem, problem_words))
-    grounded_keys = {v.numerator if v.denominator == 1 else v for v in (*pnums, *units)}  # by _key: an int hit
-    known: set[Fraction] = set(grounded_keys)  # compares natively, a Fraction through Python (values added as keys)
+    pnum_keys = frozenset([_key(v) for v in pnums])  # by _key: an int hit compares natively, a Fraction through
+    grounded_keys = pnum_keys | {_key(u) for u in units}  # Python (values are added to these sets as keys too)
+    known: set[Fraction] = set(grounded_keys)
     # "2 weeks" -> 14 days, "30 minutes" -> 1/2 hour: a problem quantity in another unit (matched as is, not through
     # the percent/reciprocal transforms of _derived, which would ground almost any small number)
-    pnum_keys = frozenset({v.numerator if v.denominator == 1 else v for v in pnums})  # the problem's, by _key
     converted = _Converted(pnum_keys, units)
     strict: set[Fraction] = set(grounded_keys)  # reached from the problem (see StepFlow.unsupported); constants apart:
     # a percent or reciprocal transform applies to a quantity, not to a constant (400 is not "4 percent")
@@ -1494,7 +1496,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     def is_reached(value: Fraction) -> bool:
         """Reached from the problem: a problem quantity (or its unit conversion), a basic constant, or derived from
         such by verified steps so far (``StepFlow.unsupported``)."""
-        return _derived(strict, value, BASIC_CONSTANTS) or value in converted
+        return _derived(strict, value, _BASIC_KEYS) or value in converted
 
     last_derived = None
     raw_derivations: dict[tuple[int, int], tuple] = {}  # (step, position) -> _derivation(eq, check as read)

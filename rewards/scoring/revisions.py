@@ -72,6 +72,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Sequence
 
 from rewards.checks.arithmetic import contains_any
+from rewards.checks.claims.gates import admits
 from rewards.parsing.values import format_value
 from rewards.scoring.dataflow import COMMON_CONSTANTS
 
@@ -357,12 +358,14 @@ def _may_cue(steps: list[str]) -> bool:
     """Whether a step of ``steps`` can hold a RETRACT or ABANDON cue. Each verdict of :func:`_retraction` needs one
     (a retraction, a recheck or an abandonment is read only after a cue; without any, every false step gets
     ``None``), and every match of either pattern holds one of its :data:`_CUE_WORDS`, which the lower-cased steps
-    joined then hold too: on ASCII text (what :func:`_cue_at` folds the same way) one test per trace tells a trace
-    without a cue word, most traces, where the per-step reading asked each step of each window."""
-    try:
-        text = "\n".join(steps)
-    except TypeError:
-        return True
+    joined then hold too: on ASCII text (what :func:`_cue_at` folds the same way) one test per trace
+    (:func:`rewards.checks.claims.gates.admits`) tells a trace without a cue word, most traces, where the per-step
+    reading asked each step of each window."""
+    return admits(steps, _may_hold_a_cue)
+
+
+def _may_hold_a_cue(text: str) -> bool:
+    """Whether ``text`` can hold a RETRACT or ABANDON cue: not ASCII (the gate stays open), or a cue word in it."""
     if not text.isascii():
         return True
     low = text.lower()

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from gold_texts import gold_lines
+
 from rewards.checks.arithmetic import numbers_in
 from rewards.checks.arithmetic import scanning
 from rewards.checks.claims import sequences
@@ -32,16 +34,7 @@ ODD_CASES = [
 
 
 def _corpus(limit: int = 400) -> list[str]:
-    texts = list(ODD_CASES)
-    rows = [json.loads(line) for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:limit]]
-    for row in rows:
-        texts.append(row["question"])
-        texts.extend(row["answer"].splitlines())
-    rows = [json.loads(line) for line in (DATA / "math500" / "test.jsonl").read_text().splitlines()[:limit // 4]]
-    for row in rows:
-        texts.append(row["problem"])
-        texts.extend(row["solution"].splitlines())
-    return texts
+    return [*ODD_CASES, *gold_lines(limit, limit // 4)]
 
 
 @pytest.fixture(scope="module")

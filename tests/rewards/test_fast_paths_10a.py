@@ -7,13 +7,13 @@ checks that the fast path ran on many inputs, so that the comparison is not empt
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from bisect import bisect_right
-from pathlib import Path
 
 import pytest
+
+from gold_texts import gold_lines
 
 from rewards.checks.arithmetic import extraction, parser, scanning
 from rewards.checks.arithmetic.budget import Budget, MAX_DIGITS
@@ -22,20 +22,9 @@ from rewards.checks.arithmetic.tokens import Token, tokenize
 from rewards.checks.arithmetic.values import Value
 from rewards.checks import equations
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
 
 def _corpus(limit: int = 300) -> list[str]:
-    texts = []
-    for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:limit]:
-        row = json.loads(line)
-        texts.append(row["question"])
-        texts.extend(row["answer"].splitlines())
-    for line in (DATA / "math500" / "test.jsonl").read_text().splitlines()[:limit // 4]:
-        row = json.loads(line)
-        texts.append(row["problem"])
-        texts.extend(row["solution"].splitlines())
-    return texts
+    return gold_lines(limit, limit // 4)
 
 
 @pytest.fixture(scope="module")

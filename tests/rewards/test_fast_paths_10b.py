@@ -8,12 +8,12 @@ both readings over real GSM8K and MATH-500 text plus fuzzed text and require the
 
 from __future__ import annotations
 
-import json
 import random
 import re
-from pathlib import Path
 
 import pytest
+
+from gold_texts import gold_rows
 
 from rewards.checks.claims import (assignments, congruences, continuations, coordinates, numberfacts, sequences,
                                    substitution)
@@ -23,8 +23,6 @@ from rewards.scoring import components, revisions, score
 from rewards.scoring.dataflow import answer_derivations, build_dataflow
 from rewards.verifiers.base import StepCheck
 from rewards.verifiers.symbolic import SymbolicVerifier
-
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 GATED = {  # module -> the per-step gate its trace gate joins
     assignments: lambda s: assignments._may_assign(s) and assignments._HINT.search(s) is not None,
@@ -51,10 +49,7 @@ PIECES = [
 
 
 def _rows(limit: int = 150) -> list[dict]:
-    rows = [json.loads(line) for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:limit]]
-    rows += [{"question": r["problem"], "answer": r["solution"]}
-             for r in map(json.loads, (DATA / "math500" / "test.jsonl").read_text().splitlines()[:limit // 2])]
-    return rows
+    return [{"question": p, "answer": s} for p, s in gold_rows(limit, limit // 2)]
 
 
 def _step_lists() -> list[tuple[list[str], str]]:

@@ -7,31 +7,22 @@ the fast path ran on many inputs, so that the comparison is not empty.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+
+from gold_texts import gold_rows
 
 from rewards.checks.equations import step_equations
 from rewards.scoring import dataflow as D
 from rewards.parsing.trace import parse_trace
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
 
 def _rows(limit: int = 300) -> list[tuple[str, str]]:
     """(problem, solution) pairs: GSM8K train and MATH-500."""
-    rows = []
-    for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:limit]:
-        row = json.loads(line)
-        rows.append((row["question"], row["answer"]))
-    for line in (DATA / "math500" / "test.jsonl").read_text().splitlines()[:limit // 2]:
-        row = json.loads(line)
-        rows.append((row["problem"], row["solution"]))
-    return rows
+    return list(gold_rows(limit, limit // 2))
 
 
 @pytest.fixture(scope="module")
