@@ -19,8 +19,8 @@ scoring of it, as in one GRPO step). Per split and reward:
   (1,000 joint resamples, seed 0), and within length quintiles in the pooled (stratified) form — the probability
   that a valid completion outranks a flawed one of the same length quintile (characters);
   :mod:`rewards.adapters.reward_report` documents both and also gives the unweighted mean of the quintiles;
-Per split: the median and max ms per completion (all the rewards on it, cold cache; the first completion is scored
-once untimed beforehand, to load math-verify and sympy), the length baseline's AUROC ("the shorter completion is the valid one", score ``-len``), and false
+Per split: the median and max ms per completion (all the rewards on it, cold cache; a LaTeX probe is scored once
+untimed beforehand, to load math-verify and sympy), the length baseline's AUROC ("the shorter completion is the valid one", score ``-len``), and false
 refutation on valid solutions — some step check ``q < 0.5`` under ``score_trace`` with
 ``RAFSConfig(missing_evidence="no_support")`` (reward mode) and ``"absent"`` (evaluation mode), no gold given (as
 ``../shared/tools/false_refutation.py`` does) — and, for ``rafs_reward`` and ``faithful_accuracy_reward``, the ten
@@ -96,10 +96,7 @@ def score_split(rows: list[dict[str, Any]], keys: list[str], progress: bool = Tr
     reasons = {k: [] for k in instances}
     causes = {k: [] for k in instances}
     refuted = {m: [] for m in modes}
-    if rows:  # lazy imports (math-verify, sympy) load on the first LaTeX answer: once, untimed
-        first = rows[0]
-        for fn in funcs.values():
-            fn(prompts=[first["problem"]], completions=[first["completion"]], answer=[first["gold"]])
+    rr.warm_up(funcs.values())  # math-verify and sympy load on the first LaTeX answer: once, untimed
     for row in tqdm(rows, desc="real completions", unit="completion", disable=not progress):
         p, c, g = row["problem"], row["completion"], row["gold"]
         clear_cache()  # cold for this completion; the rewards then share its score, as in one GRPO step
@@ -133,7 +130,8 @@ def summarise(split: str, rows: list[dict[str, Any]], counts: dict[str, int], sc
         "length_auroc_quintiles": rr.stratified_auroc(valid, [-x for x in lengths], strata),
         "false_refutation": {}, "rewards": {}, "reasons_valid_not_full": {},
         "timing": {"ms_median": round(statistics.median(scored["ms"]), 2) if scored["ms"] else None,
-                   "ms_max": round(max(scored["ms"]), 2) if scored["ms"] else None},
+                   "ms_max": round(max(scored["ms"]), 2) if scored["ms"] else None,
+                   "slowest_id": rows[max(range(len(rows)), key=scored["ms"].__getitem__)]["id"] if rows else None},
     }
     for mode, hits in scored["refuted"].items():
         k = sum(h for h, v in zip(hits, valid) if v)

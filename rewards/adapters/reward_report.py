@@ -48,7 +48,7 @@ from rewards.adapters.evaluation.bootstrap import bootstrap_weights, percentile_
 
 __all__ = ["TOL", "PROBE", "auroc", "auroc_with_ci", "length_strata", "stratified_auroc", "groups_without_signal",
            "full_pay_ceiling", "pay_summary", "pay_histogram", "text_histogram", "reason_template",
-           "shortfall_cause", "shortfall_reasons", "common_reasons"]
+           "WARM_UP", "warm_up", "shortfall_cause", "shortfall_reasons", "common_reasons"]
 
 TOL = 1e-9
 """Two rewards closer than this are equal; a reward at most this is "paid 0"."""
@@ -56,6 +56,23 @@ TOL = 1e-9
 PROBE = ("Tom has 3 boxes of 4 pens. How many pens does he have?", "3 * 4 = 12 pens.\n\nThe answer is \\boxed{12}.",
          "12")
 """``(problem, completion, gold)``: a fully verified one-step derivation, the probe of :func:`full_pay_ceiling`."""
+
+
+WARM_UP = ("What is $\\sqrt{8}/2$?",
+           "$\\sqrt{8} = 2\\sqrt{2}$, so $\\sqrt{8}/2 = \\sqrt{2}$. The answer is $\\boxed{\\sqrt{2}}$.", "\\sqrt{2}")
+"""``(problem, completion, gold)`` with a LaTeX answer: scoring it loads math-verify and sympy (about a second)."""
+
+
+def warm_up(rewards: Iterable[Callable[..., list[float | None]]]) -> None:
+    """Call each reward once on :data:`WARM_UP`, so that the lazy imports of the answer checks (math-verify, sympy)
+    are not timed as the cost of the first completion that needs them.
+
+    >>> from rewards import rafs_reward
+    >>> warm_up([rafs_reward])
+    """
+    problem, completion, gold = WARM_UP
+    for reward in rewards:
+        reward(prompts=[problem], completions=[completion], answer=[gold])
 
 
 def _clean(positive: Sequence[bool], scores: Sequence[float | None]) -> tuple[np.ndarray, np.ndarray]:

@@ -103,11 +103,7 @@ def build_report(rows: list[tuple[dict, Any]], names: list[str], config=None, *,
     values: dict[str, list[float | None]] = {f.__name__: [None] * n for f in funcs}
     supported: list[bool | None] = [None] * n
     ms: list[float] = []
-    if rows:  # lazy imports (math-verify, sympy) load on a first LaTeX answer: once, untimed
-        first = rows[0][1]
-        for fn in funcs:
-            fn(prompts=[first.problem], completions=[_completion(first)],
-               **({"answer": [first.gold]} if has_gold else {}))
+    rr.warm_up(funcs)  # math-verify and sympy load on the first LaTeX answer: once, untimed
     for members in tqdm(groups.values(), desc="rafs report", unit="group", disable=not progress):
         prompts = [rows[i][1].problem for i in members]
         completions = [_completion(rows[i][1]) for i in members]
