@@ -161,7 +161,8 @@ def render(report: dict[str, Any], source: str) -> str:
     from rewards.adapters import reward_report as rr
 
     t = report["timing"]
-    lines = [f"rafs report {source}: {report['n']} completions; {report['groups']} GRPO groups of 2 or more "
+    lines = [f"rafs report {source}: {report['n']} completions; {report['groups']} GRPO "
+             f"group{'' if report['groups'] == 1 else 's'} of 2 or more "
              f"(+{report['singletons']} problems with one completion); ms per completion median "
              f"{t['ms_median']}, max {t['ms_max']} (all rewards, cold cache)",
              f"verified (answer derived from the problem through verified steps): {_pct(report['verified_share'])} "
