@@ -15,7 +15,9 @@ Shared promises, kept here so every command keeps them the same way:
 * ``rafs … | head`` stops quietly with exit status 141 (SIGPIPE), rich tables included (:func:`rich_console`);
 * no file is overwritten without ``--force`` (:func:`refuse_overwrite`), and files are written atomically
   (:func:`atomic_write`, i.e. :func:`rewards.adapters.files.atomic_write`: a temporary file in the same
-  folder, then ``os.replace``).
+  folder, then ``os.replace``);
+* a command whose optional extra is not installed prints one line naming it (``pip install 'rafs[serve]'``,
+  :mod:`trainers.extras`), not a traceback.
 
 >>> plain_text("``rafs score`` calls :func:`~rewards.scoring.score.score_trace`. Example::")
 'rafs score calls score_trace. Example:'
@@ -322,6 +324,15 @@ def main(argv: list[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except CommandError as exc:
         print(f"rafs {args._name}: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        # a module of an optional extra (the light install): one line naming the extra, not a traceback
+        from trainers.extras import missing_extra_message
+
+        message = missing_extra_message(exc, args._name)
+        if message is None:
+            raise
+        print(f"rafs {args._name}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"rafs {args._name}: interrupted", file=sys.stderr)
