@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from trainers.recipes import RAFSScriptArguments
 
 __all__ = ["GOLD_PARAMETERS", "TRL_KWARGS", "GoldColumnReward", "import_reward", "reward_needs", "trl_reward_names",
-           "resolve_reward_func", "build_reward_funcs", "build_verifier", "describe_reward"]
+           "resolve_reward_func", "build_reward_funcs", "build_verifier", "describe_reward", "answer_probe",
+           "rewards_that_cannot_pay"]
 
 log = logging.getLogger(__name__)
 
@@ -220,6 +221,56 @@ def build_verifier(script: "RAFSScriptArguments") -> Any:
     return verifier_from_config(values)
 
 
+BOXED_INSTRUCTION = r"Put the final answer in \boxed{}."
+
+
+def answer_probe(instruction: str | None) -> tuple[str, str, str] | None:
+    r"""(problem, completion, gold): a worked, correct completion that writes its answer the way ``instruction``
+    asks (after ``####``, in ``\boxed{}``), for checking that a reward can pay at all; None when the instruction
+    names neither format.
+
+    >>> answer_probe("Put the final answer after ####.")[1]
+    'Sam has 3 + 2 = 5 pens.\n#### 5'
+    >>> answer_probe("Think step by step.") is None
+    True
+    """
+    text = instruction or ""
+    if "####" in text:
+        final = "#### 5"
+    elif "boxed" in text:
+        final = "The answer is \\boxed{5}."
+    else:
+        return None
+    return "Sam has 3 pens and gets 2 more. How many pens does Sam have now?", f"Sam has 3 + 2 = 5 pens.\n{final}", "5"
+
+
+def rewards_that_cannot_pay(funcs: Sequence[Any], script: "RAFSScriptArguments") -> list[str]:
+    r"""One warning per reward of another library that pays 0 for a correct, worked completion written the way the
+    recipe's ``instruction`` asks (:func:`answer_probe`): in that run it can never pay, e.g. TRL's
+    ``accuracy_reward`` reads only ``\boxed{}`` and the demo recipe asks for ``####``. rafs's own rewards read both.
+    """
+    probe = answer_probe(script.instruction)
+    if probe is None:
+        return []
+    problem, completion, gold = probe
+    prompt = [{"role": "user", "content": f"{problem}\n{script.instruction}"}]
+    out = []
+    for func in funcs:
+        if not isinstance(func, GoldColumnReward):
+            continue
+        # what TRL hands a reward: message lists on a conversational data set, plain text otherwise
+        given = completion if script.conversational is False else [{"role": "assistant", "content": completion}]
+        errors = func.errors
+        paid = func(prompts=[prompt], completions=[given], **{script.answer_column: [gold]})
+        func.errors = errors  # the probe is not the run's call
+        if paid and paid[0] is not None and paid[0] <= 0:
+            out.append(f"reward {func.qualname} pays 0 for a correct answer written as the instruction asks "
+                       f"({script.instruction!r}), e.g. {completion!r} with gold {gold!r}: it can never pay in this "
+                       f"run; ask for a format both read (--instruction {BOXED_INSTRUCTION!r}; rafs's rewards read "
+                       "\\boxed{} too) or drop it")
+    return out
+
+
 def build_reward_funcs(script: "RAFSScriptArguments", *, with_verifier: bool = True) -> list[Any]:
     """The recipe's reward functions, in order (see :func:`resolve_reward_func`); ``with_verifier=False`` skips
     building the step verifier (``--dry-run``: resolve the names without loading a model)."""
@@ -228,6 +279,8 @@ def build_reward_funcs(script: "RAFSScriptArguments", *, with_verifier: bool = T
     funcs = [resolve_reward_func(name, script, config=cfg, verifier=verifier) for name in script.reward_funcs]
     if not funcs:
         raise ValueError("reward_funcs is empty: name at least one reward, e.g. [faithful_accuracy, rafs].")
+    for warning in rewards_that_cannot_pay(funcs, script):
+        log.warning(warning)
     return funcs
 
 

@@ -199,6 +199,32 @@ def test_trl_accuracy_reward_mixes_with_ours_on_the_recipe_data():
             prompts=[r["prompt"] for r in rows], completions=completions, **kwargs) == [1.0, 1.0, 0.0, 0.0]
 
 
+@pytest.mark.parametrize("conversational", ["true", "false"])
+def test_a_reward_that_can_never_pay_under_the_instruction_is_named_at_start(caplog, conversational):
+    """The demo recipe asks for ``####``; TRL's ``accuracy_reward`` reads only ``\\boxed{}``, so mixed in as the
+    recipe suggests it scores 0 on every step. Building the rewards warns and names the format both read; with
+    that instruction there is no warning, and every reward of the mix pays a correct worked answer."""
+    import logging
+
+    from trainers.reward_choice import BOXED_INSTRUCTION, answer_probe, build_reward_funcs
+
+    mix = ["--reward_funcs", "faithful_accuracy", "rafs", "trl.rewards.accuracy_reward",
+           "--conversational", conversational]
+    with caplog.at_level(logging.WARNING, logger="trainers.reward_choice"):
+        build_reward_funcs(load_recipe(GRPO_RECIPE, mix).script)
+    warned = [r.getMessage() for r in caplog.records if "can never pay" in r.getMessage()]
+    assert len(warned) == 1 and "accuracy_reward" in warned[0] and "boxed" in warned[0]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="trainers.reward_choice"):
+        script = load_recipe(GRPO_RECIPE, [*mix, "--instruction", BOXED_INSTRUCTION]).script
+        funcs = build_reward_funcs(script)
+    assert not [r for r in caplog.records if "can never pay" in r.getMessage()]
+    problem, completion, gold = answer_probe(script.instruction)
+    given = [{"role": "assistant", "content": completion}] if conversational == "true" else completion
+    paid = [f(prompts=[problem], completions=[given], answer=[gold])[0] for f in funcs]
+    assert all(p > 0.9 for p in paid), paid
+
+
 def test_a_crashing_foreign_reward_scores_none_instead_of_stopping_training(caplog):
     from trainers.reward_choice import GoldColumnReward
 
