@@ -171,20 +171,10 @@ def print_summary(summary: dict[str, Any], console: Any = None) -> None:
 
 
 def choose_threads(threads: int | str | None = "auto") -> int:
-    """Torch CPU threads for the demo. ``"auto"``: 1 when the machine is already busy (load average at or above
-    its core count: measured on the shared 2-core machine, generation with 1 thread was 2-4x faster than with 2
-    under contention), else every core."""
-    cores = os.cpu_count() or 1
-    if threads in (None, "auto"):
-        try:
-            busy = os.getloadavg()[0] >= cores - 0.5
-        except OSError:  # pragma: no cover - no load average on this platform
-            busy = False
-        return 1 if busy else cores
-    n = int(threads)
-    if n < 1:
-        raise ValueError(f"threads={threads!r}: use 'auto' or a positive number of threads.")
-    return n
+    """:func:`trainers.models.choose_threads`, the one thread policy of ``rafs train`` and the demo."""
+    from trainers.models import choose_threads as policy
+
+    return policy(threads)
 
 
 class RichProgress:
@@ -253,8 +243,7 @@ def run_demo(output_dir: str | os.PathLike = "runs/demo", *, recipe: str | os.Pa
 
     warnings.filterwarnings("ignore", category=FutureWarning)
     console = Console(quiet=quiet, width=None if sys.stdout.isatty() else 110)
-    n_threads = choose_threads(threads)
-    torch.set_num_threads(n_threads)
+    threads = str(choose_threads(threads))  # validated now; build_trainer applies it (recipe field torch_threads)
     screen_log = logging.getLogger("trainers.callbacks")
     if not quiet and not screen_log.handlers:
         screen_log.addHandler(RichHandler(console=console, show_path=False, show_level=False))
@@ -273,7 +262,8 @@ def run_demo(output_dir: str | os.PathLike = "runs/demo", *, recipe: str | os.Pa
     from trainers.train import build_reward_funcs, build_trainer, load_recipe
 
     with console.status("loading the recipe and SmolLM2-135M-Instruct (first run converts the GGUF, ~30 s)"):
-        rec = load_recipe(recipe, ["--disable_tqdm", "true", *overrides, "--output_dir", str(out)])
+        rec = load_recipe(recipe, ["--disable_tqdm", "true", "--torch_threads", threads, *overrides,
+                                   "--output_dir", str(out)])
         if str(rec.model.model_name_or_path).lower() in ("smollm2-135m-instruct", "default", "smollm2",
                                                          "huggingfacetb/smollm2-135m-instruct"):
             default_model_path()
@@ -286,6 +276,7 @@ def run_demo(output_dir: str | os.PathLike = "runs/demo", *, recipe: str | os.Pa
         trainer.remove_callback(PrinterCallback)  # our own one line per step replaces the raw log dicts
         hf_logging.disable_progress_bar()
     args = rec.training
+    n_threads = torch.get_num_threads()
     console.print(f"[bold]rafs demo[/]: {rec.trainer.upper()} on {rec.model.model_name_or_path}, {args.max_steps} "
                   f"steps x {args.per_device_train_batch_size} completions ({args.num_generations} per prompt, "
                   f"<= {args.max_completion_length} tokens), rewards {[r.__name__ for r in recorders]}, "

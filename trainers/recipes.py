@@ -74,6 +74,9 @@ class RAFSScriptArguments(ScriptArguments):
     conversational: bool = field(default=True, metadata={"help": "prompts as chat messages (else plain text)"})
     system_prompt: str | None = field(default=None, metadata={"help": "optional system message"})
     instruction: str = field(default=DEFAULT_INSTRUCTION, metadata={"help": "appended to every problem"})
+    torch_threads: str = field(default="auto", metadata={
+        "help": "torch CPU threads when training on CPU: 'auto' (1 when the machine is already busy, else every "
+                "core; trainers.models.choose_threads) or a number"})
     # -- rewards (GRPO/RLOO)
     reward_funcs: list[str] = field(default_factory=lambda: ["faithful_accuracy", "rafs"], metadata={
         "help": "registry names of rewards.adapters.trl_rewards (rafs, faithful_accuracy, rafs_step_validity, "

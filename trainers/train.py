@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RAFSScriptArguments", "Recipe", "TRAINERS", "DATASETS", "load_recipe", "adapt_for_device",
            "detect_trainer", "load_train_dataset", "easy_arithmetic", "load_probe_set", "check_data", "build_trainer",
-           "build_reward_funcs", "build_verifier", "GoldColumnReward", "GOLD_PARAMETERS", "resolve_reward_func",
+           "apply_threads", "build_reward_funcs", "build_verifier", "GoldColumnReward", "GOLD_PARAMETERS", "resolve_reward_func",
            "describe_reward", "describe_recipe", "check_output_dir", "split_cli_args", "build_screen_callback",
            "screen_callback", "configure_wandb", "train", "main"]
 
@@ -135,6 +135,20 @@ def screen_callback(trainer: Any) -> "ValidityScreenCallback | None":
     return found[-1] if found else None
 
 
+def apply_threads(recipe: Recipe) -> int | None:
+    """Set torch's CPU threads by the recipe's ``torch_threads`` (:func:`trainers.models.choose_threads`: the
+    policy ``rafs demo`` uses too) when the run trains on CPU; returns the number set, None on a GPU (left as is)."""
+    import torch
+
+    from trainers.models import choose_threads
+
+    if torch.cuda.is_available() and not getattr(recipe.training, "use_cpu", False):
+        return None
+    n = choose_threads(getattr(recipe.script, "torch_threads", "auto"))
+    torch.set_num_threads(n)
+    return n
+
+
 def build_trainer(recipe: Recipe, *, train_dataset: Any = None, reward_funcs: list[Any] | None = None,
                   callbacks: list[Any] | None = None, probe_set: list[dict[str, str]] | None = None):
     """A ready ``GRPOTrainer`` / ``RLOOTrainer`` / ``SFTTrainer`` for ``recipe``: ``callbacks``, then the recipe's
@@ -148,6 +162,7 @@ def build_trainer(recipe: Recipe, *, train_dataset: Any = None, reward_funcs: li
     script, args, margs = recipe.script, recipe.training, recipe.model
     if not margs.model_name_or_path:
         raise ValueError("the recipe names no model: set model_name_or_path (e.g. SmolLM2-135M-Instruct).")
+    apply_threads(recipe)
     model_path = resolve_model_path(margs.model_name_or_path)
     tokenizer = AutoTokenizer.from_pretrained(model_path)
     if tokenizer.pad_token is None:

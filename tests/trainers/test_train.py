@@ -100,6 +100,32 @@ def blanket(prompts, max_new_tokens, want_scores=False):
     return [Generation("99" if len(p) > 1 else "#### 7") for p in prompts]
 
 
+def test_rafs_train_and_the_demo_share_one_thread_policy(tiny_model_path, tmp_path, monkeypatch):
+    """Under contention the demo drops to one torch thread; ``rafs train`` (build_trainer) did not and its steps
+    took 10x longer. Both now follow the recipe field ``torch_threads`` ('auto': 1 on a busy machine)."""
+    import os
+
+    import torch
+
+    from trainers.demo import choose_threads as demo_policy
+
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setattr(os, "getloadavg", lambda: (float(os.cpu_count() or 1), 0.0, 0.0))  # a busy machine
+        torch.set_num_threads(2)
+        build_trainer(load_recipe(GRPO_RECIPE, tiny(tiny_model_path, tmp_path)))
+        assert torch.get_num_threads() == 1 == demo_policy("auto")
+        build_trainer(load_recipe(GRPO_RECIPE, tiny(tiny_model_path, tmp_path, "--torch_threads", "2")))
+        assert torch.get_num_threads() == 2
+        monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # a quiet machine: every core
+        build_trainer(load_recipe(GRPO_RECIPE, tiny(tiny_model_path, tmp_path)))
+        assert torch.get_num_threads() == (os.cpu_count() or 1) == demo_policy("auto")
+        with pytest.raises(ValueError, match="torch_threads='many'"):
+            build_trainer(load_recipe(GRPO_RECIPE, tiny(tiny_model_path, tmp_path, "--torch_threads", "many")))
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_callback_halts_a_real_grpo_run(tiny_model_path, tmp_path):
     probe = [{"problem": f"What is {i} + 1?", "answer": str(i + 1)} for i in range(60)]
     cb = ValidityScreenCallback(probe, policy="halt", baseline=False, generator=blanket)
