@@ -1,6 +1,7 @@
 """Reward functions by name: a recipe's ``reward_funcs`` -> TRL reward callables, ours and other libraries'.
 
-Each entry of ``reward_funcs`` is one of
+Each entry of ``reward_funcs`` is a name :func:`trainers.reward_names.resolve_reward_name` reads (the one
+resolver, which ``rafs audit`` uses too):
 
 * a registry name of :mod:`rewards.adapters.trl_rewards` (``faithful_accuracy``, ``rafs``, ``rafs_step_validity``,
   ``rafs_support``, ``rafs_consensus``, ``rafs_stability``) or its function name (``rafs_reward``), optionally
@@ -24,15 +25,12 @@ ValueError: reward_funcs: unknown reward 'faithful_acuracy' (did you mean 'faith
 
 from __future__ import annotations
 
-import difflib
-import importlib
 import inspect
 import logging
-import os
-import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from trainers.recipes import rafs_config_of
+from trainers.reward_names import import_reward, resolve_reward_name, trl_reward_names
 
 if TYPE_CHECKING:
     from rewards import RAFSConfig
@@ -112,39 +110,6 @@ class GoldColumnReward:
             return [None] * len(completions)
 
 
-def import_reward(name: str) -> Callable[..., Any]:
-    """``pkg.module.func`` or ``pkg.module:func`` -> the function (a ``get_*`` factory is called with its
-    defaults); a one-line ``ValueError`` when it is missing.
-
-    >>> import_reward("trl.rewards.think_format_reward").__name__
-    'think_format_reward'
-    """
-    module_name, _, attr = name.replace(":", ".").rpartition(".")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # a reward module next to the recipe's working directory
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(f"reward_funcs: cannot import {module_name!r} for {name!r} ({exc}); check the spelling or "
-                         "install the package.") from None
-    try:
-        func = getattr(module, attr)
-    except AttributeError:
-        public = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
-        close = difflib.get_close_matches(attr, list(public), n=3)
-        hint = f"; did you mean {', '.join(f'{module_name}.{c}' for c in close)}?" if close else ""
-        raise ValueError(f"reward_funcs: {module_name!r} has no reward function {attr!r}{hint}") from None
-    if not callable(func) or inspect.ismodule(func):
-        raise ValueError(f"reward_funcs: {name!r} is not callable.")
-    if attr.startswith("get_"):  # a factory (TRL's get_* rewards): build it with its defaults
-        try:
-            func = func()
-        except TypeError as exc:
-            raise ValueError(f"reward_funcs: {name!r} is a factory that needs arguments ({exc}); write a "
-                             "module-level function that calls it and name that function instead.") from None
-    return func
-
-
 def reward_needs(func: Callable[..., Any]) -> tuple[list[str], list[str], bool]:
     """(gold parameters it declares, other required parameters TRL does not supply, whether it reads chat).
 
@@ -163,42 +128,27 @@ def reward_needs(func: Callable[..., Any]) -> tuple[list[str], list[str], bool]:
     return gold, missing, getattr(func, "__module__", "").startswith("trl.")
 
 
-def trl_reward_names() -> list[str]:
-    """The reward functions and factories ``trl.rewards`` exports (its ``__all__`` without the submodules)."""
-    import trl.rewards as trl_rewards
-
-    return [n for n in getattr(trl_rewards, "__all__", []) if n.endswith("_reward") or n.startswith("get_")]
-
-
 def resolve_reward_func(name: str, script: "RAFSScriptArguments", *, config: "RAFSConfig | None" = None,
                         verifier: Any = None) -> Any:
     """One entry of ``reward_funcs`` -> a TRL reward function (see the module docstring). ``config`` is the
     recipe's RAFS config (``None``: the rewards' defaults). Raises a one-line ``ValueError`` for an unknown name
     or a function that needs an argument no dataset column provides."""
-    from rewards.adapters.trl_rewards import REWARD_FUNCS, get_reward_funcs
+    from rewards.adapters.trl_rewards import get_reward_funcs
 
     name = str(name).strip()
-    ours = {**{k: k for k in REWARD_FUNCS}, **{f.__name__: k for k, f in REWARD_FUNCS.items()}}
-    short = name.removeprefix("rewards.adapters.trl_rewards.")
-    if short in ours:
+    try:
+        key, func = resolve_reward_name(name)  # the one resolver (rafs audit uses it too)
+    except ValueError as exc:
+        raise ValueError(f"reward_funcs: {exc}") from None
+    if key is not None:
         kwargs: dict[str, Any] = {"gold_column": script.answer_column} if script.answer_column != "answer" else {}
-        if ours[short] == "faithful_accuracy" and script.unfaithful_credit != 0.5:
+        if key == "faithful_accuracy" and script.unfaithful_credit != 0.5:
             kwargs["unfaithful_credit"] = script.unfaithful_credit
         if verifier is not None:
             kwargs["verifier"] = verifier
         if config is None and not kwargs:
-            return get_reward_funcs([short])[0]  # the picklable module-level function
-        return get_reward_funcs([short], config, **kwargs)[0]
-    if "." in name or ":" in name:
-        func = import_reward(name)
-    elif name in trl_reward_names():
-        func = import_reward(f"trl.rewards.{name}")
-    else:
-        close = difflib.get_close_matches(name, sorted(ours) + trl_reward_names(), n=2)
-        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-        raise ValueError(f"reward_funcs: unknown reward {name!r}{hint}; use one of {sorted(REWARD_FUNCS)}, a "
-                         f"name of trl.rewards ({', '.join(trl_reward_names())}) or a dotted import path such as "
-                         "trl.rewards.accuracy_reward.")
+            return get_reward_funcs([key])[0]  # the picklable module-level function
+        return get_reward_funcs([key], config, **kwargs)[0]
     gold, missing, chat = reward_needs(func)
     if missing:
         raise ValueError(f"reward_funcs: {name} needs the argument(s) {missing}, which no dataset column provides "

@@ -132,11 +132,11 @@ def test_the_separated_bars_need_the_bare_answer_family(toy, sample, capsys):
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("no_such_module_xyz:f", "cannot import module 'no_such_module_xyz'"),
-    ("{toy}:missing", "has no attribute 'missing'"),
+    ("no_such_module_xyz:f", "cannot import 'no_such_module_xyz'"),
+    ("{toy}:missing", "has no reward function 'missing'"),
     ("{toy}:NOT_CALLABLE", "is a int, not a callable"),
-    ("{toy}:", "expected module:function"),
-    ("accuracy", "unknown reward function 'accuracy'"),
+    ("{toy}:", "expected a registry name, pkg.module.func or pkg.module:func"),
+    ("accuracy", "unknown reward 'accuracy'"),
 ])
 def test_bad_reward_specs_are_one_line_errors(toy, capsys, spec, message):
     assert main(["audit", spec.format(toy=toy), *ARGS]) == 2

@@ -1,8 +1,9 @@
 """``rafs audit REWARD [REWARD ...]``: run the gaming battery against reward functions.
 
-Each REWARD is ``module:function`` (any TRL-style reward function, e.g. ``trl.rewards:accuracy_reward``; a factory
-named ``get_*`` is called with no arguments) or one of our registry names (``rafs``, ``faithful_accuracy``,
-``rafs_step_validity``, ``rafs_support``, ``rafs_consensus``, ``rafs_stability``). The battery builds gamed
+Each REWARD is one of our registry names (``rafs``, ``faithful_accuracy``, ``rafs_step_validity``, ``rafs_support``,
+``rafs_consensus``, ``rafs_stability``), a name of ``trl.rewards`` (``accuracy_reward``) or an import path
+(``trl.rewards.accuracy_reward``, ``my_module:my_reward``; a module in the working directory is found; a factory
+named ``get_*`` is called with no arguments): the names ``rafs train`` reads (:mod:`trainers.reward_names`). The battery builds gamed
 completions from real gold solutions (two thirds GSM8K train, one third MATH-500; ``--n`` in all, seeded) and
 calls each reward as TRL does, ``reward(prompts=..., completions=..., <gold column>=...)``, with ``None`` counted as
 0.0. For each family it prints the share of problems where the gamed completion breaks its property (scores at
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import importlib
 import json
 import os
 import subprocess
@@ -40,7 +40,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("audit", help="run the gaming battery against reward functions",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("rewards", nargs="*", metavar="REWARD",
-                   help="module:function or a registry name (rafs, faithful_accuracy, rafs_step_validity, ...)")
+                   help="a registry name (rafs, faithful_accuracy, ...), a trl.rewards name, or pkg.module.func / "
+                        "pkg.module:func")
     p.add_argument("--mode", default="both", choices=_MODES,
                    help="single: each completion alone; group: a problem's completions as one GRPO group; both")
     p.add_argument("--n", type=int, default=300, help="problems in all: 2/3 GSM8K train, 1/3 MATH-500 (default 300)")
@@ -98,41 +99,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def resolve_reward(spec: str, config: Any = None) -> tuple[str, Callable]:
-    """``module:function`` (dotted attributes allowed; ``get_*`` factories are called with no arguments) or one
-    of the registry names of :func:`rewards.get_reward_funcs` (built with ``config``, a ``RAFSConfig``, when one is
-    given). Returns ``(display name, callable)``."""
+    """A reward name as :func:`trainers.reward_names.resolve_reward_name` reads it (the resolver ``rafs train``
+    uses: registry names, ``trl.rewards`` names, ``pkg.module.func`` or ``pkg.module:func``, a module in the working
+    directory); a registry reward is built with ``config`` (a ``RAFSConfig``) when one is given. Returns
+    ``(display name, callable)``."""
     from trainers.cli import CommandError
+    from trainers.reward_names import resolve_reward_name
 
     spec = spec.strip()
-    if ":" not in spec:
-        from rewards import get_reward_funcs
-
-        try:
-            return spec, (get_reward_funcs([spec]) if config is None else get_reward_funcs([spec], config=config))[0]
-        except ValueError as exc:
-            raise CommandError(f"{exc} Or give module:function, e.g. trl.rewards:accuracy_reward.") from None
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise CommandError(f"reward {spec!r}: expected module:function, e.g. trl.rewards:accuracy_reward")
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise CommandError(f"reward {spec!r}: cannot import module {module_name!r} ({exc})") from None
-    obj: Any = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise CommandError(f"reward {spec!r}: module {module_name!r} has no attribute {attr!r}") from None
-    if getattr(obj, "__name__", "").startswith("get_") and callable(obj) and not hasattr(obj, "__self__"):
-        try:
-            obj = obj()
-        except TypeError as exc:
-            raise CommandError(f"reward {spec!r}: the factory could not be called with no arguments ({exc})") \
-                from None
-    if not callable(obj):
-        raise CommandError(f"reward {spec!r} is a {type(obj).__name__}, not a callable reward function")
-    return spec, obj
+        key, func = resolve_reward_name(spec)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    if key is None:
+        return spec, func
+    from rewards import get_reward_funcs
+
+    return spec, (get_reward_funcs([key]) if config is None else get_reward_funcs([key], config=config))[0]
 
 
 def _is_trl(fn: Callable) -> bool:
