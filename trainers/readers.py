@@ -87,6 +87,12 @@ def _present(row: Mapping[str, Any], col: str | None) -> bool:
     return True
 
 
+def _blank_text(row: Mapping[str, Any], col: str) -> bool:
+    """``col`` is in ``row`` and holds an empty or whitespace-only string."""
+    value = row.get(col)
+    return isinstance(value, str) and not value.strip()
+
+
 def _decode_list(value: Any) -> Any:
     """A JSON list stored as text (a CSV cell), decoded; anything else unchanged."""
     if isinstance(value, str) and value.lstrip().startswith("["):
@@ -145,7 +151,9 @@ class LayoutSpec:
         return next(((q, a) for q, a in pairs if _present(row, q) and _present(row, a)), None)
 
     def fits(self, row: Mapping[str, Any]) -> list[str]:
-        """The layouts (of :attr:`allowed`) whose columns are present and non-null in ``row``."""
+        """The layouts (of :attr:`allowed`) whose columns are present and non-null in ``row``; when none is, the
+        problem + completion layout of a row whose completion is given but empty (it is scored, and abstains with
+        its reason, rather than rejected as fitting no layout)."""
         found = []
         if self._problem(row) and _present(row, self.completion_col or "completion"):
             found.append("problem_completion")
@@ -155,7 +163,11 @@ class LayoutSpec:
             found.append("problem_steps")
         if _present(row, self.messages_col or "messages"):
             found.append("messages")
-        return [f for f in found if f in self.allowed]
+        found = [f for f in found if f in self.allowed]
+        if not found and self._problem(row) and _blank_text(row, self.completion_col or "completion") \
+                and "problem_completion" in self.allowed:
+            found.append("problem_completion")
+        return found
 
     def _expected(self) -> str:
         names = {"problem_completion": f"'{self.problem_col or 'problem'}' + '{self.completion_col or 'completion'}'",
@@ -232,6 +244,8 @@ class LayoutSpec:
                                    f"got {str(steps)[:40]!r}")
             return Item(layout, problem, steps=steps, gold=self._gold(row), samples=samples)
         ccol = self.completion_col or "completion"
+        if _blank_text(row, ccol):  # an empty completion: the scorer abstains with its reason
+            return Item(layout, problem, completion="", gold=self._gold(row), samples=samples)
         completion = _decode_chat(self._need(row, ccol, layout, where))
         _check_text(completion, ccol, where)
         return Item(layout, problem, completion=completion, gold=self._gold(row), samples=samples)

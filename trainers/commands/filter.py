@@ -197,6 +197,7 @@ def _engine_layout(inputs: str, layout: str) -> str:
     score``, with a one-line error naming the columns found and ``--layout``)."""
     from rewards.adapters.filter_shards import FilterInputError, read_rows
     from rewards.adapters.filtering import LAYOUTS as ENGINE_LAYOUTS
+    from rewards.adapters.filtering import detect_layout
     from trainers.cli import CommandError
     from trainers.readers import LAYOUT_ALIASES, LayoutSpec
 
@@ -221,4 +222,12 @@ def _engine_layout(inputs: str, layout: str) -> str:
         raise CommandError(f"the filter engine (rewards.adapters.filtering) cannot read the {resolved} layout yet "
                            f"(it reads {', '.join(ENGINE_LAYOUTS)}); score these rows with 'rafs score' or convert "
                            "them")
+    try:
+        same = resolved == detect_layout(list(first))
+    except ValueError:
+        same = False
+    if layout == "auto" and same:
+        # the engine detects the same layout: let it, so that a row carrying its trace in the other column
+        # (pre-split steps in a problem + completion file) is scored as rafs score reads it
+        return "auto"
     return resolved

@@ -8,7 +8,9 @@ GSM8K's ``question`` + ``answer`` (the worked solution, whose ``#### X`` is the 
 C_A and D_R) and the gold answer (``answer`` or ``gold``, or ``--answer-col``).
 
 Each output row is the input row plus ``rafs`` (0-100 or null), ``status``, ``failure_type``, ``suspect_step``,
-``components`` (``P_R``, ``S_RA``, ``C_A``, ``D_R``) and ``step_checks`` (per step ``q`` and ``reasons``). The
+``reasons`` (why: an abstention's cause, a suspect step's evidence), ``components`` (``P_R``, ``S_RA``, ``C_A``,
+``D_R``) and ``step_checks`` (per step ``q`` and ``reasons``). A row whose completion is empty is scored (it
+abstains: ``reasons`` says so), not rejected. The
 scorer's settings come from ``--config FILE`` (YAML or JSON) and ``--rafs.FIELD VALUE`` flags (see
 :mod:`trainers.config`). ``--out`` is written atomically and never overwritten without ``--force``.
 
@@ -26,7 +28,7 @@ import argparse
 import json
 import sys
 
-SCORE_FIELDS = ("rafs", "status", "failure_type", "suspect_step", "components", "step_checks")
+SCORE_FIELDS = ("rafs", "status", "failure_type", "suspect_step", "reasons", "components", "step_checks")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
