@@ -191,3 +191,18 @@ def test_own_problems_file(toy, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"problem": "x"}\n')
     assert main(["audit", f"{toy}:pays_the_answer", "--problems", str(bad)]) == 2
+
+
+def test_the_summary_line_leads_with_how_often_each_reward_separates_work(toy, sample, capsys):
+    """A reward that pays the answer alone fails fewer families than one that reads the work only because it pays
+    everything alike; the line that counts FAILs says how often each reward tells faithful work from a bare answer
+    (rafs: most problems; the answer-only reward: none)."""
+    import re
+
+    assert main(["audit", "rafs", f"{toy}:pays_the_answer", *ARGS, "--mode", "single"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    lines = re.findall(r"single: tells faithful work from a bare answer on (\d+) of 6 problems, (\d+)/(\d+) "
+                       r"families FAIL", out)
+    assert len(lines) == 2, out
+    (ours, _, _), (answer_only, _, _) = lines
+    assert int(ours) >= 3 and int(answer_only) == 0

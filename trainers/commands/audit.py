@@ -220,8 +220,13 @@ def _print_tables(console, name: str, reports: list) -> None:
     console.print(table)
     for m in modes:
         r = by_mode[m]
-        console.print(f"  {m}: faithful mean {r.faithful_mean:.3f} (None on {100 * r.faithful_none_share:.0f}%), "
-                      f"{len(r.failed)}/{sum(f.n > 0 for f in r.families)} families FAIL, {r.runtime_s:.1f} s")
+        # the summary line leads with how often the reward tells faithful work from a bare answer: a reward that
+        # never does (TRL's accuracy_reward: 0 of N) fails fewer families only because it pays everything alike
+        lead = (f"tells faithful work from a bare answer on {r.separated} of {r.n_problems} problems, "
+                if r.separated is not None else "")
+        console.print(f"  {m}: {lead}{len(r.failed)}/{sum(f.n > 0 for f in r.families)} families FAIL, "
+                      f"faithful mean {r.faithful_mean:.3f} (None on {100 * r.faithful_none_share:.0f}%), "
+                      f"{r.runtime_s:.1f} s")
         if r.faithful_first is not None:
             console.print(f"  {m}: the faithful trace beats every '< faithful' family on "
                           f"{100 * r.faithful_first:.1f}% of problems")
