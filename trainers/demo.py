@@ -2,10 +2,15 @@
 
 Runs ``recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml``: SmolLM2-135M-Instruct (the embedded default model)
 learns easy one-step GSM8K-style problems under ``faithful_accuracy_reward`` + ``rafs_reward``; a
-:class:`~trainers.callbacks.ValidityScreenCallback` screens its verbalized confidence before training (baseline)
-and at every checkpoint. Everything lands under ``runs/demo/``:
+:class:`~trainers.callbacks.ValidityScreenCallback` screens its confidence (the recipe's ``screen_confidence``:
+``token_prob``, the probability of its own short answer) before training (baseline) and at every checkpoint.
+Everything lands under ``runs/demo/``:
 
-* ``checkpoint-N/`` with ``validity_report.json`` (the VRS report) and ``validity_history.json``;
+* the trained model (``model.safetensors``, tokenizer, a model card naming the base model): one copy of the
+  weights, ~0.5 GB;
+* ``checkpoint-N/`` with ``validity_report.json`` (the VRS report) and ``validity_history.json`` (the demo keeps
+  the screen's reports and trainer state there and deletes the checkpoint's copy of the weights, which the final
+  model supersedes);
 * ``validity_report_step0.json`` (the baseline) and ``wandb/`` (offline run);
 * ``summary.json``: ``steps``, ``rewards`` (per step, the mean of each reward by name), ``screen`` (per screened
   step: ``step``, ``tier``, ``L``, ``Fp``, ``RBS``, ``r``), plus the group-variance measurement (how many
@@ -114,11 +119,35 @@ def summarise(trainer: Any, recorders: Sequence[RewardRecorder], output_dir: str
         "screen_seconds": round(sum(h.get("elapsed_s") or 0 for h in history), 3),
         "elapsed_s": round(elapsed_s, 1),
         "torch_threads": __import__("torch").get_num_threads(),
+        "screen_confidence": getattr(cb, "confidence", None),
         "logs": {"output_dir": str(out), "checkpoints": sorted(str(p) for p in out.glob("checkpoint-*")),
                  "reports": sorted(str(p) for p in out.glob("checkpoint-*/validity_report.json")),
                  "baseline_report": str(out / "validity_report_step0.json"), "wandb": wandb_dirs,
                  "summary": str(out / "summary.json")},
     }
+
+
+#: how the screen's confidence signal is named in the demo's table
+CONFIDENCE_LABELS = {"token_prob": "token-probability confidence", "verbalized": "verbalized confidence",
+                     "rafs": "RAFS score as confidence"}
+
+#: files of a checkpoint that hold weights (the demo keeps one copy: the final model in the output folder)
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "adapter_model.safetensors", "optimizer.pt")
+
+
+def drop_checkpoint_weights(output_dir: str | os.PathLike) -> int:
+    """Delete the weights in ``output_dir``'s ``checkpoint-*/`` folders when ``output_dir`` holds the final model
+    (its ``model.safetensors``), keeping the screen's reports and the trainer state; returns the bytes freed."""
+    out = Path(output_dir)
+    if not (out / "model.safetensors").is_file():
+        return 0
+    freed = 0
+    for ckpt in out.glob("checkpoint-*"):
+        for pattern in (*WEIGHT_FILES, "model-*.safetensors"):
+            for f in ckpt.glob(pattern):
+                freed += f.stat().st_size
+                f.unlink()
+    return freed
 
 
 def print_summary(summary: dict[str, Any], console: Any = None) -> None:
@@ -142,7 +171,8 @@ def print_summary(summary: dict[str, Any], console: Any = None) -> None:
         cells.append(str(row.get("silent_failures", "-")))
         table.add_row(*cells)
     console.print(table)
-    screen = Table(title="Validity screen (verbalized confidence on the probe set)")
+    confidence = CONFIDENCE_LABELS.get(summary.get("screen_confidence"), summary.get("screen_confidence") or "confidence")
+    screen = Table(title=f"Validity screen ({confidence} on the probe set)")
     for col in ("step", "tier", "L", "Fp", "RBS", "r", "accuracy", "decision"):
         screen.add_column(col, justify="right" if col != "tier" else "left")
 
@@ -283,6 +313,7 @@ def run_demo(output_dir: str | os.PathLike = "runs/demo", *, recipe: str | os.Pa
                   f"screen every {args.save_steps} steps + baseline, {n_threads} torch thread(s) -> {out}")
     trainer.train()
     trainer.save_model(str(out))
+    drop_checkpoint_weights(out)  # one copy of the weights: the final model (checkpoints keep their screen reports)
     try:
         import wandb
 

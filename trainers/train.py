@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RAFSScriptArguments", "Recipe", "TRAINERS", "DATASETS", "load_recipe", "adapt_for_device",
            "detect_trainer", "load_train_dataset", "easy_arithmetic", "load_probe_set", "check_data", "build_trainer",
-           "apply_threads", "build_reward_funcs", "build_verifier", "GoldColumnReward", "GOLD_PARAMETERS", "resolve_reward_func",
+           "apply_threads", "name_base_model", "build_reward_funcs", "build_verifier", "GoldColumnReward", "GOLD_PARAMETERS", "resolve_reward_func",
            "describe_reward", "describe_recipe", "check_output_dir", "split_cli_args", "build_screen_callback",
            "screen_callback", "configure_wandb", "train", "main"]
 
@@ -181,14 +181,29 @@ def build_trainer(recipe: Recipe, *, train_dataset: Any = None, reward_funcs: li
     if recipe.trainer == "grpo":
         from trl import GRPOTrainer
 
-        return GRPOTrainer(reward_funcs=reward_funcs or build_reward_funcs(script), **common)
-    if recipe.trainer == "rloo":
+        trainer = GRPOTrainer(reward_funcs=reward_funcs or build_reward_funcs(script), **common)
+    elif recipe.trainer == "rloo":
         from trl import RLOOTrainer
 
-        return RLOOTrainer(reward_funcs=reward_funcs or build_reward_funcs(script), **common)
-    from trl import SFTTrainer
+        trainer = RLOOTrainer(reward_funcs=reward_funcs or build_reward_funcs(script), **common)
+    else:
+        from trl import SFTTrainer
 
-    return SFTTrainer(**common)
+        trainer = SFTTrainer(**common)
+    name_base_model(trainer, margs.model_name_or_path, model_path)
+    return trainer
+
+
+def name_base_model(trainer: Any, name_or_path: str, model_path: str) -> None:
+    """Give the model card its base model: the embedded default is loaded from a local cache folder, for which TRL's
+    card reads "fine-tuned version of [None]"; its hub id is written instead (``config._name_or_path``, what
+    ``from_pretrained`` of the hub id would set). A model given as a local folder keeps TRL's behaviour."""
+    from trainers.models import DEFAULT_MODEL_NAME
+
+    if str(model_path) != str(name_or_path):  # one of the default model's names, resolved to its cache folder
+        config = getattr(getattr(trainer, "model", None), "config", None)
+        if config is not None:
+            config._name_or_path = f"HuggingFaceTB/{DEFAULT_MODEL_NAME}"
 
 
 def configure_wandb(recipe: Recipe) -> bool:
