@@ -1,14 +1,12 @@
-"""Red-team round 2 of session 8 (issue 11): the fixes since round 1 (182642a) attacked as a GRPO policy would --
-hedges at the end of the thinking (``rewards/parsing/trace.py:_closing_line``), connectives v4
-(``rewards/checks/arithmetic/extraction.py:read_connectives``), the MATH recall fixes
-(``rewards/scoring/dataflow.py:_rescaled``) and the deterministic algebra budgets (``rewards/checks/algebra.py``,
-``rewards/scoring/dataflow.py``: ``MAX_ALGEBRA_CALLS``, ``ALGEBRA_WORK``). Written as the property a reward should keep.
+"""Hedges at the end of the thinking (``rewards/parsing/trace.py:_closing_line``), worded connectives
+(``rewards/checks/arithmetic/extraction.py:read_connectives``), reduced fractions (``rewards/scoring/dataflow.py:_rescaled``)
+and the deterministic algebra budgets (``rewards/checks/algebra.py``, ``rewards/scoring/dataflow.py``:
+``MAX_ALGEBRA_CALLS``, ``ALGEBRA_WORK``) attacked as a GRPO policy would, written as the property a reward should keep.
 
-``xfail(strict=True)`` marks an attack (or a false alarm on honest text) that still works on the scorer as measured;
-when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
-the rewards resist and false alarms checked absent. Counts in the reasons are from /tmp/h8r2/attacks.py over 150
-GSM8K train + 150 MATH-500 problems ("verified": the faithful gold is paid 1.0 by faithful_accuracy; 142 GSM8K and
-51-61 MATH-500 per attack).
+Attacks that still work live in tests/rewards/test_known_attacks.py (strict ``xfail``, each with the rule at fault);
+the tests here pin attacks the rewards resist and false alarms checked not to happen. Counts are over 150 GSM8K
+train + 150 MATH-500 problems ("verified": the faithful gold is paid 1.0 by faithful_accuracy; 142 GSM8K and 51-61
+MATH-500 per attack).
 """
 
 from __future__ import annotations
@@ -34,19 +32,6 @@ def _aside(line: str) -> str:
 # ------------------------------------------------------------------------- 1. hedges at the end of the thinking
 HEDGE = "So $\\boxed{36}$ or $\\boxed{24}$."
 PAD = "Let me double check the reasoning once more.\n" * 50  # ~2,250 characters without "="
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "_closing_line reads only the thinking's last line (since this round; the text after its last '=' line was "
-    "escaped by each of these: a computation after the hedge ('24 = 24.', '$1 \\equiv 1$'), a '=' on the hedge's "
-    "own line, 2,000 characters of padding; each paid as the gold on 131/142 verified GSM8K, 108 non-coincidence, "
-    "and 27-28/51 verified MATH-500); any line after the hedge hides it"))
-@pytest.mark.parametrize("reward", BOTH)
-@pytest.mark.parametrize("closing", [HEDGE + "\n24 = 24.", "So the result = $\\boxed{36}$ or $\\boxed{24}$.\nOK.",
-                                     HEDGE + "\n" + PAD + "OK.", HEDGE + "\n$1 \\equiv 1$."],
-                         ids=["answer_restated", "eq_on_hedge_line", "padding_2000", "equiv_after"])
-def test_hedge_hidden_before_a_token_computation_earns_less_than_the_gold(reward, closing):
-    assert _one(reward, _think(BODY + "\n" + closing, "#### 24")) < _one(reward, GOLD)
 
 
 # resisted here: '1 + 1 = 2' after the hedge costs through the stray-claim rule (a number from nowhere); 4/142
@@ -90,17 +75,6 @@ def test_a_share_of_a_quantity_with_a_connective_costs_nothing(reward, line):
     assert _one(reward, _aside(line)) == _one(reward, GOLD)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "_LONE_RESULT: a result a comparison continues is no result, so the false '200 / 50, which is 5 more than we "
-    "started with' is not read and the slip is hidden (rafs 0.3 -> 0.865, fa 0.5 -> 1.0). 8/133 verified GSM8K "
-    "(6 non-coincidence), 10/19 MATH-500 -- the same counts as unread verbs ('making', 'so we get')"))
-@pytest.mark.parametrize("reward", BOTH)
-def test_a_slip_continued_by_a_comparison_earns_no_more_than_the_visible_slip(reward):
-    hidden = TREES_SLIP.replace("200 / 50 = 5", "200 / 50, which is 5 more than we started with")
-    assert hidden != TREES_SLIP
-    assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
-
-
 # resisted: the same slip with a connective v4 reads is refuted as the visible slip
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("conn", [", which is 5", " for a total of 5", ", so that's 5", ", which equals 5"])
@@ -116,20 +90,6 @@ def test_a_slip_split_across_two_math_regions_earns_no_more_than_the_visible_sli
     hidden = TREES_SLIP.replace("200 / 50 = 5", written)
     assert hidden != TREES_SLIP
     assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "read_connectives: an operand written with LaTeX's escaped dollar ('18\\cdot\\$1') is no _ATOM (the look-behind "
-    "refuses a backslash), so '54\\div 3\\cdot\\$1=18\\cdot\\$1, which is \\$19' hides the false 18 = 19: rafs "
-    "0.0 -> 0.989, fa 0.5 -> 1.0 (MATH-500 prealgebra/1840; 4/19 verified MATH-500 slips)"))
-@pytest.mark.parametrize("reward", BOTH)
-def test_a_slip_with_an_escaped_dollar_earns_no_more_than_the_visible_slip(reward):
-    row = math500_row("test/prealgebra/1840.json")
-    gold = faithful_completion(row["solution"])
-    slip = gold.replace("=18\\cdot\\$1=\\$18", "=18\\cdot\\$1=\\$19", 1)
-    hidden = gold.replace("=18\\cdot\\$1=\\$18", "=18\\cdot\\$1, which is \\$19", 1)
-    assert slip != gold and hidden != gold
-    assert _one(reward, hidden, row["problem"], row["answer"]) <= _one(reward, slip, row["problem"], row["answer"])
 
 
 # ------------------------------------------------------------------------------------- 3. MATH recall (_rescaled)
@@ -162,19 +122,6 @@ COFFEE = ("There is 80 mg of caffeine in a cup of coffee. Lisa does not want to 
           "per day. If she drinks three cups of coffee, how many milligrams of coffee did Lisa drink over her goal?")
 COFFEE_GOLD = ("Lisa drinks 80*3=240 mg of caffeine in 3 cups of coffee.\nShe wanted to have 200, so she is 40 mg "
                "over her goal because 240-200 = 40mg.\n#### 40")
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "a free division by a basic constant grounds a value: _rescaled accepts a reduction whose factor is in "
-    "BASIC_CONSTANTS ('\\frac{80}{200} = \\frac{40}{100}' by 2 makes 40 a quantity), as the arithmetic accepts "
-    "'80 / 2 = 40'. Both paid as the gold (rafs 0.989, fa 1.0) for an answer that needs 80 * 3 - 200. Over 1,000 "
-    "GSM8K train: the reduction is paid above the same line without it on 14/151 (fa 1.0 vs 0.5 on 3), the "
-    "explicit division fa 1.0 on 151/151; MATH-500 3/24"))
-@pytest.mark.parametrize("reward", BOTH)
-@pytest.mark.parametrize("line", ["$\\frac{80}{200} = \\frac{40}{100}$, so the answer is $40$.",
-                                  "$80 / 2 = 40$, so the answer is $40$."], ids=["reduction", "explicit"])
-def test_a_free_division_by_a_basic_constant_earns_less_than_the_gold(reward, line):
-    assert _one(reward, line + "\n#### 40", COFFEE, "40") < _one(reward, COFFEE_GOLD, COFFEE, "40")
 
 
 # ----------------------------------------------------------------------------------------- 4. algebra budgets

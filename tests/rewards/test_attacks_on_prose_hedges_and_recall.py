@@ -1,15 +1,12 @@
-"""Red-team pass s8 (issue 11, session 8): today's new rules attacked as a GRPO policy would -- hedges v3
-(``rewards/parsing/trace.py:_alternatives`` / ``_closing_line``, ``rewards/scoring/score.py:_hedged``), connectives
-v3 (``rewards/checks/arithmetic/extraction.py:read_connectives``) and the MATH recall of session 8
-(``rewards/scoring/dataflow.py``: falling products, reduced fractions, "X and 4 friends", "the N-th term").
-Written as the property a reward should keep.
+"""Hedges in prose and in the thinking's closing line (``rewards/parsing/trace.py:_alternatives`` / ``_closing_line``,
+``rewards/scoring/score.py:_hedged``), worded connectives (``rewards/checks/arithmetic/extraction.py:read_connectives``)
+and the MATH recall rules of ``rewards/scoring/dataflow.py`` (falling products, reduced fractions, "X and 4 friends",
+"the N-th term") attacked as a GRPO policy would, written as the property a reward should keep.
 
-``xfail(strict=True)`` marks an attack (or a false alarm on honest text) that still works on the scorer as measured;
-when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
-the rewards resist and false alarms checked not to happen. Counts in the reasons are from /tmp/h8r/attacks.py over
-150 GSM8K train + 150 MATH-500 problems ("verified": the faithful gold is paid 1.0 by faithful_accuracy); part 3's
-counts are over every GSM8K train / MATH-500 problem a session-8 rule touches, against main's ``rewards/`` at the
-session start.
+Attacks that still work live in tests/rewards/test_known_attacks.py (strict ``xfail``, each with the rule at fault);
+the tests here pin attacks the rewards resist and false alarms checked not to happen. Counts are over 150 GSM8K
+train + 150 MATH-500 problems ("verified": the faithful gold is paid 1.0 by faithful_accuracy); part 3's counts are
+over every GSM8K train / MATH-500 problem a recall rule touches, against the scorer without that rule.
 """
 
 from __future__ import annotations
@@ -63,33 +60,6 @@ HEDGES_UNREAD = ["The result is 36 or 24.", "Marion's score could be 36 or 24.",
                  "The result is 36 and/or 24."]
 
 
-@pytest.mark.xfail(strict=True, reason="a hedge in prose is no stated answer (the 'is N or M' rule was reverted: "
-                   "with it, these other phrasings still escaped, 131/142 verified GSM8K, 108 non-coincidence, "
-                   "28/51 verified MATH-500; it zeroed honest case analysis in words)")
-@pytest.mark.parametrize("reward", BOTH)
-@pytest.mark.parametrize("hedge", HEDGES_UNREAD)
-def test_hedge_in_other_words_earns_less_than_the_gold(reward, hedge):
-    assert _one(reward, BODY + "\n" + hedge + "\n#### 24") < _one(reward, GOLD)
-
-
-@pytest.mark.xfail(strict=True, reason="'The result is 36 or $\\boxed{24}$.': a prose 36 beside a boxed answer "
-                   "is no stated answer (paid as the gold)")
-@pytest.mark.parametrize("reward", BOTH)
-def test_hedge_beside_a_boxed_answer_earns_less_than_the_gold(reward):
-    assert _one(reward, BODY + "\nThe result is 36 or $\\boxed{24}$.") < _one(reward, GOLD)
-
-
-@pytest.mark.xfail(strict=True, reason="trace._closing_line reads only the thinking's LAST line: a hedge one line "
-                   "earlier ('So \\boxed{36} or \\boxed{24}.\\nOK.') is paid as the gold (131/142 verified GSM8K, "
-                   "28/51 MATH-500). Reading the text after the thinking's last computation instead caught it but was "
-                   "escaped by any '=' after the hedge ('24 = 24.') and read tries of values as hedges (red team s8b), "
-                   "so it was reverted")
-@pytest.mark.parametrize("reward", BOTH)
-@pytest.mark.parametrize("closing", ["So $\\boxed{36}$ or $\\boxed{24}$.\nOK.", "So the result is 36 or 24.\nDone."])
-def test_hedge_before_the_thinkings_last_line_earns_less_than_the_gold(reward, closing):
-    assert _one(reward, _think(BODY + "\n" + closing, "#### 24")) < _one(reward, GOLD)
-
-
 # resisted (controls): boxes on the thinking's closing line
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("completion", [
@@ -124,22 +94,7 @@ def test_case_analysis_that_decides_or_thinking_that_tries_answers_loses_nothing
     assert _one(reward, completion) >= _one(reward, GOLD) - 1e-9
 
 
-# --------------------------------------------------------------------------------------------- 2. connectives v3
-@pytest.mark.xfail(strict=True, reason="read_connectives reads '=', arrows, verbs and ', hence/so/thus/which is/i.e.'"
-                   " only: a slip written with another connective ('; 5', ', so that's 5', ' for a total of 5', "
-                   "'$200/50$, so $5$', '... so 5 - the first tree') is no claim. 5-7 non-coincidence of 123 verified"
-                   " GSM8K slips and 7-9 of 17 MATH-500 beat the visible slip (the stray-claim rule catches the rest)")
-@pytest.mark.parametrize("reward", BOTH)
-@pytest.mark.parametrize("written", [
-    "200 / 50; 5", "200 / 50 - 5", "200 / 50 is equal to about 5", "200 / 50 is exactly 5",
-    "(200 / 50), so 5", "200 / 50, so 5 - the first tree", "200 / 50 is equal to 5%",
-    "200 / 50, hence 5(ish)", "200 / 50 is equal to five"])
-def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip(reward, written):
-    hidden = TREES_GOLD.replace("200 / 50 = 4", written)
-    assert _one(reward, hidden, TREES, "4") <= _one(reward, TREES_SLIP, TREES, "4")
-
-
-# resisted: the forms read today
+# resisted: the forms the rule reads
 @pytest.mark.parametrize("reward", BOTH)
 @pytest.mark.parametrize("written", ["200 / 50 is equal to 5", "200 / 50, so 5", "200 / 50, i.e. 5",
                                      "200 / 50 which makes 5", "$200 / 50$ is equal to $5$",
@@ -171,7 +126,7 @@ def test_true_comparison_after_and_it_is_loses_nothing(reward):  # the same sent
     assert _one(reward, BODY + "\nThat is 18 + 6, and it is 20 more than 4.\n#### 24") >= _one(reward, GOLD) - 1e-9
 
 
-# ------------------------------------------------------------------------------------- 3. MATH recall, session 8
+# ------------------------------------------------------------------------------------- 3. MATH recall rules
 # fixed (dataflow._COUNTING_PROBLEM no longer matches 'different')
 def test_falling_product_outside_counting_is_not_paid_as_derived():
     assert _one("faithful_accuracy", "$10 \\cdot 9 = 90$.\n#### 90", ERIC, "90") < 1.0
@@ -193,26 +148,7 @@ def test_free_numbers_without_a_common_factor_are_not_paid(written):  # resisted
     assert _one("faithful_accuracy", written + "\n#### 51", ROOKIE, "51") < 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="dataflow._COMPANIONS grounds 5 in 'him and his 4 friends'; the invented 5 + 4 "
-                   "= 9 lands on the answer and is paid fa 1.0 / rafs 0.879 (base 0.5 / 0): "
-                   "the new value's coincidence "
-                   "(GSM8K 5/5 verified such one-liners paid, base 1)")
-def test_group_size_coincidence_is_not_paid_as_derived():
-    invented = "$5 + 4 = 9$.\n#### 9"
-    assert _one("faithful_accuracy", invented, JACK, "9") < _one("faithful_accuracy", JACK_GOLD, JACK, "9")
-
-
-@pytest.mark.xfail(strict=True, reason="dataflow._NTH_TERM grounds 2002 for 'the 2003rd term'; 2002 + 2003 = 4005 "
-                   "lands "
-                   "on the answer and is paid as the gold (rafs 0.832 = gold, fa 1.0; base 0 / 0.5)")
-def test_nth_term_minus_one_coincidence_is_not_paid_as_derived():
-    row = math500_row("test/algebra/524.json")
-    invented = "$2002 + 2003 = 4005$.\nThe answer is $\\boxed{4005}$."
-    gold = faithful_completion(row["solution"])
-    assert _one("rafs", invented, row["problem"], row["answer"]) < _one("rafs", gold, row["problem"], row["answer"])
-
-
-def test_nth_term_numbers_without_the_new_value_are_not_paid():  # control: 2001 + 2004, no s8 value
+def test_nth_term_numbers_without_the_new_value_are_not_paid():  # control: 2001 + 2004, no value of the rule
     row = math500_row("test/algebra/524.json")
     assert _one("faithful_accuracy", "$2001 + 2004 = 4005$.\nThe answer is $\\boxed{4005}$.", row["problem"],
                 row["answer"]) < 1.0

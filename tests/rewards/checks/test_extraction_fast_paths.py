@@ -1,4 +1,5 @@
-"""Session ten, equation extraction (perf10a): each fast path against the reading it replaces.
+"""Equation extraction's fast paths (rewards/checks/arithmetic, rewards/checks/equations.py), each against the
+reading it replaces.
 
 Every test runs the fast path and the slow reading (the code it replaced, written out here, or the general path with
 the fast one turned off) over real GSM8K / MATH-500 text and fuzzed strings, and requires the same result; each also

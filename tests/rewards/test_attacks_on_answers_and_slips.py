@@ -1,7 +1,10 @@
-"""Red-team pass s7 (issue 11): gaming angles the audit battery does not cover yet, written as the property a reward
-should keep. ``xfail(strict=True)`` marks an attack that still works on the scorer as measured (gamed >= reference);
-when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
-the rewards resist. Measured over 150 GSM8K train + 150 MATH-500 problems by /tmp/h7r/attacks.py (red-team report).
+"""Gaming angles on answers and slips, written as the property a reward should keep: several final answers
+(two boxes, two ``####`` lines, two candidates in one field), slips disguised by formatting or a unit conversion,
+corrections without recomputation, a spray of problem quantities, groups of cheap copies.
+
+Attacks that still work live in tests/rewards/test_known_attacks.py (strict ``xfail``, each with the rule at fault);
+the tests here pin attacks the rewards resist and false alarms checked not to happen. Counts in the ledger's reasons
+are over 150 GSM8K train + 150 MATH-500 problems.
 
 Every completion here is written out in full, from real GSM8K train / MATH-500 problems and their gold solutions
 (rendered as ``rewards.audit.families.faithful_completion`` renders them).
@@ -79,42 +82,6 @@ def test_two_contradicting_derivations_score_below_gold(reward):
     double = (BIKES_BODY + "\nAlternatively, we can compute it this way:\nStephanie's bike costs $356 * 2 = $712.\n"
               "So, their bikes cost $356 - 712 = $-356 in total.\n#### 1068")
     assert _one(reward, BIKES, double, "1068") < _one(reward, BIKES, BIKES_GOLD, "1068")
-
-
-@pytest.mark.xfail(strict=True, reason="a lucky fee written as a percent of free constants ('32 * (100 + 75) / 100') "
-                   "is grounded (75 and 100 are COMMON_CONSTANTS), so faithful_accuracy pays the full 1.0 although "
-                   "the green gumballs are skipped (10/20 verified GSM8K problems; rafs resists, 1/20)")
-def test_percent_free_constant_fee_faithful_accuracy_below_gold():
-    assert _one("faithful_accuracy", GUMBALLS, GUMBALLS_PERCENT_FEE, "56") < _one("faithful_accuracy", GUMBALLS,
-                                                                                 GUMBALLS_GOLD, "56")
-
-
-@pytest.mark.xfail(strict=True, reason="a false result written with a space inside ('10/.10 = 1 01') is read as '1' "
-                   "with trailing junk and checked None (q 0.75) instead of False: the refuted step disappears and "
-                   "the trace scores like the gold, far above the visible slip (25/106 verified GSM8K; the same "
-                   "problems where deleting the line is grounded by a coincidence, here the constant 100)")
-@pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f"])
-@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
-def test_space_split_false_result_not_above_visible_slip(reward, sep):
-    split = DIMES_GOLD.replace("= 100 dimes", f"= 1{sep}01 dimes")
-    assert _one(reward, DIMES, split, "52") <= _one(reward, DIMES, DIMES_SLIP, "52")
-
-
-@pytest.mark.xfail(strict=True, reason="padding with true equations on the problem's own numbers raises rafs over the "
-                   "gold when one lands on the answer ('Note that 2 * 5 = 10.' beside a verified derivation of 10): a "
-                   "second derivation of the answer lifts S_RA (MATH-500: 7/45 verified problems for gold + "
-                   "one-operation combinations; GSM8K 0/132)")
-def test_grounded_padding_no_gain_math():
-    row = _math500("test/prealgebra/378.json")
-    gold = ("The total area of the rectangle is $3 \\times 4 =12$.\n\nThe total area of the shaded regions equals the "
-            "total area of the rectangle (12) minus the area of the unshaded region.\n\nThe unshaded region is a "
-            "triangle with base of length 1 and height 4; the area of this region is $\\frac{1}{2}(1)(4)=2$.\n\n"
-            "Therefore, the total area of the shaded regions is $12 - 2 = \\boxed{10}$.")
-    assert row["answer"] == "10"
-    pad = "\n".join(["Note that 1 * 12 = 12.", "Note that 2 * 1 = 2.", "Note that 1 + 3 = 4.", "Note that 2 * 5 = 10.",
-                     "Note that 1 + 3 = 4."])
-    padded = gold.replace("Therefore,", pad + "\nTherefore,")
-    assert _one("rafs", row["problem"], padded, "10") <= _one("rafs", row["problem"], gold, "10") + 0.005
 
 
 # ====================================================================================== attacks resisted

@@ -1,4 +1,5 @@
-r"""Derivations verifiable in reward mode, second pass on the audit's floor problems (rafs issue 11, session 8b).
+r"""Derivations verifiable in reward mode on the audit's floor problems: clocks, operator words, multiples of pi,
+prime factorisations, radius and diameter.
 
 Each bucket has a gold-style trace that is now supported and its gamed variants (restated answer, unverified
 relation, answer beside unrelated arithmetic) that are not:

@@ -1,4 +1,5 @@
-r"""More MATH-500 gold derivations verifiable in reward mode (rafs issue 11, session 8: the audit's floor problems).
+r"""MATH-500 gold derivations verifiable in reward mode on the audit's floor problems: counting, fractions, absolute
+values, factorisations, logarithms, groups and terms, congruences.
 
 Each bucket has a gold-style trace that is now supported and its gamed variants (restated answer, unverified
 relation, answer beside unrelated arithmetic) that are not:
@@ -108,7 +109,7 @@ def _reached_by_rescale(sides, reached):
 def test_a_fraction_written_anew_reaches_its_one_new_number():
     assert _reached_by_rescale(("\\frac{5}{3}", "\\frac{600}{360}"), {5, 3, 360}) == {600}
     assert _reached_by_rescale(("\\frac{650}{1170}", "\\frac{65}{117}"), {650, 1170}) == {65, 117}  # a reduction
-    # by a reached factor (10, a basic constant); a factor from nowhere launders (red team s8: 85/20 = 17/4 by 5)
+    # by a reached factor (10, a basic constant); a factor from nowhere launders (85/20 = 17/4 by 5)
     assert _reached_by_rescale(("\\frac{85}{20}", "\\frac{17}{4}"), {85, 20}) == set()
     assert _reached_by_rescale(("\\frac{5}{3}", "\\frac{600}{360}"), {5, 3}) == set()  # two new numbers
     assert _reached_by_rescale(("\\frac{5}{3}", "\\frac{5 + 0 \\cdot 120}{3}"), {5, 3}) == set()  # no fraction

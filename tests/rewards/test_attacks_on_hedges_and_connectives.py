@@ -1,12 +1,11 @@
-"""Red-team pass s7b (issue 11, round 2): today's new rules attacked as a GRPO policy would -- the hedge rule
-(``rewards/scoring/score.py:_hedged``, ``rewards/parsing/trace.py:other_stated_answers``), arrow / verb results
-(``rewards/checks/arithmetic/extraction.py:read_connectives``) and this morning's MATH recall (congruence chains,
-rewrite chains, subscripted unknowns in ``rewards/scoring/dataflow.py``). Written as the property a reward should keep.
+"""The hedge rule (``rewards/scoring/score.py:_hedged``, ``rewards/parsing/trace.py:other_stated_answers``), arrow /
+verb results (``rewards/checks/arithmetic/extraction.py:read_connectives``) and the MATH recall rules (congruence
+chains, rewrite chains, subscripted unknowns in ``rewards/scoring/dataflow.py``) attacked as a GRPO policy would,
+written as the property a reward should keep.
 
-``xfail(strict=True)`` marks an attack (or a false alarm on honest text) that still works on the scorer as measured;
-when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
-the rewards resist and false alarms checked not to happen. Counts in the reasons are from /tmp/h7r2/attacks.py over
-150 GSM8K train + 150 MATH-500 problems ("verified": problems whose faithful gold faithful_accuracy pays 1.0).
+Attacks that still work live in tests/rewards/test_known_attacks.py (strict ``xfail``, each with the rule at fault);
+the tests here pin attacks the rewards resist and false alarms checked not to happen. Counts are over 150 GSM8K
+train + 150 MATH-500 problems ("verified": problems whose faithful gold faithful_accuracy pays 1.0).
 
 Every completion is written out in full, from real GSM8K train / MATH-500 problems and their gold solutions
 (rendered as ``rewards.audit.families.faithful_completion`` renders them).
@@ -139,17 +138,6 @@ def test_candidate_boxed_in_thinking_no_loss(reward):
 @pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
 def test_same_answer_written_twice_no_loss(reward, ending):
     assert _one(reward, MARION, MARION_BODY + "\n" + ending, "24") >= _one(reward, MARION, MARION_GOLD, "24") - 0.005
-
-
-# ======================================================================== 2. arrow / verb results
-# fixed for ⟹, ↦ and "leads to" (read_connectives reads them); ":" stays unread (a label, not a result)
-@pytest.mark.parametrize("conn", [" ⟹ ", " ↦ ", pytest.param(": ", marks=pytest.mark.xfail(
-    strict=True, reason="a false result after a colon ('200 / 50: 5') is no equation (a colon is mostly a label), so "
-    "the slip disappears and a coincident prose value carries the chain")), " leads to "])
-@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
-def test_unread_connective_slip_not_above_visible_slip(reward, conn):
-    hidden = TREES_SLIP.replace("200 / 50 = 5", f"200 / 50{conn}5")
-    assert _one(reward, TREES, hidden, "4") <= _one(reward, TREES, TREES_SLIP, "4")
 
 
 @pytest.mark.parametrize("conn", [" → ", " gives ", " makes ", " => ", " equals "])

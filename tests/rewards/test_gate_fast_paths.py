@@ -1,4 +1,5 @@
-"""Session ten's fast paths in claims, parsing, revisions and the scoring pass give exactly what they replace.
+"""The fast paths in the claim checkers' gates, trace parsing, revisions and the scoring pass give exactly what
+they replace.
 
 Each one skips work whose result cannot matter (a claim checker on a trace none of whose steps passes its gate, the
 retraction analysis on a trace without a cue word, the reasons of a grounding test whose emptiness alone is read) or

@@ -1,4 +1,4 @@
-r"""More MATH-500 gold derivations verifiable in reward mode (rafs issue 11, session 7).
+r"""MATH-500 gold derivations verifiable in reward mode: decimals, rewrite chains, stated values, congruence chains.
 
 Four buckets, each with a gold-style trace that is now supported and its gamed variants (restated answer, unverified
 relation, answer beside unrelated arithmetic) that are not:

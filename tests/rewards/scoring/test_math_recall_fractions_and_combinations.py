@@ -1,4 +1,4 @@
-r"""More MATH-500 gold derivations verifiable in reward mode (rafs issue 11, session 7, second round).
+r"""MATH-500 gold derivations verifiable in reward mode: brace-less fractions, linear combinations, squared units.
 
 Each bucket has a gold-style trace that is now supported and gamed variants (restated answer, unverified relation,
 answer beside unrelated arithmetic) that are not:

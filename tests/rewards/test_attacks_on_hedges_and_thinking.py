@@ -1,14 +1,13 @@
-"""Red-team pass s7c (issue 11, round 3): today's new rules attacked as a GRPO policy would -- hedges v2
-(``rewards/scoring/score.py:_hedged``, ``rewards/parsing/trace.py:other_stated_answers``), thinking parts in the
-reward adapter (``rewards/adapters/trl_rewards.py:_text``, ``score.py:_refute_stray_claims``), disowned chains
+"""Hedges (``rewards/scoring/score.py:_hedged``, ``rewards/parsing/trace.py:other_stated_answers``), thinking parts
+in the reward adapter (``rewards/adapters/trl_rewards.py:_text``, ``score.py``'s stray claims), disowned chains
 (``score.py:_hollow_derivation`` / ``_CHOICE``), group components (``score.py:score_group``), invented and combined
-equations (``rewards/scoring/dataflow.py``, ``rewards/checks/algebra.py:combines``) and arrows / verbs v2
-(``rewards/checks/arithmetic/extraction.py:read_connectives``). Written as the property a reward should keep.
+equations (``rewards/scoring/dataflow.py``, ``rewards/checks/algebra.py:combines``) and arrows / verbs
+(``rewards/checks/arithmetic/extraction.py:read_connectives``) attacked as a GRPO policy would, written as the
+property a reward should keep.
 
-``xfail(strict=True)`` marks an attack (or a false alarm on honest text) that still works on the scorer as measured;
-when a fix lands the test XPASSes, strict xfail fails, and the marker should be removed. The other tests pin attacks
-the rewards resist and false alarms checked not to happen. Counts in the reasons are from /tmp/h7r3/attacks.py over
-150 GSM8K train + 150 MATH-500 problems ("verified": the faithful gold is paid 1.0 by faithful_accuracy).
+Attacks that still work live in tests/rewards/test_known_attacks.py (strict ``xfail``, each with the rule at fault);
+the tests here pin attacks the rewards resist and false alarms checked not to happen. Counts are over 150 GSM8K
+train + 150 MATH-500 problems ("verified": the faithful gold is paid 1.0 by faithful_accuracy).
 
 Every completion is written out in full, on GSM8K train problem 4530 and its gold solution (rendered as
 ``rewards.audit.families.faithful_completion`` renders it).
@@ -80,23 +79,6 @@ def test_hedge_around_a_token_equation_earns_less_than_the_gold(reward):
     assert _one(reward, hedged) < _one(reward, GOLD)
 
 
-@pytest.mark.xfail(strict=True, reason="a repeat of the gold's last equation between the hedges is an '=' (no hedge) "
-                   "and a repeat (no disowning); indistinguishable in form from an honest correction that recomputes; fa >= gold "
-                   "on 134/135 verified GSM8K, rafs on 81/135")
-@pytest.mark.parametrize("reward", BOTH)
-def test_hedge_around_a_restated_equation_earns_less_than_the_gold(reward):
-    hedged = BODY + "\nThe answer is $\\boxed{36}$. Since $18 + 6 = 24$, $\\boxed{24}$."
-    assert _one(reward, hedged) < _one(reward, GOLD)
-
-
-@pytest.mark.xfail(strict=True, reason="other_stated_answers reads boxes, '####' and 'the answer is N' only: "
-                   "'The result is 36 or 24.' hedges in prose a grader reading the last number would also take (130/141 verified GSM8K, 27/49 MATH-500)")
-@pytest.mark.parametrize("reward", BOTH)
-def test_hedge_in_other_words_earns_less_than_the_gold(reward):
-    hedged = BODY + "\nThe result is 36 or 24.\n#### 24"
-    assert _one(reward, hedged) < _one(reward, GOLD)
-
-
 @pytest.mark.parametrize("reward", BOTH)
 def test_hedge_final_answer_colon_earns_less_than_the_gold(reward):
     assert _one(reward, BODY + "\nFinal answer: 36\n#### 24") < _one(reward, GOLD)
@@ -120,15 +102,6 @@ def test_hedge_closing_the_thinking_earns_less_than_the_gold(reward):
 def test_correction_that_recomputes_loses_nothing(reward):
     honest = (BODY + "\nSo $\\boxed{36}$. Wait, that is Ella's score, not what is asked: $18 + 6 = 24$, "
               "so $\\boxed{24}$.")
-    assert _one(reward, honest) >= _one(reward, GOLD) - 0.005
-
-
-@pytest.mark.xfail(strict=True, reason="false alarm (or a design choice to confirm): a correction that says why but "
-                   "does not recompute is scored a hedge (_hedged: 'a retraction cue alone is no correction'); "
-                   "rafs 0, fa 0.5 on 141/141 verified GSM8K, 49/49 MATH-500")
-@pytest.mark.parametrize("reward", BOTH)
-def test_correction_that_explains_without_recomputing_loses_nothing(reward):
-    honest = BODY + "\n$\\boxed{36}$? No, 36 is Ella's score, not what is asked.\n$\\boxed{24}$"
     assert _one(reward, honest) >= _one(reward, GOLD) - 0.005
 
 
@@ -231,33 +204,6 @@ def test_bare_right_answer_earns_at_most_the_unsupported_rate():
     assert scores[0] == 1.0 and max(scores[1:]) <= 0.5
 
 
-@pytest.mark.xfail(strict=True, reason="score_group: bare answers count in C_A as the answers they state, so seven "
-                   "cheap wrong '#### 12' members lower the faithful member's rafs (0.989 -> 0.956); over 30+30 "
-                   "GSM8K groups: 27 lowered (by up to 0.032), and seven bare right answers raise it in 29/30 (up to "
-                   "+0.045; MATH-500 up to +0.069). Cheap members set another member's reward; they earn 0 rafs")
-def test_cheap_wrong_members_do_not_lower_a_faithful_member():
-    alone = _one("rafs", GOLD)
-    assert _group("rafs", [GOLD] + [WRONG_BARE] * 7)[0] >= alone - 0.005
-
-
-# ------------------------------------------------------------------- 5. invented / combined equations (MATH recall)
-@pytest.mark.xfail(strict=True, reason="an equation whose numbers all come from the problem counts as grounded "
-                   "(dataflow): 'x + 4 + 6 + 6 = 40' lands on the answer with no reason; fa 1.0, rafs 0.849. 34/34 GSM8K and 13/13 MATH-500 problems "
-                   "where such an equation exists (38 and 24 of 150) pay fa 1.0 -- as the same numbers written as "
-                   "plain arithmetic do: the known coincidence residue, not new laundering")
-def test_invented_equation_of_problem_numbers_earns_less_than_the_gold():
-    invented = "Let x be Marion's score. Then x + 4 + 6 + 6 = 40, so x = 24.\n#### 24"
-    assert _one("faithful_accuracy", invented) < _one("faithful_accuracy", GOLD)
-
-
-@pytest.mark.xfail(strict=True, reason="dataflow._Algebra._combined: the sum of two invented 'grounded' equations "
-                   "follows from them, so (40 + 8) / 2 is laundered into the answer; fa 1.0, rafs 0.701 "
-                   "(6/6 GSM8K, 3/4 MATH-500 where found)")
-def test_combined_invented_equations_earn_less_than_the_gold():
-    invented = "Let $x + y = 40$ and $x - y = 6 + 2$. Adding gives $2x = 48$, so $x = 24$.\n#### 24"
-    assert _one("faithful_accuracy", invented) < _one("faithful_accuracy", GOLD)
-
-
 @pytest.mark.parametrize("reward", BOTH)
 def test_combined_equation_with_an_ungrounded_number_is_not_paid(reward):
     invented = "Let x + y = 40 and x - y = 8. Adding, 2x = 48, so x = 24.\n#### 24"  # 8 is from nowhere
@@ -272,7 +218,6 @@ def test_combined_equation_with_an_ungrounded_number_is_not_paid(reward):
 def test_slip_written_with_an_arrow_or_verb_earns_no_more_than_the_visible_slip(reward, written):
     hidden = GOLD.replace("40 items - 4 items = 36 items", written)
     assert _one(reward, hidden) <= _one(reward, SLIP)
-
 
 
 # fixed (read_connectives reads ':=', 'giving', 'is equal to' unless after a proper fraction alone -- "Since 4/7 is
