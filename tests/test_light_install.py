@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from trainers.extras import COMMAND_EXTRAS, EXTRAS
+from trainers.common.extras import COMMAND_EXTRAS, EXTRAS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRA_MODULES = sorted(set().union(*EXTRAS.values()))
@@ -59,7 +59,7 @@ def test_base_dependencies_hold_no_extra():
              "transformers", "trl", "datasets", "pyarrow"}
     assert base & heavy == set()
     extras = meta["optional-dependencies"]
-    assert set(EXTRAS) <= set(extras), "every extra trainers.extras names exists in pyproject.toml"
+    assert set(EXTRAS) <= set(extras), "every extra trainers.common.extras names exists in pyproject.toml"
     assert set(COMMAND_EXTRAS.values()) <= set(extras)
 
 

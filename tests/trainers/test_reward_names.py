@@ -1,4 +1,4 @@
-"""``rafs audit`` and ``rafs train`` read reward names through one resolver (:mod:`trainers.reward_names`): the same
+"""``rafs audit`` and ``rafs train`` read reward names through one resolver (:mod:`trainers.training.reward_names`): the same
 names mean the same functions, a module in the working directory is found by both, and a bad name is the same
 one-line error."""
 
@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("trl")
 
 from trainers.cli import CommandError  # noqa: E402
-from trainers.commands.audit import resolve_reward  # noqa: E402
-from trainers.recipes import RAFSScriptArguments  # noqa: E402
-from trainers.reward_choice import GoldColumnReward, resolve_reward_func  # noqa: E402
+from trainers.cli.commands.audit import resolve_reward  # noqa: E402
+from trainers.training.recipes import RAFSScriptArguments  # noqa: E402
+from trainers.training.reward_choice import GoldColumnReward, resolve_reward_func  # noqa: E402
 
 NAMES = ["trl.rewards.accuracy_reward", "trl.rewards:accuracy_reward", "accuracy_reward",
          "rafs", "rafs_reward", "rewards.adapters.trl_rewards.faithful_accuracy_reward",

@@ -1,4 +1,4 @@
-"""trainers.train (with trainers.recipes, trainers.data, trainers.reward_choice): GRPO, RLOO and SFT steps from
+"""trainers.training.train (with trainers.training.recipes, trainers.training.train_data, trainers.training.reward_choice): GRPO, RLOO and SFT steps from
 recipes on tiny offline models, PEFT LoRA, halting, resume, and the `rafs train` command.
 
 Tiny models (hidden 32, 2 layers), max_completion_length 16, 1-2 steps: each training here takes seconds.
@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("trl")
 
-from trainers.callbacks import HISTORY_NAME, ValidityScreenCallback  # noqa: E402
-from trainers.probes import Generation  # noqa: E402
-from trainers.recipes import adapt_for_device, detect_trainer, load_recipe  # noqa: E402
-from trainers.train import build_trainer, screen_callback, train  # noqa: E402
+from trainers.training.callbacks import HISTORY_NAME, ValidityScreenCallback  # noqa: E402
+from trainers.training.probes import Generation  # noqa: E402
+from trainers.training.recipes import adapt_for_device, detect_trainer, load_recipe  # noqa: E402
+from trainers.training.train import build_trainer, screen_callback, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GRPO_RECIPE = ROOT / "recipes" / "SmolLM2-135M-Instruct" / "grpo" / "config_demo.yaml"
@@ -107,7 +107,7 @@ def test_rafs_train_and_the_demo_share_one_thread_policy(tiny_model_path, tmp_pa
 
     import torch
 
-    from trainers.demo import choose_threads as demo_policy
+    from trainers.training.demo import choose_threads as demo_policy
 
     before = torch.get_num_threads()
     try:
@@ -184,8 +184,8 @@ def test_rafs_train_command_dry_run_and_errors(capsys):
 
 
 def test_easy_arithmetic_probe_set_is_held_out():
-    from trainers.data import easy_arithmetic, load_probe_set
-    from trainers.recipes import RAFSScriptArguments
+    from trainers.training.train_data import easy_arithmetic, load_probe_set
+    from trainers.training.recipes import RAFSScriptArguments
 
     probe = load_probe_set(RAFSScriptArguments(dataset_name="easy_arithmetic", screen_probe_size=24))
     train_questions = {r["question"] for r in easy_arithmetic(400, seed=0)}
@@ -201,8 +201,8 @@ def test_trl_accuracy_reward_mixes_with_ours_on_the_recipe_data():
     function gets it under that name, called exactly as GRPOTrainer calls reward functions."""
     import pickle
 
-    from trainers.data import load_train_dataset
-    from trainers.reward_choice import GoldColumnReward, build_reward_funcs
+    from trainers.training.train_data import load_train_dataset
+    from trainers.training.reward_choice import GoldColumnReward, build_reward_funcs
 
     for conversational in ("true", "false"):
         recipe = load_recipe(GRPO_RECIPE, ["--reward_funcs", "faithful_accuracy", "trl.rewards.accuracy_reward",
@@ -232,16 +232,16 @@ def test_a_reward_that_can_never_pay_under_the_instruction_is_named_at_start(cap
     that instruction there is no warning, and every reward of the mix pays a correct worked answer."""
     import logging
 
-    from trainers.reward_choice import BOXED_INSTRUCTION, answer_probe, build_reward_funcs
+    from trainers.training.reward_choice import BOXED_INSTRUCTION, answer_probe, build_reward_funcs
 
     mix = ["--reward_funcs", "faithful_accuracy", "rafs", "trl.rewards.accuracy_reward",
            "--conversational", conversational]
-    with caplog.at_level(logging.WARNING, logger="trainers.reward_choice"):
+    with caplog.at_level(logging.WARNING, logger="trainers.training.reward_choice"):
         build_reward_funcs(load_recipe(GRPO_RECIPE, mix).script)
     warned = [r.getMessage() for r in caplog.records if "can never pay" in r.getMessage()]
     assert len(warned) == 1 and "accuracy_reward" in warned[0] and "boxed" in warned[0]
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="trainers.reward_choice"):
+    with caplog.at_level(logging.WARNING, logger="trainers.training.reward_choice"):
         script = load_recipe(GRPO_RECIPE, [*mix, "--instruction", BOXED_INSTRUCTION]).script
         funcs = build_reward_funcs(script)
     assert not [r for r in caplog.records if "can never pay" in r.getMessage()]
@@ -252,7 +252,7 @@ def test_a_reward_that_can_never_pay_under_the_instruction_is_named_at_start(cap
 
 
 def test_a_crashing_foreign_reward_scores_none_instead_of_stopping_training(caplog):
-    from trainers.reward_choice import GoldColumnReward
+    from trainers.training.reward_choice import GoldColumnReward
 
     def broken(completions, solution, **kwargs):
         raise ZeroDivisionError("boom")
@@ -283,7 +283,7 @@ def test_dry_run_prints_the_resolved_config(capsys):
     from trl import GRPOConfig, ModelConfig
 
     from trainers.cli import main
-    from trainers.recipes import RAFSScriptArguments
+    from trainers.training.recipes import RAFSScriptArguments
 
     assert main(["train", str(GRPO_RECIPE), "--dry-run", "--max_steps", "3", "--reward_funcs", "faithful_accuracy",
                  "trl.rewards.accuracy_reward", "think_format_reward"]) == 0
@@ -306,7 +306,7 @@ def test_dry_run_prints_the_resolved_config(capsys):
 
 def test_config_flag_works_for_rafs_train_and_python_m(capsys):
     from trainers.cli import main as rafs
-    from trainers.train import main as python_m
+    from trainers.training.train import main as python_m
 
     assert rafs(["train", "--config", str(GRPO_RECIPE), "--dry-run", "--max_steps", "4"]) == 0
     assert "max_steps: 4" in capsys.readouterr().out
@@ -323,7 +323,7 @@ def test_config_flag_works_for_rafs_train_and_python_m(capsys):
 def test_train_refuses_a_non_empty_output_dir_without_force(tmp_path, capsys, monkeypatch):
     import types
 
-    import trainers.train as train_mod
+    import trainers.training.train as train_mod
     from trainers.cli import main
 
     calls = []

@@ -2,7 +2,7 @@
 
 A probe set is a list of ``{"problem": ..., "answer": ...}`` items (``answer`` is a bare gold answer or a GSM8K
 solution ending in ``#### X``; ``question``/``solution`` are accepted as aliases). :func:`default_probe_set` is the
-one shipped with the package (72 distinct easy arithmetic problems, ``trainers/data/probes.jsonl``). For each item
+one shipped with the package (72 distinct easy arithmetic problems, ``trainers/training/data/probes.jsonl``). For each item
 the model answers greedily (batched ``generate``, bounded ``max_new_tokens``) in one of two answer styles:
 
 * ``short`` (the default for ``token_prob``): the model's reply is prefilled with :data:`SHORT_PREFILL`
@@ -217,7 +217,7 @@ def normalise_probe_set(probe_set: Any, *, field_name: str = "probe_set") -> lis
 
 
 def build_probe_set(seed: int = 2026) -> list[dict[str, str]]:
-    """The program that wrote ``trainers/data/probes.jsonl``: 72 distinct one-step arithmetic problems.
+    """The program that wrote ``trainers/training/data/probes.jsonl``: 72 distinct one-step arithmetic problems.
 
     Five families, numbers drawn uniformly with ``random.Random(seed)``, no problem twice, then shuffled:
     24 single-digit sums (``What is 4 + 5?``), 12 differences (``What is 15 - 7?``), 12 products of single digits
@@ -280,7 +280,7 @@ def build_probe_set(seed: int = 2026) -> list[dict[str, str]]:
 
 
 def default_probe_set(limit: int | None = None) -> list[dict[str, str]]:
-    """The probe set shipped with the package: ``trainers/data/probes.jsonl``, 72 distinct one-step arithmetic
+    """The probe set shipped with the package: ``trainers/training/data/probes.jsonl``, 72 distinct one-step arithmetic
     problems with gold answers (``problem``, ``answer``, ``family``), written by :func:`build_probe_set`.
 
     ``limit`` keeps the first ``limit`` items (the file is shuffled, so a prefix mixes the families).

@@ -5,7 +5,7 @@ Endpoints: ``GET /health``; ``POST /get_reward`` (OpenRLHF's remote reward paylo
 "answer", "group"}]}`` -> ``{"results": [...]}``). See ``docs/engines.md``.
 
 The scorer's settings: ``--config FILE`` (YAML or JSON of RAFSConfig fields) and ``--rafs.FIELD VALUE`` flags,
-read by :mod:`trainers.config` as in every command (``--rafs-config JSON`` is kept for compatibility).
+read by :mod:`trainers.common.config` as in every command (``--rafs-config JSON`` is kept for compatibility).
 
 OpenRLHF: ``--reward.remote_url http://127.0.0.1:8000/get_reward``. The server has no authentication: keep it on
 loopback or a private network.
@@ -43,7 +43,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "e.g. '{\"tau_accept\": 60}', or a path to a YAML/JSON file")
     p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
                    help="uvicorn log level (default info)")
-    from trainers.config import add_config_arguments
+    from trainers.common.config import add_config_arguments
 
     add_config_arguments(p)
     return p
@@ -52,9 +52,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def _rafs_config(args: argparse.Namespace) -> dict | None:
     """The RAFSConfig fields the server scores with (those that differ from the defaults), from ``--config``,
     ``--rafs-config`` (a JSON object or a file) and ``--rafs.FIELD`` flags, validated by one loader
-    (:mod:`trainers.config`); ``None`` when nothing was set."""
+    (:mod:`trainers.common.config`); ``None`` when nothing was set."""
     from trainers.cli import CommandError
-    from trainers.config import config_from_args, config_to_dict, rafs_overrides_from_args
+    from trainers.common.config import config_from_args, config_to_dict, rafs_overrides_from_args
 
     value = getattr(args, "rafs_config", None)
     source: Any = args.config

@@ -16,14 +16,14 @@ Data ``map_batches`` (local Ray, or the cluster at ``RAY_ADDRESS``) and writes t
 Load the result for SFT with ``datasets.load_dataset("json", data_files="DIR/kept/*.jsonl")``. See docs/filter.md.
 
 The layout (``--layout``, default ``auto``) is detected from the first row's columns as ``rafs score`` does
-(:mod:`trainers.readers`); a one-line error names the columns found when none fits or several do. A layout the
+(:mod:`trainers.common.readers`); a one-line error names the columns found when none fits or several do. A layout the
 filter engine (:mod:`rewards.adapters.filtering`) does not read is refused with a one-line error. ``--answer-col``
 (alias ``--gold-column``) names the gold-answer column.
 
 Defaults keep ``accept`` rows only and drop every failure type but ``faithful_success``; a row without a problem
 or a completion is dropped with ``missing:problem`` / ``missing:completion``. A run that keeps nothing exits 0 with
 a ``WARNING`` line and the counts. ``--config FILE`` reads a YAML or JSON file of these options and RAFSConfig
-fields (``tau_accept``, ...; :mod:`trainers.config`); flags given on the command line (``--min-rafs``,
+fields (``tau_accept``, ...; :mod:`trainers.common.config`); flags given on the command line (``--min-rafs``,
 ``--rafs.tau_accept``, ...) override it.
 
 Example::
@@ -83,7 +83,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "(Ray Data map_batches; cluster from RAY_ADDRESS)")
     p.add_argument("--force", action="store_true",
                    help="start over: delete this filter's outputs in --out (other files there are left alone)")
-    from trainers.config import add_config_arguments
+    from trainers.common.config import add_config_arguments
 
     add_config_arguments(p, config_flag=False)
     return p
@@ -91,9 +91,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def load_config(path: str) -> tuple[Any, dict[str, Any]]:
     """Read a YAML or JSON filter config: filter options (:data:`FILTER_KEYS`) and RAFSConfig fields (``-`` or ``_``
-    in keys, or a nested ``rafs:`` block) through :func:`trainers.config.load_command_config`. Returns
+    in keys, or a nested ``rafs:`` block) through :func:`trainers.common.config.load_command_config`. Returns
     ``(RAFSConfig, filter options)``; an unknown key is a one-line error naming it and the valid keys."""
-    from trainers.config import load_command_config
+    from trainers.common.config import load_command_config
 
     return load_command_config(path, extra_keys=FILTER_KEYS, aliases={"statuses": "status"})
 
@@ -119,7 +119,7 @@ def _positive(name: str, value: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from trainers.cli import CommandError
-    from trainers.config import config_from_args
+    from trainers.common.config import config_from_args
 
     rafs_config, settings = config_from_args(args, extra_keys=FILTER_KEYS, aliases={"statuses": "status"},
                                              with_options=True)
@@ -193,13 +193,13 @@ def _warn_if_empty(summary: dict, reasons: str) -> None:
 
 def _engine_layout(inputs: str, layout: str) -> str:
     """The layout name the filter engine (:mod:`rewards.adapters.filtering`) reads, from ``--layout`` or, for
-    ``auto``, from the first row's columns (:class:`trainers.readers.LayoutSpec`: the same detection as ``rafs
+    ``auto``, from the first row's columns (:class:`trainers.common.readers.LayoutSpec`: the same detection as ``rafs
     score``, with a one-line error naming the columns found and ``--layout``)."""
     from rewards.adapters.filter_shards import FilterInputError, read_rows
     from rewards.adapters.filtering import LAYOUTS as ENGINE_LAYOUTS
     from rewards.adapters.filtering import detect_layout
     from trainers.cli import CommandError
-    from trainers.readers import LAYOUT_ALIASES, LayoutSpec
+    from trainers.common.readers import LAYOUT_ALIASES, LayoutSpec
 
     first = None
     if not any(str(inputs).startswith(scheme) for scheme in ("s3://", "gs://", "hdfs://", "http://", "https://")):

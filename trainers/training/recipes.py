@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 TRAINERS = ("grpo", "rloo", "sft")
 #: The repository root: the second place a relative recipe path is looked for (after the working directory).
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 #: ``data_dir``'s default: the development layout, the public data sets in ``shared/data`` beside the clone.
 DEFAULT_DATA_DIR = "../shared/data"
 DEFAULT_INSTRUCTION = "Solve the problem step by step. Put the final answer after ####."
@@ -76,7 +76,7 @@ class RAFSScriptArguments(ScriptArguments):
     instruction: str = field(default=DEFAULT_INSTRUCTION, metadata={"help": "appended to every problem"})
     torch_threads: str = field(default="auto", metadata={
         "help": "torch CPU threads when training on CPU: 'auto' (1 when the machine is already busy, else every "
-                "core; trainers.models.choose_threads) or a number"})
+                "core; trainers.training.models.choose_threads) or a number"})
     # -- rewards (GRPO/RLOO)
     reward_funcs: list[str] = field(default_factory=lambda: ["faithful_accuracy", "rafs"], metadata={
         "help": "registry names of rewards.adapters.trl_rewards (rafs, faithful_accuracy, rafs_step_validity, "
@@ -282,7 +282,7 @@ def load_recipe(path: str | os.PathLike, overrides: Sequence[str] = (), *, adapt
     if from_file:
         unknown = sorted({s[2:] for s in from_file[::2]})
         raise ValueError(f"recipe {path}: unknown key(s) {unknown}; every key must be a field of "
-                         f"{config_class(trainer).__name__}, trl.ModelConfig or trainers.recipes.RAFSScriptArguments "
+                         f"{config_class(trainer).__name__}, trl.ModelConfig or trainers.training.recipes.RAFSScriptArguments "
                          "(check the spelling, or remove the key).")
     if from_cli:
         raise ValueError(f"unknown override(s) {from_cli}: overrides are --<field> <value> pairs of "
@@ -373,14 +373,14 @@ def rafs_config_source(script: RAFSScriptArguments) -> Mapping[str, Any] | str |
 
 
 def rafs_config_of(script: RAFSScriptArguments) -> "RAFSConfig | None":
-    """The recipe's ``RAFSConfig`` through :func:`trainers.config.load_rafs_config` (the loader every command
+    """The recipe's ``RAFSConfig`` through :func:`trainers.common.config.load_rafs_config` (the loader every command
     uses; unknown keys are named), or ``None`` when the recipe sets none (the rewards' own defaults). Errors are
     one-line ``ValueError``\\ s."""
     source = rafs_config_source(script)
     if source is None:
         return None
-    from trainers.cli import CommandError
-    from trainers.config import load_rafs_config
+    from trainers.common.errors import CommandError
+    from trainers.common.config import load_rafs_config
 
     try:
         return load_rafs_config(source, flag="--rafs_config")

@@ -2,13 +2,13 @@
 
 The jobs live in their own modules; this one builds the trainer and runs it:
 
-* :mod:`trainers.recipes` — the recipe arguments (:class:`~trainers.recipes.RAFSScriptArguments`) and
-  :func:`~trainers.recipes.load_recipe` (``trl.TrlParser``, device adaptation, the RAFS config);
-* :mod:`trainers.data` — the training set, the SFT filter, the probe set and the ``data_dir`` convention;
-* :mod:`trainers.reward_choice` — ``reward_funcs`` by name, ours and TRL's/open-r1's
-  (:class:`~trainers.reward_choice.GoldColumnReward`).
+* :mod:`trainers.training.recipes` — the recipe arguments (:class:`~trainers.training.recipes.RAFSScriptArguments`) and
+  :func:`~trainers.training.recipes.load_recipe` (``trl.TrlParser``, device adaptation, the RAFS config);
+* :mod:`trainers.training.train_data` — the training set, the SFT filter, the probe set and the ``data_dir`` convention;
+* :mod:`trainers.training.reward_choice` — ``reward_funcs`` by name, ours and TRL's/open-r1's
+  (:class:`~trainers.training.reward_choice.GoldColumnReward`).
 
-Their public names are importable from here as well (``from trainers.train import load_recipe``).
+Their public names are importable from here as well (``from trainers.training.train import load_recipe``).
 
 On one machine::
 
@@ -16,12 +16,12 @@ On one machine::
 
 On several GPUs::
 
-    accelerate launch --config_file recipes/accelerate_configs/zero2.yaml -m trainers.train \\
+    accelerate launch --config_file recipes/accelerate_configs/zero2.yaml -m trainers.training.train \\
         recipes/Qwen2.5-Math-1.5B-Instruct/grpo/config_gsm8k_vllm.yaml
 
 From Python (the screen callback sits in the trainer's callback list; :func:`screen_callback` finds it):
 
->>> from trainers.train import load_recipe, train, screen_callback           # doctest: +SKIP
+>>> from trainers.training.train import load_recipe, train, screen_callback           # doctest: +SKIP
 >>> recipe = load_recipe("recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml", ["--max_steps", "2"])  # doctest: +SKIP
 >>> trainer = train(recipe)                                                  # doctest: +SKIP
 >>> screen_callback(trainer).history                                         # doctest: +SKIP
@@ -34,14 +34,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from trainers.data import DATASETS, check_data, easy_arithmetic, load_probe_set, load_train_dataset
-from trainers.recipes import (TRAINERS, RAFSScriptArguments, Recipe, adapt_for_device, detect_trainer, load_recipe,
+from trainers.training.train_data import DATASETS, check_data, easy_arithmetic, load_probe_set, load_train_dataset
+from trainers.training.recipes import (TRAINERS, RAFSScriptArguments, Recipe, adapt_for_device, detect_trainer, load_recipe,
                               rafs_config_of, split_cli_args)
-from trainers.reward_choice import (GOLD_PARAMETERS, GoldColumnReward, build_reward_funcs, build_verifier,
+from trainers.training.reward_choice import (GOLD_PARAMETERS, GoldColumnReward, build_reward_funcs, build_verifier,
                                     describe_reward, resolve_reward_func)
 
 if TYPE_CHECKING:
-    from trainers.callbacks import ValidityScreenCallback
+    from trainers.training.callbacks import ValidityScreenCallback
 
 __all__ = ["RAFSScriptArguments", "Recipe", "TRAINERS", "DATASETS", "load_recipe", "adapt_for_device",
            "detect_trainer", "load_train_dataset", "easy_arithmetic", "load_probe_set", "check_data", "build_trainer",
@@ -77,7 +77,7 @@ def describe_recipe(recipe: Recipe, reward_funcs: Sequence[Any] | None = None) -
         parts += [yaml.safe_dump({k: v}, default_flow_style=True, width=10_000).strip()[1:-1]
                   for k, v in values.items()]
     if recipe.script.rafs_config not in (None, ""):
-        from trainers.config import config_to_dict
+        from trainers.common.config import config_to_dict
 
         resolved = config_to_dict(rafs_config_of(recipe.script), only_changed=False)
         parts.append(f"# -- rafs_config resolved (every RAFSConfig field): {resolved}")
@@ -105,10 +105,10 @@ def check_output_dir(recipe: Recipe, *, force: bool = False) -> None:
 
 def build_screen_callback(script: RAFSScriptArguments, tokenizer: Any = None, *, model_name: str | None = None,
                           probe_set: list[dict[str, str]] | None = None):
-    """The recipe's :class:`~trainers.callbacks.ValidityScreenCallback`, or ``None`` when ``screen: false``."""
+    """The recipe's :class:`~trainers.training.callbacks.ValidityScreenCallback`, or ``None`` when ``screen: false``."""
     if not script.screen:
         return None
-    from trainers.callbacks import ValidityScreenCallback
+    from trainers.training.callbacks import ValidityScreenCallback
 
     # token_prob reads the probability of a short answer ("The answer is 7"): the training instruction and a long
     # generation budget would only cost time (the answer's length bounds the generation)
@@ -124,11 +124,11 @@ def build_screen_callback(script: RAFSScriptArguments, tokenizer: Any = None, *,
 
 def screen_callback(trainer: Any) -> "ValidityScreenCallback | None":
     """The validity screen registered with ``trainer``, or ``None``: the last
-    :class:`~trainers.callbacks.ValidityScreenCallback` in the trainer's callback list
+    :class:`~trainers.training.callbacks.ValidityScreenCallback` in the trainer's callback list
     (``trainer.callback_handler.callbacks``, where ``Trainer(callbacks=...)`` and ``trainer.add_callback`` put
     callbacks; :func:`build_trainer` appends the recipe's screen after the caller's callbacks). Its ``history``
     holds the screens, ``halted`` whether it stopped training."""
-    from trainers.callbacks import ValidityScreenCallback
+    from trainers.training.callbacks import ValidityScreenCallback
 
     handler = getattr(trainer, "callback_handler", None)
     found = [cb for cb in getattr(handler, "callbacks", None) or [] if isinstance(cb, ValidityScreenCallback)]
@@ -136,11 +136,11 @@ def screen_callback(trainer: Any) -> "ValidityScreenCallback | None":
 
 
 def apply_threads(recipe: Recipe) -> int | None:
-    """Set torch's CPU threads by the recipe's ``torch_threads`` (:func:`trainers.models.choose_threads`: the
+    """Set torch's CPU threads by the recipe's ``torch_threads`` (:func:`trainers.training.models.choose_threads`: the
     policy ``rafs demo`` uses too) when the run trains on CPU; returns the number set, None on a GPU (left as is)."""
     import torch
 
-    from trainers.models import choose_threads
+    from trainers.training.models import choose_threads
 
     if torch.cuda.is_available() and not getattr(recipe.training, "use_cpu", False):
         return None
@@ -157,7 +157,7 @@ def build_trainer(recipe: Recipe, *, train_dataset: Any = None, reward_funcs: li
     from transformers import AutoTokenizer
     from trl import get_peft_config
 
-    from trainers.models import resolve_model_path
+    from trainers.training.models import resolve_model_path
 
     script, args, margs = recipe.script, recipe.training, recipe.model
     if not margs.model_name_or_path:
@@ -198,7 +198,7 @@ def name_base_model(trainer: Any, name_or_path: str, model_path: str) -> None:
     """Give the model card its base model: the embedded default is loaded from a local cache folder, for which TRL's
     card reads "fine-tuned version of [None]"; its hub id is written instead (``config._name_or_path``, what
     ``from_pretrained`` of the hub id would set). A model given as a local folder keeps TRL's behaviour."""
-    from trainers.models import DEFAULT_MODEL_NAME
+    from trainers.training.models import DEFAULT_MODEL_NAME
 
     if str(model_path) != str(name_or_path):  # one of the default model's names, resolved to its cache folder
         config = getattr(getattr(trainer, "model", None), "config", None)
@@ -232,11 +232,11 @@ def train(recipe: Recipe, **kwargs: Any) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m trainers.train RECIPE.yaml [--key value ...]`` or ``--config RECIPE.yaml`` (the entry point for
+    """``python -m trainers.training.train RECIPE.yaml [--key value ...]`` or ``--config RECIPE.yaml`` (the entry point for
     ``accelerate launch``); ``--dry-run`` prints the resolved config, ``--force`` trains into a non-empty
     ``output_dir``."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    usage = "usage: python -m trainers.train RECIPE.yaml|--config RECIPE.yaml [--key value ...] [--dry-run] [--force]"
+    usage = "usage: python -m trainers.training.train RECIPE.yaml|--config RECIPE.yaml [--key value ...] [--dry-run] [--force]"
     try:
         path, overrides, flags = split_cli_args(argv)
         if path is None:
@@ -250,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         check_output_dir(recipe, force=flags["force"])
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
-        print(f"python -m trainers.train: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        print(f"python -m trainers.training.train: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
     configure_wandb(recipe)
     train(recipe)

@@ -3,7 +3,7 @@
 Each REWARD is one of our registry names (``rafs``, ``faithful_accuracy``, ``rafs_step_validity``, ``rafs_support``,
 ``rafs_consensus``, ``rafs_stability``), a name of ``trl.rewards`` (``accuracy_reward``) or an import path
 (``trl.rewards.accuracy_reward``, ``my_module:my_reward``; a module in the working directory is found; a factory
-named ``get_*`` is called with no arguments): the names ``rafs train`` reads (:mod:`trainers.reward_names`). The battery builds gamed
+named ``get_*`` is called with no arguments): the names ``rafs train`` reads (:mod:`trainers.training.reward_names`). The battery builds gamed
 completions from real gold solutions (two thirds GSM8K train, one third MATH-500; ``--n`` in all, seeded) and
 calls each reward as TRL does, ``reward(prompts=..., completions=..., <gold column>=...)``, with ``None`` counted as
 0.0. For each family it prints the share of problems where the gamed completion breaks its property (scores at
@@ -89,8 +89,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "than SHARE of the problems (its recall: what it can verify at all); needs bare_answer")
     p.add_argument("--list-families", action="store_true", help="print the families and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    from trainers.config import add_config_arguments
-    from trainers.readers import add_reader_arguments
+    from trainers.common.config import add_config_arguments
+    from trainers.common.readers import add_reader_arguments
 
     add_reader_arguments(p, layouts=_PROBLEM_LAYOUTS, columns=("problem", "completion", "answer", "messages"))
     add_config_arguments(p, config_help="YAML or JSON file of RAFSConfig fields for the registry rewards (rafs, "
@@ -99,12 +99,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def resolve_reward(spec: str, config: Any = None) -> tuple[str, Callable]:
-    """A reward name as :func:`trainers.reward_names.resolve_reward_name` reads it (the resolver ``rafs train``
+    """A reward name as :func:`trainers.training.reward_names.resolve_reward_name` reads it (the resolver ``rafs train``
     uses: registry names, ``trl.rewards`` names, ``pkg.module.func`` or ``pkg.module:func``, a module in the working
     directory); a registry reward is built with ``config`` (a ``RAFSConfig``) when one is given. Returns
     ``(display name, callable)``."""
     from trainers.cli import CommandError
-    from trainers.reward_names import resolve_reward_name
+    from trainers.training.reward_names import resolve_reward_name
 
     spec = spec.strip()
     try:
@@ -140,9 +140,9 @@ def _text(value: Any) -> Any:
 
 
 def _problems_file(path: str, spec, folder: str) -> str:
-    """``--problems`` in any format and layout of :mod:`trainers.readers`, as the JSONL rows
+    """``--problems`` in any format and layout of :mod:`trainers.common.readers`, as the JSONL rows
     :func:`rewards.audit.battery.read_problems` reads (``problem``, ``solution``, ``answer``) in ``folder``."""
-    from trainers.readers import read_items
+    from trainers.common.readers import read_items
 
     stem = Path(path).stem
     lines = []
@@ -159,7 +159,7 @@ def _problems_file(path: str, spec, folder: str) -> str:
 
 
 def _commit() -> str | None:
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     try:
         sha = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
                              text=True, timeout=10).stdout.strip()
@@ -284,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
     if args.problems:
         import tempfile
 
-        from trainers.readers import spec_from_args
+        from trainers.common.readers import spec_from_args
 
         problems_dir = tempfile.TemporaryDirectory(prefix="rafs-audit-")
         problems_path = _problems_file(args.problems, spec_from_args(args, allowed=_PROBLEM_LAYOUTS),
@@ -298,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
         flag = "--fail-under-separated" if args.fail_under_separated is not None else "--min-separated"
         raise CommandError(f"{flag} compares each problem's faithful score with its bare answer line: add "
                            f"bare_answer to --families")
-    from trainers.config import config_from_args, rafs_overrides_from_args
+    from trainers.common.config import config_from_args, rafs_overrides_from_args
 
     config = config_from_args(args) if (args.config or rafs_overrides_from_args(args)) else None
     resolved = [(*resolve_reward(spec, config), None) for spec in args.rewards]

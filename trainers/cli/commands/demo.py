@@ -2,7 +2,7 @@
 
 Writes ``runs/demo/`` (checkpoints with ``validity_report.json``, the baseline report, an offline wandb run and
 ``summary.json``) and prints rewards per step, silent failures caught and the tier at each checkpoint. See
-:mod:`trainers.demo`.
+:mod:`trainers.training.demo`.
 
 An earlier run is never deleted: when the output folder holds one, the demo stops with a one-line error unless
 ``--force`` is given, which moves the earlier run aside to a new folder (``runs/demo.previous-1``, then
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--recipe {args.recipe!r} is a folder; pass one recipe YAML file")
     if args.recipe is not None and not os.path.isfile(args.recipe):
         raise CommandError(f"--recipe {args.recipe!r} does not exist")
-    from trainers.demo import DEMO_RECIPE, run_demo
+    from trainers.training.demo import DEMO_RECIPE, run_demo
 
     _set_aside_previous_run(args.output_dir, force=getattr(args, "force", False))
 

@@ -28,14 +28,14 @@ original baseline.
 
 The cheap confidence is the probability the model gives its own short answer (``confidence="token_prob"``, whose
 ``answer_style`` defaults to ``"short"``: one forward pass over the probe prompts and a few single-token steps, see
-:mod:`trainers.probes`); the README's GRPO quick start uses it on the probe set shipped with the package
-(:func:`trainers.probes.default_probe_set`, also used when ``probe_set`` is ``None``). The default,
+:mod:`trainers.training.probes`); the README's GRPO quick start uses it on the probe set shipped with the package
+(:func:`trainers.training.probes.default_probe_set`, also used when ``probe_set`` is ``None``). The default,
 ``confidence="verbalized"`` with a worked answer, generates twice per item and costs minutes per screen on CPU.
 Every history entry records the screen's wall and CPU seconds (``elapsed_s``, ``cpu_s``) and ``share_of_interval``:
 the screen's wall time over the wall time since the previous screen ended (training, saving and logging
 included), the number to watch to keep the screen cheap.
 
->>> from trainers.probes import Generation
+>>> from trainers.training.probes import Generation
 >>> def blanket(prompts, max_new_tokens, want_scores=False):    # always answers 7, always 99% sure
 ...     return [Generation("99" if len(p) > 1 else "#### 7") for p in prompts]
 >>> probe = [{"problem": f"What is {a % 8} + 3?", "answer": str(a % 8 + 3)} for a in range(80)]
@@ -57,7 +57,7 @@ from typing import Any, Callable, Mapping
 
 from transformers import TrainerCallback, TrainerControl, TrainerState, TrainingArguments
 
-from trainers.probes import (ANSWER_STYLES, CONFIDENCE_MODES, Generation, ProbeResult, default_probe_set,
+from trainers.training.probes import (ANSWER_STYLES, CONFIDENCE_MODES, Generation, ProbeResult, default_probe_set,
                              normalise_probe_set, run_probe)
 from trainers.screen.phase_b import finite_or_none  # finite float or None (NaN/inf -> None)
 
@@ -93,7 +93,7 @@ class ValidityScreenCallback(TrainerCallback):
     Args:
         probe_set: ``[{"problem", "answer"}]`` items (20-100 is typical), or a ``datasets.Dataset``; every item
             needs a gold answer. ``None``: the 72 items shipped with the package
-            (:func:`trainers.probes.default_probe_set`).
+            (:func:`trainers.training.probes.default_probe_set`).
         processing_class: the tokenizer; by default the one the trainer passes to the callback.
         every: ``"save"`` (each checkpoint), ``"evaluate"`` (each evaluation) or ``"both"``.
         baseline: screen the untrained model at step 0 in ``on_train_begin`` (skipped when resuming).
@@ -110,14 +110,14 @@ class ValidityScreenCallback(TrainerCallback):
         threshold: binarisation of the confidence, ``"median"`` or a fixed value in [0, 1] (or [0, 100]).
         screen_config: a :class:`trainers.screen.ScreenConfig` (or a dict of its fields).
         compute_on: ``"all"`` ranks run the probe (ZeRO-3/FSDP-safe) or only the ``"main"`` rank.
-        generator: replaces the model's generation (see :mod:`trainers.probes`); for tests and other engines.
+        generator: replaces the model's generation (see :mod:`trainers.training.probes`); for tests and other engines.
         model_name / benchmark: names written into the VRS report.
         instruction: appended to every probe problem (default: "Solve the problem. Put the final answer after
             ####." in the reasoning style, nothing in the short style).
         token_prob_reduce: ``"mean"`` or ``"min"`` token logprob of the answer span (``confidence="token_prob"``).
         system_prompt: the probe's system message: ``"auto"`` (default: an empty one in the short style, which
             spares SmolLM2's 16-token default system prompt; none in the reasoning style), ``None`` (the chat
-            template's default) or a string (see :func:`trainers.probes.run_probe`).
+            template's default) or a string (see :func:`trainers.training.probes.run_probe`).
 
     Raises ``ValueError`` naming the field, the value and the fix on a wrong configuration.
     """

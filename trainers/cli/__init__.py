@@ -1,6 +1,6 @@
 """The ``rafs`` command line: ``rafs score | screen | filter | eval | audit | train | experiment | demo | serve``.
 
-Each subcommand lives in :mod:`trainers.commands` as a module with ``add_parser(subparsers)`` (registers its
+Each subcommand lives in :mod:`trainers.cli.commands` as a module with ``add_parser(subparsers)`` (registers its
 arguments, imports nothing heavy) and ``run(args) -> int`` (the exit code). Errors on bad input are one line on
 stderr, ``rafs <command>: error: <reason>``, with a non-zero exit. ``rafs --version`` prints the installed version.
 
@@ -11,13 +11,13 @@ Shared promises, kept here so every command keeps them the same way:
 * help fits the terminal (``COLUMNS``): :class:`HelpFormatter` re-wraps prose paragraphs and keeps indented
   example blocks as written; no option may be abbreviated (``--for`` is not ``--force``);
 * an unknown ``--rafs.KEY`` flag is one line naming the key, the closest valid key and every valid key
-  (:func:`trainers.config.unknown_flag_error`, the wording a ``--config`` file gets);
+  (:func:`trainers.common.config.unknown_flag_error`, the wording a ``--config`` file gets);
 * ``rafs … | head`` stops quietly with exit status 141 (SIGPIPE), rich tables included (:func:`rich_console`);
 * no file is overwritten without ``--force`` (:func:`refuse_overwrite`), and files are written atomically
   (:func:`atomic_write`, i.e. :func:`rewards.adapters.files.atomic_write`: a temporary file in the same
   folder, then ``os.replace``);
 * a command whose optional extra is not installed prints one line naming it (``pip install 'rafs[serve]'``,
-  :mod:`trainers.extras`), not a traceback.
+  :mod:`trainers.common.extras`), not a traceback.
 
 >>> plain_text("``rafs score`` calls :func:`~rewards.scoring.score.score_trace`. Example::")
 'rafs score calls score_trace. Example:'
@@ -33,6 +33,8 @@ import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from trainers.common.errors import CommandError  # re-exported: the commands raise it from here
 
 if TYPE_CHECKING:
     from rewards.adapters.files import atomic_write
@@ -53,9 +55,6 @@ def __getattr__(name: str):
         return atomic_write
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-class CommandError(Exception):
-    """A user-facing error: printed as one line, exit code 2."""
 
 
 def version() -> str:
@@ -94,8 +93,8 @@ def plain_text(text: str | None) -> str | None:
     a role such as ``:func:`~pkg.mod.name``` becomes ``name`` (``:role:`Title <target>``` becomes ``Title``) and
     ``Example::`` becomes ``Example:``. Everything else (line breaks, indentation, ``%(default)s``) is kept.
 
-    >>> plain_text(":mod:`trainers.train` reads ``recipes/*.yaml``; see :class:`the parser <trl.TrlParser>`.")
-    'trainers.train reads recipes/*.yaml; see the parser.'
+    >>> plain_text(":mod:`trainers.training.train` reads ``recipes/*.yaml``; see :class:`the parser <trl.TrlParser>`.")
+    'trainers.training.train reads recipes/*.yaml; see the parser.'
     >>> plain_text("Usage::\n\n    rafs demo")
     'Usage:\n\n    rafs demo'
     """
@@ -260,9 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(_pass_through=set())
     for name in COMMANDS:
         try:
-            module = importlib.import_module(f"trainers.commands.{name}")
+            module = importlib.import_module(f"trainers.cli.commands.{name}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"trainers.commands.{name}":
+            if exc.name != f"trainers.cli.commands.{name}":
                 raise
             continue
         command = module.add_parser(sub)
@@ -301,8 +300,8 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, ext
     one line naming the key, the closest valid key and the valid keys (exit 2); anything else is argparse's error of
     the command's own parser (its usage, then ``rafs <command>: error: unrecognized arguments``)."""
     command = _command_parser(parser, args)
-    # set by trainers.config.add_config_arguments on a command that takes --rafs.* flags (a hook, not an import:
-    # trainers.config imports this module)
+    # set by trainers.common.config.add_config_arguments on a command that takes --rafs.* flags (a hook, not an import:
+    # trainers.common.config imports this module)
     unknown_flag = getattr(args, "_unknown_rafs_flag", None)
     for token in extras:
         if unknown_flag is not None and token.startswith("--rafs."):
@@ -327,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except ModuleNotFoundError as exc:
         # a module of an optional extra (the light install): one line naming the extra, not a traceback
-        from trainers.extras import missing_extra_message
+        from trainers.common.extras import missing_extra_message
 
         message = missing_extra_message(exc, args._name)
         if message is None:

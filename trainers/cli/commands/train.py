@@ -1,6 +1,6 @@
 """``rafs train RECIPE.yaml [--key value ...]``: GRPO, RLOO or SFT (RAFS-filtered) from a recipe on one machine.
 
-The recipe is a flat YAML of config-dataclass fields parsed by ``trl.TrlParser`` (see :mod:`trainers.recipes`);
+The recipe is a flat YAML of config-dataclass fields parsed by ``trl.TrlParser`` (see :mod:`trainers.training.recipes`);
 ``--key value`` pairs override it, and ``--config RECIPE.yaml`` (TRL's form) works as well as the positional
 recipe. ``rafs_config`` is a YAML mapping of ``RAFSConfig`` fields in the recipe, or ``--rafs_config FILE``
 (YAML/JSON); unknown fields are named. ``dataset_name: gsm8k`` reads ``<data_dir>/gsm8k/train.jsonl``, with
@@ -24,7 +24,7 @@ Example::
     rafs train recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml --dry-run \\
         --reward_funcs faithful_accuracy trl.rewards.accuracy_reward
 
-For several GPUs use ``accelerate launch --config_file recipes/accelerate_configs/zero2.yaml -m trainers.train
+For several GPUs use ``accelerate launch --config_file recipes/accelerate_configs/zero2.yaml -m trainers.training.train
 RECIPE.yaml``.
 """
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from trainers.cli import CommandError
 
     try:
-        from trainers.recipes import split_cli_args
+        from trainers.training.recipes import split_cli_args
 
         config_path, overrides, flags = split_cli_args(list(getattr(args, "argv", None) or []))
     except ValueError as exc:
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"recipe {recipe_path!r} does not exist; see recipes/ (e.g. "
                            "recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml)")
 
-    from trainers.train import (build_reward_funcs, check_data, check_output_dir, describe_recipe, load_recipe,
+    from trainers.training.train import (build_reward_funcs, check_data, check_output_dir, describe_recipe, load_recipe,
                                 screen_callback, train)
 
     try:
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     except FileExistsError as exc:
         raise CommandError(str(exc)) from None
 
-    from trainers.train import configure_wandb
+    from trainers.training.train import configure_wandb
 
     if configure_wandb(recipe):
         print("rafs train: wandb runs offline (set WANDB_MODE=online and log in to sync)")

@@ -22,7 +22,7 @@ that names the key, where it came from and the fix; an unknown ``--rafs.KEY`` fl
 >>> load_rafs_config({"tau_acept": 70})
 Traceback (most recent call last):
 ...
-trainers.cli.CommandError: unknown config key 'tau_acept' in the mapping given; did you mean 'tau_accept'? \
+trainers.common.errors.CommandError: unknown config key 'tau_acept' in the mapping given; did you mean 'tau_accept'? \
 valid keys: embedding_model, embedding_weight, eps, ...
 """
 
@@ -39,7 +39,7 @@ import typing
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from trainers.cli import CommandError
+from trainers.common.errors import CommandError
 
 __all__ = ["load_rafs_config", "load_command_config", "read_config_file", "rafs_fields", "add_config_arguments",
            "config_from_args", "rafs_overrides_from_args", "config_to_dict", "unknown_key_error",
@@ -383,7 +383,7 @@ def load_rafs_config(source: str | os.PathLike | Mapping[str, Any] | None = None
     >>> load_rafs_config({"m_min": 1.5})
     Traceback (most recent call last):
     ...
-    trainers.cli.CommandError: RAFS config key 'm_min' in the mapping given: 1.5 is not an integer; expected integer
+    trainers.common.errors.CommandError: RAFS config key 'm_min' in the mapping given: 1.5 is not an integer; expected integer
     """
     return load_command_config(source, overrides, flag=flag)[0]
 

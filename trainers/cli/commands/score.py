@@ -2,7 +2,7 @@
 
 INPUT is a ``.jsonl``, ``.json`` (one array, e.g. ProcessBench's ``gsm8k.json``, or JSON Lines), ``.csv`` or
 ``.parquet`` file, or ``-`` for JSON on stdin. Each row is read in one of four layouts (``--layout``, detected from
-each row's columns by default; see :mod:`trainers.readers`): ``problem`` + ``completion`` (text or chat messages),
+each row's columns by default; see :mod:`trainers.common.readers`): ``problem`` + ``completion`` (text or chat messages),
 GSM8K's ``question`` + ``answer`` (the worked solution, whose ``#### X`` is the gold), ProcessBench's ``problem``
 + ``steps``, or chat ``messages``. Optional columns: ``samples`` (other completions of the same problem: enables
 C_A and D_R) and the gold answer (``answer`` or ``gold``, or ``--answer-col``).
@@ -12,7 +12,7 @@ Each output row is the input row plus ``rafs`` (0-100 or null), ``status``, ``fa
 ``D_R``) and ``step_checks`` (per step ``q`` and ``reasons``). A row whose completion is empty is scored (it
 abstains: ``reasons`` says so), not rejected. The
 scorer's settings come from ``--config FILE`` (YAML or JSON) and ``--rafs.FIELD VALUE`` flags (see
-:mod:`trainers.config`). ``--out`` is written atomically and never overwritten without ``--force``.
+:mod:`trainers.common.config`). ``--out`` is written atomically and never overwritten without ``--force``.
 
 Example::
 
@@ -37,8 +37,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("input", help="a .jsonl, .json, .csv or .parquet file ('-' for JSON on stdin)")
     p.add_argument("--out", help="output JSONL (default: stdout); an existing file is not overwritten without --force")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    from trainers.config import add_config_arguments
-    from trainers.readers import add_reader_arguments
+    from trainers.common.config import add_config_arguments
+    from trainers.common.readers import add_reader_arguments
 
     add_reader_arguments(p)
     add_config_arguments(p, aliases={"tau_accept": ["--tau-accept"], "theta_step": ["--theta-step"]})
@@ -54,8 +54,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from rewards.scoring.score import score_trace
     from trainers.cli import CommandError, atomic_write, check_output_file
-    from trainers.config import config_from_args
-    from trainers.readers import check_input_path, read_items, spec_from_args
+    from trainers.common.config import config_from_args
+    from trainers.common.readers import check_input_path, read_items, spec_from_args
 
     spec = spec_from_args(args)
     config = config_from_args(args)

@@ -14,7 +14,7 @@ Where data comes from (one convention):
 >>> rows = easy_arithmetic(2, seed=1)
 >>> sorted(rows[0]), rows[0]["answer"].splitlines()[-1].startswith("#### ")
 (['answer', 'question'], True)
->>> from trainers.recipes import RAFSScriptArguments
+>>> from trainers.training.recipes import RAFSScriptArguments
 >>> make_prompt("What is 2 + 3?", RAFSScriptArguments(instruction="Answer after ####."))
 [{'role': 'user', 'content': 'What is 2 + 3?\\nAnswer after ####.'}]
 """
@@ -26,10 +26,10 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from trainers.recipes import rafs_config_of, resolve_path
+from trainers.training.recipes import rafs_config_of, resolve_path
 
 if TYPE_CHECKING:
-    from trainers.recipes import RAFSScriptArguments
+    from trainers.training.recipes import RAFSScriptArguments
 
 __all__ = ["DATASETS", "LOCAL_DATASETS", "easy_arithmetic", "data_dir_of", "local_dataset", "check_data",
            "load_raw_dataset",
@@ -70,7 +70,7 @@ def easy_arithmetic(n: int = 200, seed: int = 0) -> list[dict[str, str]]:
 
 
 def data_dir_of(script: "RAFSScriptArguments") -> Path:
-    """The recipe's ``data_dir`` as an existing folder (see :func:`trainers.recipes.resolve_path`)."""
+    """The recipe's ``data_dir`` as an existing folder (see :func:`trainers.training.recipes.resolve_path`)."""
     return resolve_path(script.data_dir, "--data_dir", kind="folder")
 
 
@@ -218,14 +218,14 @@ def sft_dataset(raw: Any, pcol: str, script: "RAFSScriptArguments") -> Any:
 
 def load_probe_set(script: "RAFSScriptArguments", *, seed: int = 1) -> list[dict[str, str]]:
     """The screen's probe set: ``screen_probe_path`` if given (``"default"``: the 72 distinct items shipped with the
-    package, :func:`trainers.probes.default_probe_set`), else held-out rows of the training data's source
+    package, :func:`trainers.training.probes.default_probe_set`), else held-out rows of the training data's source
     (``easy_arithmetic`` with another seed, the ``test`` split of a :data:`LOCAL_DATASETS` set, or the last rows
     of the data)."""
     from datasets import load_dataset
 
     n = script.screen_probe_size
-    if script.screen_probe_path == "default":  # the shipped probe set (trainers/data/probes.jsonl)
-        from trainers.probes import default_probe_set
+    if script.screen_probe_path == "default":  # the shipped probe set (trainers/training/data/probes.jsonl)
+        from trainers.training.probes import default_probe_set
 
         return default_probe_set(limit=n)
     if script.screen_probe_path:

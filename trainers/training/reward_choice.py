@@ -1,6 +1,6 @@
 """Reward functions by name: a recipe's ``reward_funcs`` -> TRL reward callables, ours and other libraries'.
 
-Each entry of ``reward_funcs`` is a name :func:`trainers.reward_names.resolve_reward_name` reads (the one
+Each entry of ``reward_funcs`` is a name :func:`trainers.training.reward_names.resolve_reward_name` reads (the one
 resolver, which ``rafs audit`` uses too):
 
 * a registry name of :mod:`rewards.adapters.trl_rewards` (``faithful_accuracy``, ``rafs``, ``rafs_step_validity``,
@@ -14,7 +14,7 @@ resolver, which ``rafs audit`` uses too):
 A function that is not ours is wrapped in :class:`GoldColumnReward`, which hands it the recipe's gold column under
 the name it asks for (``solution`` for TRL's and open-r1's accuracy rewards) and never lets it crash training.
 
->>> from trainers.recipes import RAFSScriptArguments
+>>> from trainers.training.recipes import RAFSScriptArguments
 >>> resolve_reward_func("rafs", RAFSScriptArguments()).__name__
 'rafs_reward'
 >>> resolve_reward_func("faithful_acuracy", RAFSScriptArguments())
@@ -29,12 +29,12 @@ import inspect
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from trainers.recipes import rafs_config_of
-from trainers.reward_names import import_reward, resolve_reward_name, trl_reward_names
+from trainers.training.recipes import rafs_config_of
+from trainers.training.reward_names import import_reward, resolve_reward_name, trl_reward_names
 
 if TYPE_CHECKING:
     from rewards import RAFSConfig
-    from trainers.recipes import RAFSScriptArguments
+    from trainers.training.recipes import RAFSScriptArguments
 
 __all__ = ["GOLD_PARAMETERS", "TRL_KWARGS", "GoldColumnReward", "import_reward", "reward_needs", "trl_reward_names",
            "resolve_reward_func", "build_reward_funcs", "build_verifier", "describe_reward", "answer_probe",

@@ -2,7 +2,7 @@
 
 Runs ``recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml``: SmolLM2-135M-Instruct (the embedded default model)
 learns easy one-step GSM8K-style problems under ``faithful_accuracy_reward`` + ``rafs_reward``; a
-:class:`~trainers.callbacks.ValidityScreenCallback` screens its confidence (the recipe's ``screen_confidence``:
+:class:`~trainers.training.callbacks.ValidityScreenCallback` screens its confidence (the recipe's ``screen_confidence``:
 ``token_prob``, the probability of its own short answer) before training (baseline) and at every checkpoint.
 Everything lands under ``runs/demo/``:
 
@@ -32,11 +32,11 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from trainers.callbacks import finite_or_none  # finite float or None, shared with the screen history
+from trainers.training.callbacks import finite_or_none  # finite float or None, shared with the screen history
 
 __all__ = ["DEMO_RECIPE", "RewardRecorder", "choose_threads", "run_demo", "summarise", "print_summary"]
 
-DEMO_RECIPE = Path(__file__).resolve().parent.parent / "recipes" / "SmolLM2-135M-Instruct" / "grpo" / "config_demo.yaml"
+DEMO_RECIPE = Path(__file__).resolve().parents[2] / "recipes" / "SmolLM2-135M-Instruct" / "grpo" / "config_demo.yaml"
 
 
 class RewardRecorder:
@@ -80,7 +80,7 @@ class RewardRecorder:
 def summarise(trainer: Any, recorders: Sequence[RewardRecorder], output_dir: str | os.PathLike,
               elapsed_s: float) -> dict[str, Any]:
     """The demo's ``summary.json`` from the trainer's ``state.log_history`` and the screen history."""
-    from trainers.train import screen_callback
+    from trainers.training.train import screen_callback
 
     names = [r.__name__ for r in recorders]
     rewards: list[dict[str, Any]] = []
@@ -201,8 +201,8 @@ def print_summary(summary: dict[str, Any], console: Any = None) -> None:
 
 
 def choose_threads(threads: int | str | None = "auto") -> int:
-    """:func:`trainers.models.choose_threads`, the one thread policy of ``rafs train`` and the demo."""
-    from trainers.models import choose_threads as policy
+    """:func:`trainers.training.models.choose_threads`, the one thread policy of ``rafs train`` and the demo."""
+    from trainers.training.models import choose_threads as policy
 
     return policy(threads)
 
@@ -274,7 +274,7 @@ def run_demo(output_dir: str | os.PathLike = "runs/demo", *, recipe: str | os.Pa
     warnings.filterwarnings("ignore", category=FutureWarning)
     console = Console(quiet=quiet, width=None if sys.stdout.isatty() else 110)
     threads = str(choose_threads(threads))  # validated now; build_trainer applies it (recipe field torch_threads)
-    screen_log = logging.getLogger("trainers.callbacks")
+    screen_log = logging.getLogger("trainers.training.callbacks")
     if not quiet and not screen_log.handlers:
         screen_log.addHandler(RichHandler(console=console, show_path=False, show_level=False))
         screen_log.setLevel(logging.INFO)
@@ -288,8 +288,8 @@ def run_demo(output_dir: str | os.PathLike = "runs/demo", *, recipe: str | os.Pa
     os.environ.setdefault("WANDB_DIR", str(out))
     t0 = time.perf_counter()
 
-    from trainers.models import default_model_path
-    from trainers.train import build_reward_funcs, build_trainer, load_recipe
+    from trainers.training.models import default_model_path
+    from trainers.training.train import build_reward_funcs, build_trainer, load_recipe
 
     with console.status("loading the recipe and SmolLM2-135M-Instruct (first run converts the GGUF, ~30 s)"):
         rec = load_recipe(recipe, ["--disable_tqdm", "true", "--torch_threads", threads, *overrides,
@@ -322,7 +322,7 @@ def run_demo(output_dir: str | os.PathLike = "runs/demo", *, recipe: str | os.Pa
     except Exception:  # noqa: BLE001 - wandb is optional
         pass
     summary = summarise(trainer, recorders, out, time.perf_counter() - t0)
-    from trainers.cli import atomic_write
+    from rewards.adapters.files import atomic_write
 
     atomic_write(out / "summary.json", json.dumps(summary, indent=2, default=str))  # never half a summary
     print_summary(summary, console)

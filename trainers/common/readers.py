@@ -34,7 +34,7 @@ columns found and ``--layout``; so are a missing file, a folder, an empty input 
 >>> spec.item({"problem": "1+1?", "completion": "2", "steps": ["2"]}, "in.jsonl:3")
 Traceback (most recent call last):
 ...
-trainers.cli.CommandError: in.jsonl:3: the columns fit more than one layout (problem_completion, problem_steps); \
+trainers.common.errors.CommandError: in.jsonl:3: the columns fit more than one layout (problem_completion, problem_steps); \
 columns found: ['completion', 'problem', 'steps']; pass --layout problem_completion (or another) to choose
 """
 
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from trainers.cli import CommandError
+from trainers.common.errors import CommandError
 
 __all__ = ["LAYOUTS", "LAYOUT_ALIASES", "FORMATS", "Item", "LayoutSpec", "add_reader_arguments", "spec_from_args",
            "check_input_path", "iter_rows", "read_items", "peek_columns"]

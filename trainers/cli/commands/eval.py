@@ -7,9 +7,9 @@ silent-failure detection among correct final answers (AUPRC/AUROC of 100 − RAF
 baselines), accuracy vs faithful accuracy, a threshold sweep, a per-generator breakdown and the misses by kind of
 error, each figure with a seeded bootstrap interval. ``--calibrate-on`` chooses θ on another split and reports this
 one at it (never tune on the split you report). Without --json/--markdown a summary table is printed.
-DATA may be a JSON array, JSON Lines, CSV or parquet (:mod:`trainers.readers`); ``--problem-col`` / ``--steps-col``
+DATA may be a JSON array, JSON Lines, CSV or parquet (:mod:`trainers.common.readers`); ``--problem-col`` / ``--steps-col``
 name other columns. The scorer's settings come from ``--config FILE`` and ``--rafs.FIELD VALUE`` flags
-(:mod:`trainers.config`). ``--json`` / ``--markdown`` are written atomically, never over a file without ``--force``.
+(:mod:`trainers.common.config`). ``--json`` / ``--markdown`` are written atomically, never over a file without ``--force``.
 See docs/evaluation.md.
 
 Example: ``rafs eval ../shared/data/processbench/gsm8k.json --calibrate-on ../shared/data/processbench/math.json
@@ -39,8 +39,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-detector-ablation", dest="detector_ablation", action="store_false",
                    help="skip re-scoring with each claim checker left out (the 'step_detectors' section)")
     from rewards.verifiers.registry import add_verifier_arguments
-    from trainers.config import add_config_arguments
-    from trainers.readers import add_reader_arguments
+    from trainers.common.config import add_config_arguments
+    from trainers.common.readers import add_reader_arguments
 
     add_reader_arguments(p, layouts=("problem_steps",), columns=("problem", "steps"))
     add_verifier_arguments(p)
@@ -49,11 +49,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _load(path: str, limit, what: str, spec):
-    """ProcessBench rows of ``path`` (any format of :mod:`trainers.readers`, the problem and steps columns named by
+    """ProcessBench rows of ``path`` (any format of :mod:`trainers.common.readers`, the problem and steps columns named by
     the layout flags), validated by :func:`rewards.adapters.evaluation.validate_rows`."""
     from rewards.adapters.evaluation import validate_rows
     from trainers.cli import CommandError
-    from trainers.readers import read_items
+    from trainers.common.readers import read_items
 
     rows = []
     for row, item in read_items(path, spec, what=what):
@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise CommandError(f"--limit {args.limit} must be >= 1")
     from trainers.cli import check_output_file
-    from trainers.config import config_from_args
-    from trainers.readers import spec_from_args
+    from trainers.common.config import config_from_args
+    from trainers.common.readers import spec_from_args
 
     if args.json_out and args.markdown_out and os.path.abspath(args.json_out) == os.path.abspath(args.markdown_out):
         raise CommandError(f"--json and --markdown name the same file {args.json_out!r}; give two paths")
