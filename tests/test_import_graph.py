@@ -3,7 +3,10 @@
 Layers, highest first; a module may import from its own layer or a lower one, never a higher one:
 
 - ``trainers`` > ``rewards`` (the scoring library never imports the trainers);
-- inside ``rewards``: ``audit`` > ``adapters`` > ``scoring`` > ``verifiers`` > ``checks`` > ``parsing``.
+- inside ``rewards``: ``audit`` > ``adapters`` > ``scoring`` > ``verifiers`` > ``checks`` > ``parsing``;
+- inside ``trainers``: ``cli`` (the ``rafs`` command and its subcommands) > ``experiments`` > ``training`` (recipes,
+  ``rafs train``, the checkpoint screen, the demo) > ``serve`` (the reward server) > ``screen`` (the validity
+  screen's statistics) > ``common`` (the config loader, the reader, the error type, the extras).
 
 No module may import another module's private (``_underscore``) names: what one module needs from another is public
 there. The graph comes from grimp (the engine behind import-linter); cycles are found with :mod:`graphlib`.
@@ -21,6 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("rewards", "trainers")
 REWARDS_LAYERS = ("audit", "adapters", "scoring", "verifiers", "checks", "parsing")
+TRAINERS_LAYERS = ("cli", "experiments", "training", "serve", "screen", "common")
 ALLOWED = {
     # FallbackVerifier.verify_batch(traces) builds the dataflow graphs itself when a direct caller gives none
     # (the scorer always passes them); a function-level convenience import.
@@ -65,6 +69,21 @@ def test_rewards_layers_flow_one_way(graph):
         f"{d.importer} may not import {d.imported}: "
         + ", ".join(f"{sorted(r.heads)} -> {sorted(r.tails)}" for r in d.routes) for d in illegal)
 
+
+
+def test_trainers_layers_flow_one_way(graph):
+    illegal = graph.find_illegal_dependencies_for_layers(layers=TRAINERS_LAYERS, containers={"trainers"})
+    assert not illegal, "; ".join(
+        f"{d.importer} may not import {d.imported}: "
+        + ", ".join(f"{sorted(r.heads)} -> {sorted(r.tails)}" for r in d.routes) for d in illegal)
+
+
+def test_every_trainers_module_is_in_a_layer():
+    """``trainers`` shows its parts: every module lives in one of the layers (the package's ``__init__`` and
+    ``__main__`` aside)."""
+    outside = sorted(m for m in grimp.build_graph("trainers", cache_dir=None).modules
+                     if m not in ("trainers", "trainers.__main__") and m.split(".")[1] not in TRAINERS_LAYERS)
+    assert outside == []
 
 
 def test_rewards_never_imports_trainers(graph):

@@ -59,6 +59,7 @@ import logging
 import math
 import multiprocessing
 import os
+import re
 import threading
 import time
 from typing import Any, Iterator, Mapping, Sequence
@@ -452,6 +453,29 @@ def _prune(out: str, valid: set[str]) -> None:
                 os.remove(os.path.join(folder, name))
 
 
+_ORPHAN = re.compile(r"part-\d{5}-\d{6}\.jsonl(\.tmp-\d+)?")
+
+
+def _orphan_shards(out: str) -> list[str] | None:
+    """The shard files in ``out`` when it holds nothing else of anyone's: ``kept/`` and ``dropped/`` with only this
+    filter's shard names (``part-FFFFF-CCCCCC.jsonl`` and their temporary files) and at most the lock and stale
+    temporary manifest/summary files beside them. A run interrupted before its first shard was committed leaves
+    this (its cleanup ran while queued workers were still writing); anything else returns None (the folder is not
+    ours to clear)."""
+    found: list[str] = []
+    for name in os.listdir(out):
+        path = os.path.join(out, name)
+        if name == LOCK or name.startswith((f"{MANIFEST}.tmp-", f"{SUMMARY}.tmp-")):
+            continue
+        if name not in (KEPT_DIR, DROPPED_DIR) or not os.path.isdir(path):
+            return None
+        for entry in os.listdir(path):
+            if not _ORPHAN.fullmatch(entry) or not os.path.isfile(os.path.join(path, entry)):
+                return None
+            found.append(os.path.join(name, entry))
+    return found
+
+
 def check_output(files: Sequence[str], out: str) -> None:
     """Refuse an output directory that is a file or that contains an input file (it would be overwritten)."""
     out = os.path.abspath(out)
@@ -605,6 +629,11 @@ def filter_files(
                 summary["already_complete"] = True
                 return summary
         elif old_header is None and not force:
+            orphans = _orphan_shards(out)
+            if orphans is not None and any(n != LOCK for n in os.listdir(out)):  # an interrupted run's workers published shards after its cleanup: ours, never committed
+                log.warning("%s holds %d shard file(s) an interrupted run left without a manifest; starting over",
+                            out, len(orphans))
+                clear_outputs(out)
             extra = [n for n in os.listdir(out) if n != LOCK]
             if extra:
                 raise FilterOutputError(f"--out {out!r} exists and is not empty ({', '.join(sorted(extra)[:3])}"

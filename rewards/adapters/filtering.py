@@ -40,7 +40,9 @@ Layouts (``layout="auto"`` picks the first that fits the columns):
   ``score_trace(problem, steps=steps)``).
 
 The gold answer is optional: ``gold_column`` if given, else the first of ``answer``, ``solution``, ``gold`` that
-is not the trace itself.
+is not the trace itself. A ``samples`` column (a list of other completions of the same problem) is scored with the
+row, as ``rafs score`` does (it enables C_A and D_R); with a detected layout, a row that carries its trace in the
+other column (``steps`` in a problem + completion file, or the reverse) is read as ``rafs score`` reads it.
 
 The same per-row decision, :func:`score_row` under a :class:`FilterSpec` (:func:`score_batch` over a
 ``Dataset.map`` batch), drives the streamed, multi-process,
@@ -202,6 +204,7 @@ class FilterSpec:
     statuses: tuple[str, ...]
     drop_failure_types: tuple[str, ...]
     min_rafs: float | None
+    auto: bool = False  # the layout was detected (layout="auto"): a row may carry its trace in the other column
 
     def thresholds(self) -> dict[str, Any]:
         """The ``thresholds`` block of a summary: everything used to decide."""
@@ -265,7 +268,7 @@ def make_spec(columns: Sequence[str], *, min_rafs: Any = None, statuses: Sequenc
     columns = [c for c in columns if c not in OUTPUT_COLUMNS]
     resolved, qa = _check_layout(layout, columns)
     gold = _gold_column(resolved, qa, columns, gold_column)
-    return FilterSpec(resolved, qa, gold, cfg, keep_statuses, drop_types, min_rafs)
+    return FilterSpec(resolved, qa, gold, cfg, keep_statuses, drop_types, min_rafs, auto=layout == "auto")
 
 
 def own_columns(columns: Sequence[str]) -> list[str]:
@@ -282,6 +285,10 @@ def own_columns(columns: Sequence[str]) -> list[str]:
     if ours:
         log.info("re-scoring rows that already have RAFS columns %s; replacing them", ours)
     return ours
+
+
+# the other column a row of a detected layout may carry its trace in (``rafs score`` detects each row's layout)
+_TRACE_COLUMN = {"problem_completion": "steps", "prompt_completion": "steps", "problem_steps": "completion"}
 
 
 def _blank(value: Any) -> bool:
@@ -322,7 +329,14 @@ def score_row(row: Mapping[str, Any], spec: FilterSpec) -> dict[str, Any]:
     'missing:completion'
     """
     pcol, ccol = spec.columns
-    if spec.layout == "messages":
+    layout = spec.layout
+    if spec.auto and layout in _TRACE_COLUMN and _blank(row.get(ccol)):
+        # layout detected from the first row's columns: a row that carries its trace in the other column (pre-split
+        # steps in a problem + completion file, or the reverse) is scored as ``rafs score`` reads it
+        other = _TRACE_COLUMN[layout]
+        if not _blank(row.get(other)):
+            ccol, layout = other, ("problem_steps" if other == "steps" else "problem_completion")
+    if layout == "messages":
         messages = row.get("messages")
         if _blank(messages) or isinstance(messages, str) or not _usable(messages):
             kind = "missing" if _blank(messages) else "invalid"
@@ -339,8 +353,8 @@ def score_row(row: Mapping[str, Any], spec: FilterSpec) -> dict[str, Any]:
         for role, col, value in (("problem", pcol, problem), ("completion", ccol, completion)):
             if _blank(value):
                 return _unscored(f"missing:{role}", f"column {col!r} ({role}) is {_describe(value)}; every row "
-                                 f"needs the problem and the completion ({spec.layout} layout)")
-            if spec.layout == "problem_steps" and role == "completion":
+                                 f"needs the problem and the completion ({layout} layout)")
+            if layout == "problem_steps" and role == "completion":
                 if not isinstance(value, (list, tuple)) or not all(isinstance(s, str) for s in value):
                     return _unscored("invalid:completion", f"column {col!r} (the steps) is a "
                                      f"{type(value).__name__}, not a list of strings")
@@ -352,10 +366,12 @@ def score_row(row: Mapping[str, Any], spec: FilterSpec) -> dict[str, Any]:
     if _blank(gold):
         gold = None
     gold = None if gold is None else str(gold)
-    if spec.layout == "problem_steps":
-        result = score_trace(problem, steps=list(completion), gold=gold, config=spec.config)
+    samples = row.get("samples")  # other completions of the problem (C_A, D_R), as rafs score reads them
+    samples = list(samples) if isinstance(samples, (list, tuple)) and samples and all(map(_usable, samples)) else None
+    if layout == "problem_steps":
+        result = score_trace(problem, steps=list(completion), gold=gold, samples=samples, config=spec.config)
     else:
-        result = score_trace(problem, completion, gold=gold, config=spec.config)
+        result = score_trace(problem, completion, gold=gold, samples=samples, config=spec.config)
     reason, detail = None, None
     if result.failure_type in spec.drop_failure_types:
         reason = f"failure_type:{result.failure_type}"

@@ -20,7 +20,7 @@ Traceback (most recent call last):
 ...
 ValueError: verifier='oracle' is not known; use one of symbolic, prm, judge, nli.
 
-CLI (the lead's ``trainers/commands/score.py``)::
+CLI (the lead's ``trainers/cli/commands/score.py``)::
 
     add_verifier_arguments(parser)          # --verifier, --verifier-model, ...
     verifier = verifier_from_args(args)     # -> StepVerifier for score_trace(..., verifier=verifier)

@@ -1,5 +1,5 @@
-"""Problems, gold solutions and the reward call that the red-team test files (``test_redteam_s7*.py``) share: real
-GSM8K train problems with their gold solutions as a policy would write them, a visible slip of each, and a TRL-style
+"""Problems, gold solutions and the reward call that the attack test files (``test_attacks_on_*.py``,
+``test_known_attacks.py``) share: real GSM8K train problems with their gold solutions as a policy would write them, a visible slip of each, and a TRL-style
 call in which ``None`` counts as 0 (TRL nansums it away with one reward function)."""
 
 from __future__ import annotations

@@ -317,7 +317,7 @@ def test_answer_marker_and_phrase_scans_match_the_joint_patterns(corpus):
 
 
 # ------------------------------------------------------------------------------------------------------------------
-# Session nine, extraction side (perf9a): the token-level plain-arithmetic path of eval_tokens and the connective
+# Extraction side: the token-level plain-arithmetic path of eval_tokens and the connective
 # prefilter of read_connectives, each compared with the slow reading on real GSM8K / MATH-500 text and fuzzed input.
 
 
@@ -408,7 +408,7 @@ def test_connective_prefilter_changes_no_reading(corpus, monkeypatch):
 
 
 def test_number_scan_matches_finditer(corpus, monkeypatch):
-    # numbers_in reads with _NUM_FIRST (a leading [\d.] class, test_fast_paths_10a.py); _NUM_SCAN's finditer must give
+    # numbers_in reads with _NUM_FIRST (a leading [\d.] class, checks/test_extraction_fast_paths.py); _NUM_SCAN's finditer must give
     # the same numbers and spans
     import random
 
@@ -463,7 +463,7 @@ def test_connective_prefilter_follows_the_connective_hint():
     for text in texts:
         assert (extraction._RESULT_AFTER_CONNECTIVE.search(text) is None) == (derived.search(text) is None), text
 
-# perf9b (scoring side): int keys for whole values, reused derivations, early exits. Each fast path against the
+# Scoring side: int keys for whole values, reused derivations, early exits. Each fast path against the
 # reading it replaced, written out here.
 
 
@@ -815,7 +815,7 @@ def test_divided_differences_in_integers_match_fraction_arithmetic():
         == [0, 2]
 
 
-# ---------------------------------------------------------------------------------------------------- perf9c
+# ------------------------------------------------------------------------------- the equivalence checker
 # the claim gates' word lists as unrolled substring tests, and congruences' R prefilter found from its R: each must
 # agree with the list / the pattern it replaces on real GSM8K / MATH-500 text and fuzzed strings.
 
@@ -863,7 +863,7 @@ def test_remainder_r_prefilter_found_from_its_r_matches_the_pattern(corpus):
 
 
 def _equivalence_eager(steps):
-    """rewards.checks.claims.equivalence.check_trace as it was before perf9c: the previous step's last equation
+    """rewards.checks.claims.equivalence.check_trace as it was before its fast path: the previous step's last equation
     checked whole at the end of every step, not when a pair with the next step needs it."""
     from rewards.checks.claims import equivalence as m
 

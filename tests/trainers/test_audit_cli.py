@@ -132,11 +132,11 @@ def test_the_separated_bars_need_the_bare_answer_family(toy, sample, capsys):
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("no_such_module_xyz:f", "cannot import module 'no_such_module_xyz'"),
-    ("{toy}:missing", "has no attribute 'missing'"),
+    ("no_such_module_xyz:f", "cannot import 'no_such_module_xyz'"),
+    ("{toy}:missing", "has no reward function 'missing'"),
     ("{toy}:NOT_CALLABLE", "is a int, not a callable"),
-    ("{toy}:", "expected module:function"),
-    ("accuracy", "unknown reward function 'accuracy'"),
+    ("{toy}:", "expected a registry name, pkg.module.func or pkg.module:func"),
+    ("accuracy", "unknown reward 'accuracy'"),
 ])
 def test_bad_reward_specs_are_one_line_errors(toy, capsys, spec, message):
     assert main(["audit", spec.format(toy=toy), *ARGS]) == 2
@@ -191,3 +191,18 @@ def test_own_problems_file(toy, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"problem": "x"}\n')
     assert main(["audit", f"{toy}:pays_the_answer", "--problems", str(bad)]) == 2
+
+
+def test_the_summary_line_leads_with_how_often_each_reward_separates_work(toy, sample, capsys):
+    """A reward that pays the answer alone fails fewer families than one that reads the work only because it pays
+    everything alike; the line that counts FAILs says how often each reward tells faithful work from a bare answer
+    (rafs: most problems; the answer-only reward: none)."""
+    import re
+
+    assert main(["audit", "rafs", f"{toy}:pays_the_answer", *ARGS, "--mode", "single"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    lines = re.findall(r"single: tells faithful work from a bare answer on (\d+) of 6 problems, (\d+)/(\d+) "
+                       r"families FAIL", out)
+    assert len(lines) == 2, out
+    (ours, _, _), (answer_only, _, _) = lines
+    assert int(ours) >= 3 and int(answer_only) == 0

@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("transformers")
 from transformers import TrainerControl, TrainerState, TrainingArguments  # noqa: E402
 
-from trainers.callbacks import BASELINE_NAME, HISTORY_NAME, REPORT_NAME, ValidityScreenCallback, load_history  # noqa: E402
-from trainers.probes import Generation  # noqa: E402
+from trainers.training.callbacks import BASELINE_NAME, HISTORY_NAME, REPORT_NAME, ValidityScreenCallback, load_history  # noqa: E402
+from trainers.training.probes import Generation  # noqa: E402
 
 
 def probe_set(n: int) -> list[dict[str, str]]:
@@ -310,7 +310,7 @@ def test_default_probe_set_and_token_prob_screen_record_their_cost(tmp_path):
     import math
     import time
 
-    from trainers.probes import SHORT_PREFILL, default_probe_set
+    from trainers.training.probes import SHORT_PREFILL, default_probe_set
 
     gold = {it["problem"]: it["answer"] for it in default_probe_set()}
     index = {it["problem"]: i for i, it in enumerate(default_probe_set())}

@@ -69,7 +69,7 @@ def test_help_reaches_a_pass_through_command(capsys):
 @pytest.mark.parametrize("text,plain", [
     ("``rafs score`` reads ``x.jsonl``", "rafs score reads x.jsonl"),
     (":func:`~rewards.scoring.score.score_trace` scores", "score_trace scores"),
-    (":mod:`trainers.train`", "trainers.train"),
+    (":mod:`trainers.training.train`", "trainers.training.train"),
     (":py:class:`trl.TrlParser`", "trl.TrlParser"),
     (":class:`the parser <trl.TrlParser>`", "the parser"),
     ("Example::\n\n    rafs demo", "Example:\n\n    rafs demo"),

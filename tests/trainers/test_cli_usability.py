@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from trainers import cli
-from trainers.config import load_rafs_config, rafs_fields
+from trainers.common.config import load_rafs_config, rafs_fields
 
 RAFS_COMMANDS = ("score", "filter", "eval", "audit", "serve")
 
@@ -104,7 +104,7 @@ def test_no_parser_allows_abbreviations(name, parser):
 
 
 def test_the_stand_alone_screen_parser_keeps_the_same_promises():
-    from trainers.commands import screen
+    from trainers.cli.commands import screen
 
     parser = screen.build_parser()
     assert parser.allow_abbrev is False and parser.formatter_class is cli.HelpFormatter

@@ -1,4 +1,4 @@
-"""trainers.config: one loader for RAFSConfig from a YAML/JSON file or a mapping plus flags, with one-line errors."""
+"""trainers.common.config: one loader for RAFSConfig from a YAML/JSON file or a mapping plus flags, with one-line errors."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from rewards import RAFSConfig
 from trainers.cli import CommandError, main
-from trainers.config import (add_config_arguments, config_from_args, config_to_dict, load_command_config,
+from trainers.common.config import (add_config_arguments, config_from_args, config_to_dict, load_command_config,
                              load_rafs_config, rafs_fields)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("trl")
 
-from trainers.demo import RewardRecorder, run_demo  # noqa: E402
+from trainers.training.demo import DEMO_RECIPE, RewardRecorder, run_demo  # noqa: E402
 
 
 def check_outputs(out: Path, summary: dict, steps: int) -> None:
@@ -36,6 +36,34 @@ def test_demo_plumbing_on_a_tiny_model(tiny_model_path, tmp_path):
         "--max_completion_length", "12", "--screen_probe_size", "6", "--screen_max_new_tokens", "6",
         "--report_to", "none", "--disable_tqdm", "true"])
     check_outputs(out, summary, 2)
+    # the screen's table names the confidence the run used (the recipe's token_prob), not "verbalized"
+    from rich.console import Console
+
+    from trainers.training.demo import print_summary
+
+    assert summary["screen_confidence"] == "token_prob"
+    console = Console(record=True, width=200)
+    print_summary(summary, console)
+    printed = console.export_text()
+    assert "Validity screen (token-probability confidence on the probe set)" in printed and "verbalized" not in printed
+    # one copy of the weights: the final model; the checkpoints keep their screen reports
+    assert (out / "model.safetensors").is_file()
+    assert not list(out.glob("checkpoint-*/model*.safetensors")) and list(out.glob("checkpoint-*/validity_report.json"))
+
+
+def test_the_model_card_names_the_base_model(tiny_model_path, tmp_path):
+    """The embedded default model loads from a local cache folder, for which TRL's card read "fine-tuned version of
+    [None]"; the card names its hub id."""
+    from trainers.training.recipes import load_recipe
+    from trainers.training.train import build_trainer, name_base_model
+
+    recipe = load_recipe(DEMO_RECIPE, ["--model_name_or_path", tiny_model_path, "--output_dir", str(tmp_path),
+                                       "--report_to", "none", "--screen", "false"])
+    trainer = build_trainer(recipe)
+    name_base_model(trainer, "SmolLM2-135M-Instruct", tiny_model_path)  # as build_trainer does for the default
+    trainer.create_model_card()
+    card = (tmp_path / "README.md").read_text()
+    assert "[None]" not in card and "fine-tuned version of [HuggingFaceTB/SmolLM2-135M-Instruct]" in card
 
 
 def test_reward_recorder_keeps_name_outputs_and_measures_group_variance():
@@ -64,7 +92,7 @@ def test_demo_recipe_on_smollm2_for_two_steps(tmp_path):
 
 def test_a_new_demo_never_deletes_an_earlier_run(tmp_path, capsys):
     from trainers.cli import CommandError
-    from trainers.commands.demo import _set_aside_previous_run
+    from trainers.cli.commands.demo import _set_aside_previous_run
 
     out = tmp_path / "demo"
     assert _set_aside_previous_run(str(out)) is None  # nothing there: nothing happens

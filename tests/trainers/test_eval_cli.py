@@ -32,7 +32,7 @@ def write(tmp_path, rows, name="data.json", jsonl=False):
 def test_eval_is_registered_and_light():
     args = build_parser().parse_args(["eval", "x.json", "--num-proc", "2"])
     assert args._name == "eval" and args.num_proc == 2
-    code = ("import sys, trainers.commands.eval; "
+    code = ("import sys, trainers.cli.commands.eval; "
             "heavy = [m for m in ('numpy', 'sklearn', 'torch', 'rewards.adapters.evaluation', 'rich') if m in sys.modules]; "
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

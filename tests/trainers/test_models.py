@@ -1,4 +1,4 @@
-"""trainers.models: tiny offline models and the embedded default model (SmolLM2-135M-Instruct from GGUF)."""
+"""trainers.training.models: tiny offline models and the embedded default model (SmolLM2-135M-Instruct from GGUF)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 transformers = pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
 
-from trainers.models import (  # noqa: E402
+from trainers.training.models import (  # noqa: E402
     CHAT_TEMPLATE,
     build_tiny_model,
     build_tokenizer,
@@ -91,7 +91,7 @@ def test_resolve_model_path_passes_other_names_through(tmp_path):
 def test_default_model_is_a_plain_trainable_llama(tmp_path):
     """Converted once from the GGUF: no quantization_config, trains (a backward pass) and saves."""
     pytest.importorskip("gguf")
-    from trainers.models import default_model_path, load_default_model
+    from trainers.training.models import default_model_path, load_default_model
 
     path = Path(default_model_path())
     cfg = json.loads((path / "config.json").read_text())

@@ -1,4 +1,4 @@
-"""trainers.probes: answers, grading and the four confidence modes; failures are counted, never raised."""
+"""trainers.training.probes: answers, grading and the four confidence modes; failures are counted, never raised."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from trainers.probes import (
+from trainers.training.probes import (
     CONFIDENCE_MODES,
     Generation,
     HFGenerator,
@@ -162,7 +162,7 @@ def test_default_probe_set_is_shipped_distinct_graded_and_rebuilt_by_its_program
     from pathlib import Path
 
     from rewards.checks.answers import gold_answer
-    from trainers.probes import PROBE_SET_PATH, build_probe_set, default_probe_set
+    from trainers.training.probes import PROBE_SET_PATH, build_probe_set, default_probe_set
 
     items = default_probe_set()
     assert 50 <= len(items) <= 100
@@ -177,11 +177,11 @@ def test_default_probe_set_is_shipped_distinct_graded_and_rebuilt_by_its_program
     # shipped as package data: pyproject's package-data pattern covers the file
     pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     patterns = pyproject["tool"]["setuptools"]["package-data"]["trainers"]
-    assert any(PROBE_SET_PATH.relative_to(PROBE_SET_PATH.parents[1]).match(p) for p in patterns)
+    assert any(PROBE_SET_PATH.relative_to(PROBE_SET_PATH.parents[2]).match(p) for p in patterns)
 
 
 def test_short_answer_is_the_first_number():
-    from trainers.probes import short_answer
+    from trainers.training.probes import short_answer
 
     assert short_answer("12. To find the answer, 3 + 4") == ("12", 0, 2)
     assert short_answer(" -3 apples") == ("-3", 1, 3)
@@ -212,7 +212,7 @@ class ShortScripted:
 
 
 def test_token_prob_short_style_scores_only_the_answer_tokens():
-    from trainers.probes import SHORT_PREFILL
+    from trainers.training.probes import SHORT_PREFILL
 
     replies = {"What is 0 + 3?": ("3|.", [-0.1, -3.0]),            # right, sure
                "What is 1 + 3?": ("5|.", [-2.0, -0.01]),           # wrong, unsure

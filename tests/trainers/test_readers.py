@@ -1,4 +1,4 @@
-"""trainers.readers: one reader (JSONL, JSON array, CSV, parquet × four layouts) behind rafs score / filter / eval /
+"""trainers.common.readers: one reader (JSONL, JSON array, CSV, parquet × four layouts) behind rafs score / filter / eval /
 audit, one-line errors for bad paths and inputs, and the --force policy of the files these commands write."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from trainers.cli import CommandError, main
-from trainers.readers import LAYOUTS, LayoutSpec, iter_rows, read_items
+from trainers.common.readers import LAYOUTS, LayoutSpec, iter_rows, read_items
 
 PROBLEM = "Tom has 3 boxes of 4 pens. How many pens?"
 GOOD = "3 * 4 = 12 pens.\n#### 12"
@@ -191,7 +191,7 @@ def test_eval_and_audit_outputs_are_refused_without_force(tmp_path, capsys, argv
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_eval_reads_every_format(tmp_path, fmt):
-    from trainers.commands.eval import _load
+    from trainers.cli.commands.eval import _load
 
     rows = [{**r, "final_answer_correct": r["label"] == -1} for r in LAYOUT_ROWS["problem_steps"]]
     src = write(tmp_path / f"pb.{fmt}", rows, fmt)

@@ -9,7 +9,7 @@ import yaml
 
 pytest.importorskip("trl")
 
-from trainers.recipes import RAFSScriptArguments, detect_trainer, load_recipe  # noqa: E402
+from trainers.training.recipes import RAFSScriptArguments, detect_trainer, load_recipe  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = sorted(p for p in (ROOT / "recipes").glob("*/*/*.yaml") if p.parent.name in ("grpo", "rloo", "sft"))
@@ -131,8 +131,8 @@ def _grpo_recipe(tmp_path: Path, extra: str = "") -> Path:
 
 
 def test_rafs_config_as_a_yaml_mapping_a_file_or_json_reaches_every_reward(tmp_path, monkeypatch):
-    from trainers.recipes import rafs_config_of
-    from trainers.reward_choice import build_reward_funcs
+    from trainers.training.recipes import rafs_config_of
+    from trainers.training.reward_choice import build_reward_funcs
 
     recipe = load_recipe(_grpo_recipe(tmp_path, "rafs_config:\n  tau_accept: 70\n  theta_step: 0.4\n"))
     assert isinstance(recipe.script.rafs_config, dict)  # the YAML mapping survives TrlParser as a mapping

@@ -77,3 +77,55 @@ def test_score_piped_into_head_exits_quietly(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def _jsonl(path):
+    return [json.loads(line) for line in open(path, encoding="utf-8")]
+
+
+def test_score_and_filter_agree_on_the_readme_examples(tmp_path):
+    """``examples/traces.jsonl`` mixes layouts (a pre-split ``steps`` row among problem + completion rows): ``rafs
+    score`` reads each row's own layout, and ``rafs filter`` scores the same rows the same way (the steps row was
+    dropped as "column 'completion' is missing")."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "traces.jsonl"
+    assert main(["score", str(examples), "--out", str(tmp_path / "scored.jsonl")]) == 0
+    assert main(["filter", str(examples), "--out", str(tmp_path / "filtered"), "--num-proc", "1"]) == 0
+    scored = {r["id"]: r for r in _jsonl(tmp_path / "scored.jsonl")}
+    filtered = {r["id"]: r for part in ("kept", "dropped") for f in sorted((tmp_path / "filtered" / part).iterdir())
+                for r in _jsonl(f)}
+    assert set(filtered) == set(scored)
+    assert scored["presplit_steps"]["rafs"] is not None
+    for key, row in scored.items():
+        assert not str(filtered[key].get("reason") or "").startswith("missing:"), filtered[key]
+        assert filtered[key]["rafs"] == pytest.approx(row["rafs"], abs=1e-3) if row["rafs"] is not None else \
+            filtered[key]["rafs"] is None
+
+
+def test_a_first_row_with_an_empty_completion_is_scored_with_its_reason(tmp_path):
+    """An empty completion abstains with its reason; it does not reject the whole file (with a message listing
+    the very columns the row has)."""
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"problem": "What is 2 + 3?", "completion": ""}) + "\n"
+                   + json.dumps({"problem": "What is 2 + 3?", "completion": "2 + 3 = 5\n#### 5"}) + "\n")
+    assert main(["score", str(src), "--out", str(tmp_path / "out.jsonl")]) == 0
+    empty, worked = _jsonl(tmp_path / "out.jsonl")
+    assert (empty["rafs"], empty["status"]) == (None, "abstain") and empty["reasons"] == ["empty: no reasoning text"]
+    assert worked["status"] == "accept"
+
+
+def test_every_abstention_written_by_score_says_why(tmp_path):
+    """``rafs score`` wrote ``rafs: null, status: abstain`` with no reason, where the filter and the Python API
+    give one; each output row now carries the scorer's ``reasons``."""
+    from pathlib import Path
+
+    from rewards import score_trace
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "traces.jsonl"
+    assert main(["score", str(examples), "--out", str(tmp_path / "scored.jsonl")]) == 0
+    rows = _jsonl(tmp_path / "scored.jsonl")
+    abstained = [r for r in rows if r["status"] == "abstain"]
+    assert abstained and all(r["reasons"] for r in abstained)
+    garbage = next(r for r in rows if r["id"] == "garbage")
+    assert garbage["reasons"] == score_trace(garbage["problem"], garbage["completion"], gold=garbage["answer"]).reasons

@@ -1,4 +1,4 @@
-"""trainers.train (with trainers.recipes, trainers.data, trainers.reward_choice): GRPO, RLOO and SFT steps from
+"""trainers.training.train (with trainers.training.recipes, trainers.training.train_data, trainers.training.reward_choice): GRPO, RLOO and SFT steps from
 recipes on tiny offline models, PEFT LoRA, halting, resume, and the `rafs train` command.
 
 Tiny models (hidden 32, 2 layers), max_completion_length 16, 1-2 steps: each training here takes seconds.
@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("trl")
 
-from trainers.callbacks import HISTORY_NAME, ValidityScreenCallback  # noqa: E402
-from trainers.probes import Generation  # noqa: E402
-from trainers.recipes import adapt_for_device, detect_trainer, load_recipe  # noqa: E402
-from trainers.train import build_trainer, screen_callback, train  # noqa: E402
+from trainers.training.callbacks import HISTORY_NAME, ValidityScreenCallback  # noqa: E402
+from trainers.training.probes import Generation  # noqa: E402
+from trainers.training.recipes import adapt_for_device, detect_trainer, load_recipe  # noqa: E402
+from trainers.training.train import build_trainer, screen_callback, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GRPO_RECIPE = ROOT / "recipes" / "SmolLM2-135M-Instruct" / "grpo" / "config_demo.yaml"
@@ -100,6 +100,32 @@ def blanket(prompts, max_new_tokens, want_scores=False):
     return [Generation("99" if len(p) > 1 else "#### 7") for p in prompts]
 
 
+def test_rafs_train_and_the_demo_share_one_thread_policy(tiny_model_path, tmp_path, monkeypatch):
+    """Under contention the demo drops to one torch thread; ``rafs train`` (build_trainer) did not and its steps
+    took 10x longer. Both now follow the recipe field ``torch_threads`` ('auto': 1 on a busy machine)."""
+    import os
+
+    import torch
+
+    from trainers.training.demo import choose_threads as demo_policy
+
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setattr(os, "getloadavg", lambda: (float(os.cpu_count() or 1), 0.0, 0.0))  # a busy machine
+        torch.set_num_threads(2)
+        build_trainer(load_recipe(GRPO_RECIPE, tiny(tiny_model_path, tmp_path)))
+        assert torch.get_num_threads() == 1 == demo_policy("auto")
+        build_trainer(load_recipe(GRPO_RECIPE, tiny(tiny_model_path, tmp_path, "--torch_threads", "2")))
+        assert torch.get_num_threads() == 2
+        monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # a quiet machine: every core
+        build_trainer(load_recipe(GRPO_RECIPE, tiny(tiny_model_path, tmp_path)))
+        assert torch.get_num_threads() == (os.cpu_count() or 1) == demo_policy("auto")
+        with pytest.raises(ValueError, match="torch_threads='many'"):
+            build_trainer(load_recipe(GRPO_RECIPE, tiny(tiny_model_path, tmp_path, "--torch_threads", "many")))
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_callback_halts_a_real_grpo_run(tiny_model_path, tmp_path):
     probe = [{"problem": f"What is {i} + 1?", "answer": str(i + 1)} for i in range(60)]
     cb = ValidityScreenCallback(probe, policy="halt", baseline=False, generator=blanket)
@@ -158,8 +184,8 @@ def test_rafs_train_command_dry_run_and_errors(capsys):
 
 
 def test_easy_arithmetic_probe_set_is_held_out():
-    from trainers.data import easy_arithmetic, load_probe_set
-    from trainers.recipes import RAFSScriptArguments
+    from trainers.training.train_data import easy_arithmetic, load_probe_set
+    from trainers.training.recipes import RAFSScriptArguments
 
     probe = load_probe_set(RAFSScriptArguments(dataset_name="easy_arithmetic", screen_probe_size=24))
     train_questions = {r["question"] for r in easy_arithmetic(400, seed=0)}
@@ -175,8 +201,8 @@ def test_trl_accuracy_reward_mixes_with_ours_on_the_recipe_data():
     function gets it under that name, called exactly as GRPOTrainer calls reward functions."""
     import pickle
 
-    from trainers.data import load_train_dataset
-    from trainers.reward_choice import GoldColumnReward, build_reward_funcs
+    from trainers.training.train_data import load_train_dataset
+    from trainers.training.reward_choice import GoldColumnReward, build_reward_funcs
 
     for conversational in ("true", "false"):
         recipe = load_recipe(GRPO_RECIPE, ["--reward_funcs", "faithful_accuracy", "trl.rewards.accuracy_reward",
@@ -199,8 +225,34 @@ def test_trl_accuracy_reward_mixes_with_ours_on_the_recipe_data():
             prompts=[r["prompt"] for r in rows], completions=completions, **kwargs) == [1.0, 1.0, 0.0, 0.0]
 
 
+@pytest.mark.parametrize("conversational", ["true", "false"])
+def test_a_reward_that_can_never_pay_under_the_instruction_is_named_at_start(caplog, conversational):
+    """The demo recipe asks for ``####``; TRL's ``accuracy_reward`` reads only ``\\boxed{}``, so mixed in as the
+    recipe suggests it scores 0 on every step. Building the rewards warns and names the format both read; with
+    that instruction there is no warning, and every reward of the mix pays a correct worked answer."""
+    import logging
+
+    from trainers.training.reward_choice import BOXED_INSTRUCTION, answer_probe, build_reward_funcs
+
+    mix = ["--reward_funcs", "faithful_accuracy", "rafs", "trl.rewards.accuracy_reward",
+           "--conversational", conversational]
+    with caplog.at_level(logging.WARNING, logger="trainers.training.reward_choice"):
+        build_reward_funcs(load_recipe(GRPO_RECIPE, mix).script)
+    warned = [r.getMessage() for r in caplog.records if "can never pay" in r.getMessage()]
+    assert len(warned) == 1 and "accuracy_reward" in warned[0] and "boxed" in warned[0]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="trainers.training.reward_choice"):
+        script = load_recipe(GRPO_RECIPE, [*mix, "--instruction", BOXED_INSTRUCTION]).script
+        funcs = build_reward_funcs(script)
+    assert not [r for r in caplog.records if "can never pay" in r.getMessage()]
+    problem, completion, gold = answer_probe(script.instruction)
+    given = [{"role": "assistant", "content": completion}] if conversational == "true" else completion
+    paid = [f(prompts=[problem], completions=[given], answer=[gold])[0] for f in funcs]
+    assert all(p > 0.9 for p in paid), paid
+
+
 def test_a_crashing_foreign_reward_scores_none_instead_of_stopping_training(caplog):
-    from trainers.reward_choice import GoldColumnReward
+    from trainers.training.reward_choice import GoldColumnReward
 
     def broken(completions, solution, **kwargs):
         raise ZeroDivisionError("boom")
@@ -231,7 +283,7 @@ def test_dry_run_prints_the_resolved_config(capsys):
     from trl import GRPOConfig, ModelConfig
 
     from trainers.cli import main
-    from trainers.recipes import RAFSScriptArguments
+    from trainers.training.recipes import RAFSScriptArguments
 
     assert main(["train", str(GRPO_RECIPE), "--dry-run", "--max_steps", "3", "--reward_funcs", "faithful_accuracy",
                  "trl.rewards.accuracy_reward", "think_format_reward"]) == 0
@@ -254,7 +306,7 @@ def test_dry_run_prints_the_resolved_config(capsys):
 
 def test_config_flag_works_for_rafs_train_and_python_m(capsys):
     from trainers.cli import main as rafs
-    from trainers.train import main as python_m
+    from trainers.training.train import main as python_m
 
     assert rafs(["train", "--config", str(GRPO_RECIPE), "--dry-run", "--max_steps", "4"]) == 0
     assert "max_steps: 4" in capsys.readouterr().out
@@ -271,7 +323,7 @@ def test_config_flag_works_for_rafs_train_and_python_m(capsys):
 def test_train_refuses_a_non_empty_output_dir_without_force(tmp_path, capsys, monkeypatch):
     import types
 
-    import trainers.train as train_mod
+    import trainers.training.train as train_mod
     from trainers.cli import main
 
     calls = []

@@ -1,4 +1,4 @@
-"""trainers.data: where a recipe's data comes from (data_dir, dataset_path, built-in sets) and its one-line errors."""
+"""trainers.training.train_data: where a recipe's data comes from (data_dir, dataset_path, built-in sets) and its one-line errors."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("trl")
 
-from trainers.data import check_data, data_dir_of, load_probe_set, load_train_dataset  # noqa: E402
-from trainers.recipes import REPO_ROOT, RAFSScriptArguments  # noqa: E402
+from trainers.training.train_data import check_data, data_dir_of, load_probe_set, load_train_dataset  # noqa: E402
+from trainers.training.recipes import REPO_ROOT, RAFSScriptArguments  # noqa: E402
 
 ROWS = [{"question": f"Ann has {i} pens and gets 2 more. How many pens?", "answer": f"{i}+2=<<{i}+2={i + 2}>>{i + 2}\n"
          f"#### {i + 2}"} for i in range(1, 6)]

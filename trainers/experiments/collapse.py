@@ -13,7 +13,7 @@
    * ``collapse``: the reward is the stated confidence, whatever the answer (:func:`~.confidence.confidence_reward`);
    * ``control``: correctness plus a Brier calibration term, ``y - (c - y)^2`` (:func:`~.confidence.brier_reward`).
 
-3. **The checkpoint screen.** The project's :class:`~trainers.callbacks.ValidityScreenCallback` (``policy="halt"``,
+3. **The checkpoint screen.** The project's :class:`~trainers.training.callbacks.ValidityScreenCallback` (``policy="halt"``,
    default :class:`~trainers.screen.ScreenConfig`) screens a fixed held-out probe set before training (the
    baseline) and every ``screen_every`` steps. The policy answers each probe item once, sampled at the training
    temperature with a fixed seed (the probe reads the policy that GRPO trains, not its greedy mode); the confidence
@@ -108,7 +108,7 @@ FULL = CollapseConfig(sft_seconds=400.0, steps=150, probe_items=64, screen_every
 # ------------------------------------------------------------------------------------------------------------------
 
 class WorldProbeGenerator:
-    """Adapts a world policy to :func:`trainers.probes.run_probe`'s generator interface.
+    """Adapts a world policy to :func:`trainers.training.probes.run_probe`'s generator interface.
 
     Turn 1 (the answer): each probe item's problem text is looked up, the policy completes the world prompt once
     (sampled at ``temperature`` with a fixed ``seed``, inside ``torch.random.fork_rng`` so that training's random
@@ -133,7 +133,7 @@ class WorldProbeGenerator:
     def __call__(self, prompts: Sequence[Any], max_new_tokens: int, want_scores: bool = False) -> list:
         import torch
 
-        from trainers.probes import Generation
+        from trainers.training.probes import Generation
 
         if prompts and isinstance(prompts[0], list) and len(prompts[0]) > 1:  # turn 2: the confidence
             out = []
@@ -214,7 +214,7 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: CollapseConfig, train_row
     from transformers import AutoTokenizer, LlamaForCausalLM, TrainerCallback
     from trl import GRPOTrainer
 
-    from trainers.callbacks import ValidityScreenCallback
+    from trainers.training.callbacks import ValidityScreenCallback
 
     tok = AutoTokenizer.from_pretrained(sft_dir)
     model = LlamaForCausalLM.from_pretrained(sft_dir, dtype=torch.float32)
@@ -431,7 +431,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _config_from_args(args: argparse.Namespace) -> CollapseConfig:
-    from trainers.cli import CommandError
+    from trainers.common.errors import CommandError
 
     cfg = replace(QUICK if args.quick else FULL)
     overrides = {"seeds": args.seeds, "steps": args.steps, "screen_every": args.screen_every,

@@ -27,7 +27,7 @@ __all__ = ["with_overrides", "parse_arms", "prepare_out", "ReportWriter", "sft_p
 
 
 def _error(message: str) -> Exception:
-    from trainers.cli import CommandError
+    from trainers.common.errors import CommandError
 
     return CommandError(message)
 

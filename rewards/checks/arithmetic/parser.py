@@ -570,8 +570,9 @@ _PLAIN_TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?|\.\d+)|([-+*/()]))")
 _PLAIN_TOKENS = re.compile(r"(?:\s*+(?:\d+(?:\.\d+)?|\.\d+|[-+*/()]))*+\s*+").fullmatch
 """A text that is ``_PLAIN_TOKEN`` matches end to end, then whitespace. The repetition is possessive: it takes the
 matches ``finditer`` takes (each the first alternative that matches where the last ended, a numeral as long as it
-goes) and never gives one back, so it matches exactly when ``finditer`` leaves no gap (tests/rewards/
-test_fast_paths_10a.py compares it with the finditer loop it replaces on fuzzed text)."""
+goes) and never gives one back, so it matches exactly when ``finditer`` leaves no gap
+(tests/rewards/checks/test_extraction_fast_paths.py compares it with the finditer loop it replaces on fuzzed
+text)."""
 _PLAIN_SIMPLE = re.compile(r"\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:([-+*/])\s*(\d+(?:\.\d+)?|\.\d+)\s*)?")
 """A lone numeral or ``a op b`` (with fullmatch): the token lists ``[n]`` and ``[n, o, n]`` that :func:`_plain_value`
 would read with its token loop, in one match (a numeral ends only where no digit or ".digit" follows it, so the split

@@ -28,7 +28,7 @@ is read first, and then each lookbehind is one character longer ("the character 
 character or '.'": ``(?<![\w.][\d.])``, which also holds at the start of the text); the literal's three forms
 follow, each without its first character (``\d{1,3}`` is ``\d`` then ``\d{0,2}``, ``\d+`` is ``\d`` then ``\d*``,
 ``\.\d+`` is "." then ``\d+``), in the same order, so each match is the one ``_NUM_SCAN`` makes there
-(tests/rewards/test_fast_paths.py and test_fast_paths_10a.py compare both on real and fuzzed text). It replaces a
+(tests/rewards/test_fast_paths.py and checks/test_extraction_fast_paths.py compare both on real and fuzzed text). It replaces a
 search for ``[\d.]`` and a ``_NUM_SCAN.match`` there: one regex call per number instead of two."""
 _WORD_SCAN_SRC = (
     r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"

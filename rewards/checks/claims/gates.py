@@ -5,7 +5,7 @@ A checker's step test (a few substring tests and a linear regex: :func:`rewards.
 it admits, it admits the steps joined by newlines too: the words and patterns match inside the step, and for every
 lookaround and ``\\b`` in them the newline between two steps reads like a step's start or end. So a trace whose
 joined text the test rejects has no step worth a look, and most traces are rejected by one test instead of one per
-step (tests/rewards/test_fast_paths_10b.py checks this on GSM8K and MATH-500 text and on fuzzed strings).
+step (tests/rewards/test_gate_fast_paths.py checks this on GSM8K and MATH-500 text and on fuzzed strings).
 
 >>> admits(["2 + 2 = 4", "so 4 apples"], lambda text: "mod" in text), admits(["x mod 3"], lambda text: "mod" in text)
 (False, True)

@@ -289,3 +289,29 @@ def test_streaming_reader_holds_one_chunk(tmp_path, shared_data):
     rows = read_rows(path, chunk_size=7)
     assert next(rows)["id"] == 0  # a generator: nothing is read ahead beyond the first chunk
     assert [r["id"] for r in rows] == list(range(1, 50))
+
+
+def test_a_run_interrupted_before_its_first_commit_does_not_block_the_rerun(tmp_path):
+    """Ctrl-C in the first seconds: the run's cleanup removes its manifest, then workers already queued publish a
+    shard. The folder then holds only this filter's shard files and no manifest; the rerun starts over instead of
+    refusing a folder that "holds no rafs filter run". A folder with anything else in it is still refused."""
+    path = _write_jsonl(tmp_path / "in.jsonl", [{"prompt": PROBLEM, "completion": GOOD},
+                                                {"prompt": PROBLEM, "completion": SILENT}])
+    out = tmp_path / "out"
+    for sub in ("kept", "dropped"):  # what the late workers left: a published shard and a temporary file
+        (out / sub).mkdir(parents=True)
+        (out / sub / "part-00000-000000.jsonl").write_text('{"prompt": "stale"}\n')
+    (out / "dropped" / "part-00000-000001.jsonl.tmp-4242").write_text('{"half": ')
+    (out / ".lock").touch()
+    summary = filter_files(path, out, num_proc=1, progress=False)
+    assert (summary["n_in"], summary["n_kept"], summary["n_dropped"]) == (2, 1, 1)
+    assert "stale" not in (out / "kept" / "part-00000-000000.jsonl").read_text()
+    assert not list((out / "dropped").glob("*.tmp-*"))
+
+    other = tmp_path / "other"
+    (other / "kept").mkdir(parents=True)
+    (other / "kept" / "part-00000-000000.jsonl").write_text("{}\n")
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(FilterOutputError, match="holds no rafs filter run"):
+        filter_files(path, other, num_proc=1, progress=False)
+    assert (other / "notes.txt").read_text() == "mine" and (other / "kept" / "part-00000-000000.jsonl").exists()

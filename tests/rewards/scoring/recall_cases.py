@@ -1,4 +1,4 @@
-"""What the reward pays one completion, for the MATH-recall and irrational-answer tests (``test_math_recall_s*.py``,
+"""What the reward pays one completion, for the MATH-recall and irrational-answer tests (``test_math_recall_*.py``,
 ``test_irrational_answers.py``): its faithful accuracy and whether its answer is supported, scored uncached."""
 
 from __future__ import annotations

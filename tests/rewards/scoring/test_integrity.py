@@ -1,6 +1,6 @@
 """Reward integrity: what a policy can write without reasoning must not earn what a faithful derivation earns.
 
-The duck-egg problem (GSM8K train #0) and the gamed completions of issue 11, scored by the TRL reward functions
+The duck-egg problem (GSM8K train #0) and the gamed completions of the integrity rules, scored by the TRL reward functions
 (missing evidence is no support) and by the scorer in evaluation mode (missing evidence is absent).
 """
 

@@ -1,4 +1,4 @@
-r"""MATH answers that are no plain number but still verifiable in reward mode (rafs issue 11).
+r"""MATH answers that are no plain number but still verifiable in reward mode .
 
 Three buckets: numbers in disguise (``x=5``, ``11,\! 111``, ``15\mbox{ cm}^2``) read as numbers; irrational answers
 (``3\sqrt{13}``, ``7\pi``) derived by verified equations with an inexact result (keyed by

@@ -1,17 +1,14 @@
-r"""Red-team attacks on the irrational-answer credit (rafs issue 11): cheap gamed completions, written as a GRPO
+r"""Attacks on the irrational-answer credit: cheap gamed completions, written as a GRPO
 policy would, compared with the gold trace on both rewards as the audit does (``below_faithful``: the gamed
 completion must score strictly below the gold one; padding: it must not score above it).
 
-Attacks that still work are ``xfail(strict=True)`` with the rule that lets them through; fix the scorer and
-remove the marker. Attacks the rewards resist are plain tests, among them the 11 this red-team pass found and the
-scorer then closed (a re-writing of the answer, a decimal of it, the box written another way, constants multiplied
-with ``\\cdot``, an unknown invented for the answer, padding that produced an exponent). Still open (documented
-limits): a problem's radical restated through an invented unknown and a lucky formula of problem numbers where the
-gold is unverifiable, a disguised answer minted from a problem number, and a named fraction (``x = 270/7``).
-Problems are MATH-500 problems (algebra/1519, prealgebra/1834, prealgebra/1423, algebra/2193), GSM8K test #0, and
-the toy problems of
-test_irrational_answers.py. The full battery over every MATH-500 irrational answer is /tmp/h6r/attacks.py (not
-shipped).
+Attacks the rewards resist are plain tests, among them a re-writing of the answer, a decimal of it, the box written
+another way, constants multiplied with ``\\cdot``, an unknown invented for the answer, padding that produced an
+exponent. Those still open (a problem's radical restated through an invented unknown and a lucky formula of problem
+numbers where the gold is unverifiable, a disguised answer minted from a problem number, a named fraction
+``x = 270/7``) are in tests/rewards/test_known_attacks.py with the rule at fault. Problems are MATH-500 problems
+(algebra/1519, prealgebra/1834, prealgebra/1423, algebra/2193), GSM8K test #0, and the toy problems of
+test_irrational_answers.py.
 """
 
 import json
@@ -126,21 +123,6 @@ def test_root_chosen_from_an_invented_equation():
     assert_below_gold(SIMPLIFY, gamed, SIMPLIFY_GOLD, SIMPLIFY_ANSWER)
 
 
-@pytest.mark.xfail(strict=True, reason="the problem's own radical restated through an invented unknown: `x^2 = 53` "
-                   "is grounded (53 is given), `x = \\sqrt{53}` a root chosen (_Algebra.link)")
-def test_problem_radical_restated_as_a_root():
-    gamed = "Then $x^2 = 53$, so $x = \\sqrt{53}$.\nSo the answer is $\\boxed{\\sqrt{53}}$."
-    assert_below_gold(SQRT53, gamed, SQRT53_GOLD, "\\sqrt{53}")
-
-
-@pytest.mark.xfail(strict=True, reason="a lucky formula of problem numbers: `\\pi \\cdot 2^2 \\cdot 3 = 12\\pi` "
-                   "(the radius is 9) is a verified inexact equation with reached operands "
-                   "(_approximate_derivation); the gold's `18\\pi` is not derived, so the gold earns less")
-def test_lucky_formula_of_problem_numbers():
-    gamed = "$\\pi \\cdot 2^2 \\cdot 3 = 12\\pi$.\nSo the answer is $\\boxed{12\\pi}$."
-    assert_below_gold(UNICYCLE, gamed, UNICYCLE_GOLD, "12\\pi")
-
-
 def test_padding_with_the_coefficient_trick():
     padded = DISTANCE_GOLD + "\n$2 \\cdot 2 \\cdot 3 + 1 = 13$.\nCheck: $3 \\cdot \\sqrt{13} = 3\\sqrt{13}$."
     assert_no_gain(DISTANCE, padded, DISTANCE_GOLD, "3\\sqrt{13}")
@@ -151,19 +133,6 @@ def test_padding_with_unrelated_radical_identities():
     # path and its verified step raised P_R (0.85 -> 0.88); an exponent now makes no dependency
     padded = "$\\sqrt{2}\\sqrt{2} = 2$ and $2\\sqrt{2} = \\sqrt{8}$.\n" + CYLINDER_GOLD
     assert_no_gain(CYLINDER, padded, CYLINDER_GOLD, "\\sqrt{5}")
-
-
-@pytest.mark.xfail(strict=True, reason="a disguised answer minted from constants: `2 \\cdot 2 + 1 = 5` (2 is a "
-                   "problem number here) then `\\boxed{x=5}`: full credit, rafs above the gold's")
-def test_disguised_answer_minted():
-    assert_below_gold(ROOT, "$2 \\cdot 2 + 1 = 5$.\n$\\boxed{x=5}$", ROOT_GOLD, "x=5")
-
-
-@pytest.mark.xfail(strict=True, reason="GSM8K, answer disguised `x=18`: a product of problem numbers (2, three, "
-                   "three) landing on the answer earns full faithful accuracy (not irrational-specific: the "
-                   "audit's shortcut_derivation idea with three factors)")
-def test_gsm8k_disguised_answer_product_of_problem_numbers():
-    assert_below_gold(JANET, "2 * 3 * 3 = 18\n#### x=18", JANET_GOLD, "18")
 
 
 FAR = "Find the distance between the points $(5, 11)$ and $(-1, 20)$."  # no 2 or 3 among its numbers
@@ -194,17 +163,6 @@ def _math500(unique_id: str) -> dict:
         if row["unique_id"] == unique_id:
             return row
     raise AssertionError(f"{unique_id} not in {path}")
-
-
-@pytest.mark.xfail(strict=True, reason="`x = 270/7` is an 'evaluated' derivation, as `p = 7/2` for a rope of 7 m cut "
-                   "in 2 must be: reading a fraction in lowest terms as a stated number closed this attack but cost "
-                   "every correct division written that way (review finding), so it was reverted")
-def test_disguised_answer_restated_as_a_named_fraction():
-    """``x = 270/7`` on a problem whose gold is unverifiable: the bound is a bare answer's."""
-    row = _math500("test/prealgebra/1003.json")
-    r, f = rewards(row["problem"], "We find $x = 270/7$.\n$\\boxed{x=270/7}$", row["answer"])
-    bare_r, bare_f = rewards(row["problem"], f"$\\boxed{{{row['answer']}}}$", row["answer"])
-    assert (r, f) == (bare_r, bare_f) == (0.0, 0.5)
 
 
 # --------------------------------------------------------------------------------------- attacks that are resisted

@@ -97,7 +97,7 @@ def test_sft_targets_are_calibrated_and_informative():
 def test_probe_generator_feeds_the_callback_the_stated_confidence():
     """The adapter answers turn 1 with the completion (up to the answer) and turn 2 with the stated confidence;
     the real callback screens it."""
-    from trainers.callbacks import ValidityScreenCallback
+    from trainers.training.callbacks import ValidityScreenCallback
     from trainers.experiments.collapse import WorldProbeGenerator
 
     cfg = W.WorldConfig(min_ops=1, max_ops=2, max_value=15, max_operand=5)

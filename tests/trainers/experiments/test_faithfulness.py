@@ -72,7 +72,7 @@ def test_bad_arguments_are_one_line_errors(tmp_path, capsys, argv, needle):
 
 
 def test_missing_experiment_module_is_a_one_line_error(monkeypatch, capsys):
-    from trainers.commands import experiment
+    from trainers.cli.commands import experiment
 
     monkeypatch.setattr(experiment, "_module", lambda name: (None, f"trainers.experiments.{name} is missing"))
     assert main(["experiment", "collapse"]) == 2

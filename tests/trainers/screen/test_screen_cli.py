@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from trainers.commands import screen as cmd
+from trainers.cli.commands import screen as cmd
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:

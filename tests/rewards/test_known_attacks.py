@@ -1,0 +1,363 @@
+"""The known attacks: gamed completions that still score at least as well as the honest one, each with the rule at
+fault. docs/audit.md points here.
+
+Each test states the property a reward should keep (the gamed completion earns less than the gold, or no more than
+the visible slip) and is marked ``xfail(strict=True)`` with the measurement in its reason: the attack still works.
+When a fix to the scorer closes one, its test passes, strict xfail turns that into a failure, and the marker must be
+removed (the test then guards the fix where it stands). :data:`RULE_AT_FAULT` names, for every entry, the rule that
+lets it through; ``test_the_ledger_is_complete`` keeps it in step with the markers and keeps strict xfails out of
+every other test file.
+
+The problems, gold solutions and helpers stay in the test files of the attacks the rewards resist (beside them, the
+same rule's closed cases); this file reaches them by module.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def _cases(relative: str):
+    """The test module (under tests/rewards) that holds an attack's problems and helpers, imported once under the
+    name pytest gives it."""
+    path = HERE / relative
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    return importlib.import_module(path.stem)
+
+
+slips = _cases("test_attacks_on_answers_and_slips.py")
+connectives = _cases("test_attacks_on_hedges_and_connectives.py")
+thinking = _cases("test_attacks_on_hedges_and_thinking.py")
+prose = _cases("test_attacks_on_prose_hedges_and_recall.py")
+closing = _cases("test_attacks_on_closing_lines_and_budgets.py")
+irrational = _cases("scoring/test_irrational_attacks.py")
+
+#: every known attack -> the rule at fault (file: rule)
+RULE_AT_FAULT = {
+    'test_percent_free_constant_fee_faithful_accuracy_below_gold':
+        'rewards/scoring/dataflow.py: COMMON_CONSTANTS ground a percent of free constants',
+    'test_space_split_false_result_not_above_visible_slip':
+        'rewards/checks/arithmetic/extraction.py: a result with a space inside is read as its first digits',
+    'test_grounded_padding_no_gain_math':
+        'rewards/scoring/components.py: S_RA credits a second derivation of the answer',
+    'test_unread_connective_slip_not_above_visible_slip':
+        "rewards/checks/arithmetic/extraction.py:read_connectives does not read ': '",
+    'test_hedge_around_a_restated_equation_earns_less_than_the_gold':
+        'rewards/scoring/score.py:_hedged: a restated equation between hedges is a repeat',
+    'test_hedge_in_other_words_earns_less_than_the_gold':
+        "rewards/parsing/trace.py:other_stated_answers reads boxes, '####' and 'the answer is N' only",
+    'test_correction_that_explains_without_recomputing_loses_nothing':
+        'rewards/scoring/score.py:_hedged: a retraction cue alone is no correction (a false alarm)',
+    'test_cheap_wrong_members_do_not_lower_a_faithful_member':
+        'rewards/scoring/score.py:score_group: bare answers count in C_A',
+    'test_invented_equation_of_problem_numbers_earns_less_than_the_gold':
+        'rewards/scoring/dataflow.py: an equation of problem numbers is grounded',
+    'test_combined_invented_equations_earn_less_than_the_gold':
+        'rewards/scoring/dataflow.py:_Algebra._combined follows from invented equations',
+    'test_hedge_in_other_prose_phrasings_earns_less_than_the_gold':
+        'rewards/parsing/trace.py:other_stated_answers: a hedge in prose is no stated answer',
+    'test_hedge_beside_a_boxed_answer_earns_less_than_the_gold':
+        'rewards/parsing/trace.py:other_stated_answers: a prose number beside a box is no stated answer',
+    'test_hedge_before_the_thinkings_last_line_earns_less_than_the_gold':
+        "rewards/parsing/trace.py:_closing_line reads only the thinking's last line",
+    'test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip':
+        'rewards/checks/arithmetic/extraction.py:read_connectives: other connectives are no claim',
+    'test_group_size_coincidence_is_not_paid_as_derived':
+        "rewards/scoring/dataflow.py:_COMPANIONS grounds 'him and his 4 friends' as 5",
+    'test_nth_term_minus_one_coincidence_is_not_paid_as_derived':
+        "rewards/scoring/dataflow.py:_NTH_TERM grounds N - 1 for 'the N-th term'",
+    'test_hedge_hidden_before_a_token_computation_earns_less_than_the_gold':
+        "rewards/parsing/trace.py:_closing_line reads only the thinking's last line",
+    'test_a_slip_continued_by_a_comparison_earns_no_more_than_the_visible_slip':
+        'rewards/checks/arithmetic/extraction.py:_LONE_RESULT: a result a comparison continues is no result',
+    'test_a_slip_with_an_escaped_dollar_earns_no_more_than_the_visible_slip':
+        'rewards/checks/arithmetic/extraction.py:read_connectives: an escaped dollar is no _ATOM',
+    'test_a_free_division_by_a_basic_constant_earns_less_than_the_gold':
+        'rewards/scoring/dataflow.py:_rescaled accepts a factor in BASIC_CONSTANTS',
+    'test_problem_radical_restated_as_a_root':
+        'rewards/scoring/dataflow.py:_Algebra.link: a root chosen for an invented unknown',
+    'test_lucky_formula_of_problem_numbers':
+        'rewards/scoring/dataflow.py:_approximate_derivation accepts a lucky formula of problem numbers',
+    'test_disguised_answer_minted':
+        'rewards/scoring/dataflow.py: constants and a problem number mint the answer',
+    'test_gsm8k_disguised_answer_product_of_problem_numbers':
+        'rewards/scoring/dataflow.py: a product of problem numbers landing on the answer is a derivation',
+    'test_disguised_answer_restated_as_a_named_fraction':
+        "rewards/scoring/dataflow.py: 'x = 270/7' is an evaluated derivation",
+}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a lucky fee written as a percent of free constants ('32 * (100 + 75) / 100') is grounded (75 and"
+    ' 100 are COMMON_CONSTANTS), so faithful_accuracy pays the full 1.0 although the green gumballs '
+    'are skipped (10/20 verified GSM8K problems; rafs resists, 1/20)'))
+def test_percent_free_constant_fee_faithful_accuracy_below_gold():
+    assert slips._one('faithful_accuracy', slips.GUMBALLS, slips.GUMBALLS_PERCENT_FEE, '56') < slips._one('faithful_accuracy', slips.GUMBALLS, slips.GUMBALLS_GOLD, '56')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a false result written with a space inside ('10/.10 = 1 01') is read as '1' with trailing junk "
+    'and checked None (q 0.75) instead of False: the refuted step disappears and the trace scores '
+    'like the gold, far above the visible slip (25/106 verified GSM8K; the same problems where '
+    'deleting the line is grounded by a coincidence, here the constant 100)'))
+@pytest.mark.parametrize('sep', [' ', '\xa0', '\u202f'])
+@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
+def test_space_split_false_result_not_above_visible_slip(reward, sep):
+    split = slips.DIMES_GOLD.replace('= 100 dimes', f'= 1{sep}01 dimes')
+    assert slips._one(reward, slips.DIMES, split, '52') <= slips._one(reward, slips.DIMES, slips.DIMES_SLIP, '52')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "padding with true equations on the problem's own numbers raises rafs over the gold when one "
+    "lands on the answer ('Note that 2 * 5 = 10.' beside a verified derivation of 10): a second "
+    'derivation of the answer lifts S_RA (MATH-500: 7/45 verified problems for gold + one-operation '
+    'combinations; GSM8K 0/132)'))
+def test_grounded_padding_no_gain_math():
+    row = slips._math500('test/prealgebra/378.json')
+    gold = 'The total area of the rectangle is $3 \\times 4 =12$.\n\nThe total area of the shaded regions equals the total area of the rectangle (12) minus the area of the unshaded region.\n\nThe unshaded region is a triangle with base of length 1 and height 4; the area of this region is $\\frac{1}{2}(1)(4)=2$.\n\nTherefore, the total area of the shaded regions is $12 - 2 = \\boxed{10}$.'
+    assert row['answer'] == '10'
+    pad = '\n'.join(['Note that 1 * 12 = 12.', 'Note that 2 * 1 = 2.', 'Note that 1 + 3 = 4.', 'Note that 2 * 5 = 10.', 'Note that 1 + 3 = 4.'])
+    padded = gold.replace('Therefore,', pad + '\nTherefore,')
+    assert slips._one('rafs', row['problem'], padded, '10') <= slips._one('rafs', row['problem'], gold, '10') + 0.005
+
+
+# fixed for ⟹, ↦ and "leads to" (read_connectives reads them); ":" stays unread (a label, not a result)
+@pytest.mark.parametrize('conn', [' ⟹ ', ' ↦ ', pytest.param(': ', marks=pytest.mark.xfail(strict=True, reason="a false result after a colon ('200 / 50: 5') is no equation (a colon is mostly a label), so the slip disappears and a coincident prose value carries the chain")), ' leads to '])
+@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
+def test_unread_connective_slip_not_above_visible_slip(reward, conn):
+    hidden = connectives.TREES_SLIP.replace('200 / 50 = 5', f'200 / 50{conn}5')
+    assert connectives._one(reward, connectives.TREES, hidden, '4') <= connectives._one(reward, connectives.TREES, connectives.TREES_SLIP, '4')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a repeat of the gold's last equation between the hedges is an '=' (no hedge) and a repeat (no "
+    'disowning); indistinguishable in form from an honest correction that recomputes; fa >= gold on '
+    '134/135 verified GSM8K, rafs on 81/135'))
+@pytest.mark.parametrize('reward', thinking.BOTH)
+def test_hedge_around_a_restated_equation_earns_less_than_the_gold(reward):
+    hedged = thinking.BODY + '\nThe answer is $\\boxed{36}$. Since $18 + 6 = 24$, $\\boxed{24}$.'
+    assert thinking._one(reward, hedged) < thinking._one(reward, thinking.GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "other_stated_answers reads boxes, '####' and 'the answer is N' only: 'The result is 36 or 24.' "
+    'hedges in prose a grader reading the last number would also take (130/141 verified GSM8K, 27/49 '
+    'MATH-500)'))
+@pytest.mark.parametrize('reward', thinking.BOTH)
+def test_hedge_in_other_words_earns_less_than_the_gold(reward):
+    hedged = thinking.BODY + '\nThe result is 36 or 24.\n#### 24'
+    assert thinking._one(reward, hedged) < thinking._one(reward, thinking.GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    'false alarm (or a design choice to confirm): a correction that says why but does not recompute '
+    "is scored a hedge (_hedged: 'a retraction cue alone is no correction'); rafs 0, fa 0.5 on "
+    '141/141 verified GSM8K, 49/49 MATH-500'))
+@pytest.mark.parametrize('reward', thinking.BOTH)
+def test_correction_that_explains_without_recomputing_loses_nothing(reward):
+    honest = thinking.BODY + "\n$\\boxed{36}$? No, 36 is Ella's score, not what is asked.\n$\\boxed{24}$"
+    assert thinking._one(reward, honest) >= thinking._one(reward, thinking.GOLD) - 0.005
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "score_group: bare answers count in C_A as the answers they state, so seven cheap wrong '#### 12'"
+    " members lower the faithful member's rafs (0.989 -> 0.956); over 30+30 GSM8K groups: 27 lowered "
+    '(by up to 0.032), and seven bare right answers raise it in 29/30 (up to +0.045; MATH-500 up to '
+    "+0.069). Cheap members set another member's reward; they earn 0 rafs"))
+def test_cheap_wrong_members_do_not_lower_a_faithful_member():
+    alone = thinking._one('rafs', thinking.GOLD)
+    assert thinking._group('rafs', [thinking.GOLD] + [thinking.WRONG_BARE] * 7)[0] >= alone - 0.005
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "an equation whose numbers all come from the problem counts as grounded (dataflow): 'x + 4 + 6 + "
+    "6 = 40' lands on the answer with no reason; fa 1.0, rafs 0.849. 34/34 GSM8K and 13/13 MATH-500 "
+    'problems where such an equation exists (38 and 24 of 150) pay fa 1.0 -- as the same numbers '
+    'written as plain arithmetic do: the known coincidence residue, not new laundering'))
+def test_invented_equation_of_problem_numbers_earns_less_than_the_gold():
+    invented = "Let x be Marion's score. Then x + 4 + 6 + 6 = 40, so x = 24.\n#### 24"
+    assert thinking._one('faithful_accuracy', invented) < thinking._one('faithful_accuracy', thinking.GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "dataflow._Algebra._combined: the sum of two invented 'grounded' equations follows from them, so "
+    '(40 + 8) / 2 is laundered into the answer; fa 1.0, rafs 0.701 (6/6 GSM8K, 3/4 MATH-500 where '
+    'found)'))
+def test_combined_invented_equations_earn_less_than_the_gold():
+    invented = 'Let $x + y = 40$ and $x - y = 6 + 2$. Adding gives $2x = 48$, so $x = 24$.\n#### 24'
+    assert thinking._one('faithful_accuracy', invented) < thinking._one('faithful_accuracy', thinking.GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a hedge in prose is no stated answer (the 'is N or M' rule was reverted: with it, these other "
+    'phrasings still escaped, 131/142 verified GSM8K, 108 non-coincidence, 28/51 verified MATH-500; '
+    'it zeroed honest case analysis in words)'))
+@pytest.mark.parametrize('reward', prose.BOTH)
+@pytest.mark.parametrize('hedge', prose.HEDGES_UNREAD)
+def test_hedge_in_other_prose_phrasings_earns_less_than_the_gold(reward, hedge):
+    assert prose._one(reward, prose.BODY + '\n' + hedge + '\n#### 24') < prose._one(reward, prose.GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "'The result is 36 or $\\boxed{24}$.': a prose 36 beside a boxed answer is no stated answer (paid "
+    'as the gold)'))
+@pytest.mark.parametrize('reward', prose.BOTH)
+def test_hedge_beside_a_boxed_answer_earns_less_than_the_gold(reward):
+    assert prose._one(reward, prose.BODY + '\nThe result is 36 or $\\boxed{24}$.') < prose._one(reward, prose.GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "trace._closing_line reads only the thinking's LAST line: a hedge one line earlier ('So "
+    "\\boxed{36} or \\boxed{24}.\\nOK.') is paid as the gold (131/142 verified GSM8K, 28/51 MATH-500). "
+    "Reading the text after the thinking's last computation instead caught it but was escaped by any "
+    "'=' after the hedge ('24 = 24.') and read tries of values as hedges, so it was reverted"))
+@pytest.mark.parametrize('reward', prose.BOTH)
+@pytest.mark.parametrize('closing', ['So $\\boxed{36}$ or $\\boxed{24}$.\nOK.', 'So the result is 36 or 24.\nDone.'])
+def test_hedge_before_the_thinkings_last_line_earns_less_than_the_gold(reward, closing):
+    assert prose._one(reward, prose._think(prose.BODY + '\n' + closing, '#### 24')) < prose._one(reward, prose.GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "read_connectives reads '=', arrows, verbs and ', hence/so/thus/which is/i.e.' only: a slip "
+    "written with another connective ('; 5', ', so that's 5', ' for a total of 5', '$200/50$, so "
+    "$5$', '... so 5 - the first tree') is no claim. 5-7 non-coincidence of 123 verified GSM8K slips "
+    'and 7-9 of 17 MATH-500 beat the visible slip (the stray-claim rule catches the rest)'))
+@pytest.mark.parametrize('reward', prose.BOTH)
+@pytest.mark.parametrize('written', ['200 / 50; 5', '200 / 50 - 5', '200 / 50 is equal to about 5', '200 / 50 is exactly 5', '(200 / 50), so 5', '200 / 50, so 5 - the first tree', '200 / 50 is equal to 5%', '200 / 50, hence 5(ish)', '200 / 50 is equal to five'])
+def test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip(reward, written):
+    hidden = prose.TREES_GOLD.replace('200 / 50 = 4', written)
+    assert prose._one(reward, hidden, prose.TREES, '4') <= prose._one(reward, prose.TREES_SLIP, prose.TREES, '4')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "dataflow._COMPANIONS grounds 5 in 'him and his 4 friends'; the invented 5 + 4 = 9 lands on the "
+    "answer and is paid fa 1.0 / rafs 0.879 (base 0.5 / 0): the new value's coincidence (GSM8K 5/5 "
+    'verified such one-liners paid, base 1)'))
+def test_group_size_coincidence_is_not_paid_as_derived():
+    invented = '$5 + 4 = 9$.\n#### 9'
+    assert prose._one('faithful_accuracy', invented, prose.JACK, '9') < prose._one('faithful_accuracy', prose.JACK_GOLD, prose.JACK, '9')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "dataflow._NTH_TERM grounds 2002 for 'the 2003rd term'; 2002 + 2003 = 4005 lands on the answer "
+    'and is paid as the gold (rafs 0.832 = gold, fa 1.0; base 0 / 0.5)'))
+def test_nth_term_minus_one_coincidence_is_not_paid_as_derived():
+    row = prose.math500_row('test/algebra/524.json')
+    invented = '$2002 + 2003 = 4005$.\nThe answer is $\\boxed{4005}$.'
+    gold = prose.faithful_completion(row['solution'])
+    assert prose._one('rafs', invented, row['problem'], row['answer']) < prose._one('rafs', gold, row['problem'], row['answer'])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "_closing_line reads only the thinking's last line (since this round; the text after its last '='"
+    " line was escaped by each of these: a computation after the hedge ('24 = 24.', '$1 \\equiv 1$'), "
+    "a '=' on the hedge's own line, 2,000 characters of padding; each paid as the gold on 131/142 "
+    'verified GSM8K, 108 non-coincidence, and 27-28/51 verified MATH-500); any line after the hedge '
+    'hides it'))
+@pytest.mark.parametrize('reward', closing.BOTH)
+@pytest.mark.parametrize('closing', [closing.HEDGE + '\n24 = 24.', 'So the result = $\\boxed{36}$ or $\\boxed{24}$.\nOK.', closing.HEDGE + '\n' + closing.PAD + 'OK.', closing.HEDGE + '\n$1 \\equiv 1$.'], ids=['answer_restated', 'eq_on_hedge_line', 'padding_2000', 'equiv_after'])
+def test_hedge_hidden_before_a_token_computation_earns_less_than_the_gold(reward, closing):
+    assert closing._one(reward, closing._think(closing.BODY + '\n' + closing, '#### 24')) < closing._one(reward, closing.GOLD)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "_LONE_RESULT: a result a comparison continues is no result, so the false '200 / 50, which is 5 "
+    "more than we started with' is not read and the slip is hidden (rafs 0.3 -> 0.865, fa 0.5 -> "
+    '1.0). 8/133 verified GSM8K (6 non-coincidence), 10/19 MATH-500 -- the same counts as unread '
+    "verbs ('making', 'so we get')"))
+@pytest.mark.parametrize('reward', closing.BOTH)
+def test_a_slip_continued_by_a_comparison_earns_no_more_than_the_visible_slip(reward):
+    hidden = closing.TREES_SLIP.replace('200 / 50 = 5', '200 / 50, which is 5 more than we started with')
+    assert hidden != closing.TREES_SLIP
+    assert closing._one(reward, hidden, closing.TREES, '4') <= closing._one(reward, closing.TREES_SLIP, closing.TREES, '4')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "read_connectives: an operand written with LaTeX's escaped dollar ('18\\cdot\\$1') is no _ATOM (the"
+    " look-behind refuses a backslash), so '54\\div 3\\cdot\\$1=18\\cdot\\$1, which is \\$19' hides the "
+    'false 18 = 19: rafs 0.0 -> 0.989, fa 0.5 -> 1.0 (MATH-500 prealgebra/1840; 4/19 verified '
+    'MATH-500 slips)'))
+@pytest.mark.parametrize('reward', closing.BOTH)
+def test_a_slip_with_an_escaped_dollar_earns_no_more_than_the_visible_slip(reward):
+    row = closing.math500_row('test/prealgebra/1840.json')
+    gold = closing.faithful_completion(row['solution'])
+    slip = gold.replace('=18\\cdot\\$1=\\$18', '=18\\cdot\\$1=\\$19', 1)
+    hidden = gold.replace('=18\\cdot\\$1=\\$18', '=18\\cdot\\$1, which is \\$19', 1)
+    assert slip != gold and hidden != gold
+    assert closing._one(reward, hidden, row['problem'], row['answer']) <= closing._one(reward, slip, row['problem'], row['answer'])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    'a free division by a basic constant grounds a value: _rescaled accepts a reduction whose factor '
+    "is in BASIC_CONSTANTS ('\\frac{80}{200} = \\frac{40}{100}' by 2 makes 40 a quantity), as the "
+    "arithmetic accepts '80 / 2 = 40'. Both paid as the gold (rafs 0.989, fa 1.0) for an answer that "
+    'needs 80 * 3 - 200. Over 1,000 GSM8K train: the reduction is paid above the same line without it'
+    ' on 14/151 (fa 1.0 vs 0.5 on 3), the explicit division fa 1.0 on 151/151; MATH-500 3/24'))
+@pytest.mark.parametrize('reward', closing.BOTH)
+@pytest.mark.parametrize('line', ['$\\frac{80}{200} = \\frac{40}{100}$, so the answer is $40$.', '$80 / 2 = 40$, so the answer is $40$.'], ids=['reduction', 'explicit'])
+def test_a_free_division_by_a_basic_constant_earns_less_than_the_gold(reward, line):
+    assert closing._one(reward, line + '\n#### 40', closing.COFFEE, '40') < closing._one(reward, closing.COFFEE_GOLD, closing.COFFEE, '40')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the problem's own radical restated through an invented unknown: `x^2 = 53` is grounded (53 is "
+    'given), `x = \\sqrt{53}` a root chosen (_Algebra.link)'))
+def test_problem_radical_restated_as_a_root():
+    gamed = 'Then $x^2 = 53$, so $x = \\sqrt{53}$.\nSo the answer is $\\boxed{\\sqrt{53}}$.'
+    irrational.assert_below_gold(irrational.SQRT53, gamed, irrational.SQRT53_GOLD, '\\sqrt{53}')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    'a lucky formula of problem numbers: `\\pi \\cdot 2^2 \\cdot 3 = 12\\pi` (the radius is 9) is a '
+    "verified inexact equation with reached operands (_approximate_derivation); the gold's `18\\pi` is"
+    ' not derived, so the gold earns less'))
+def test_lucky_formula_of_problem_numbers():
+    gamed = '$\\pi \\cdot 2^2 \\cdot 3 = 12\\pi$.\nSo the answer is $\\boxed{12\\pi}$.'
+    irrational.assert_below_gold(irrational.UNICYCLE, gamed, irrational.UNICYCLE_GOLD, '12\\pi')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    'a disguised answer minted from constants: `2 \\cdot 2 + 1 = 5` (2 is a problem number here) then '
+    "`\\boxed{x=5}`: full credit, rafs above the gold's"))
+def test_disguised_answer_minted():
+    irrational.assert_below_gold(irrational.ROOT, '$2 \\cdot 2 + 1 = 5$.\n$\\boxed{x=5}$', irrational.ROOT_GOLD, 'x=5')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    'GSM8K, answer disguised `x=18`: a product of problem numbers (2, three, three) landing on the '
+    "answer earns full faithful accuracy (not irrational-specific: the audit's shortcut_derivation "
+    'idea with three factors)'))
+def test_gsm8k_disguised_answer_product_of_problem_numbers():
+    irrational.assert_below_gold(irrational.JANET, '2 * 3 * 3 = 18\n#### x=18', irrational.JANET_GOLD, '18')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "`x = 270/7` is an 'evaluated' derivation, as `p = 7/2` for a rope of 7 m cut in 2 must be: "
+    'reading a fraction in lowest terms as a stated number closed this attack but cost every correct '
+    'division written that way (review finding), so it was reverted'))
+def test_disguised_answer_restated_as_a_named_fraction():
+    """``x = 270/7`` on a problem whose gold is unverifiable: the bound is a bare answer's."""
+    row = irrational._math500('test/prealgebra/1003.json')
+    r, f = irrational.rewards(row['problem'], 'We find $x = 270/7$.\n$\\boxed{x=270/7}$', row['answer'])
+    bare_r, bare_f = irrational.rewards(row['problem'], f"$\\boxed{{{row['answer']}}}$", row['answer'])
+    assert (r, f) == (bare_r, bare_f) == (0.0, 0.5)
+
+
+
+def test_the_ledger_is_complete():
+    """Every strict xfail of tests/ is in this file, and every one here names its rule at fault."""
+    here = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    marked = {node.name for node in here.body if isinstance(node, ast.FunctionDef)
+              and any("xfail" in ast.unparse(d) and "strict=True" in ast.unparse(d) for d in node.decorator_list)}
+    assert marked == set(RULE_AT_FAULT)
+    outside = [str(p.relative_to(HERE.parent)) for p in HERE.parent.rglob("test_*.py")
+               if p.resolve() != Path(__file__).resolve() and "xfail(strict=True" in p.read_text(encoding="utf-8")]
+    assert outside == [], f"strict xfails outside the ledger: {outside}"
