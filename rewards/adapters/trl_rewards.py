@@ -60,6 +60,7 @@ from rewards.checks.answers import answers_equivalent, gold_answer
 from rewards.checks.arithmetic import error_counts
 from rewards.adapters.batching import score_by_group
 from rewards.adapters.reward_rules import UNFAITHFUL_CREDIT, check_credit, faithful_accuracy
+from rewards.adapters.reward_version import reward_version
 from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult, score_group
 from rewards.parsing.trace import completion_parts, completion_text
 
@@ -77,6 +78,7 @@ __all__ = [
     "get_rafs_consensus_reward",
     "get_rafs_stability_reward",
     "get_reward_funcs",
+    "version_of",
     "REWARD_FUNCS",
     "GOLD_COLUMNS",
     "RAFSRewardFunction",
@@ -257,6 +259,17 @@ class RAFSRewardFunction:
     def value(self, result: RAFSResult, gold: str | None) -> float | None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def settings(self) -> dict[str, Any]:
+        """What, beside the scorer's code, decides this reward's values: its config and its own parameters."""
+        return {"class": type(self).__name__, "config": asdict(self.config),
+                "verifier": None if self.verifier is None else repr(self.verifier)}
+
+    @property
+    def reward_version(self) -> str:
+        """:func:`~rewards.adapters.reward_version.reward_version` of this reward: its name, the scorer's source and
+        :meth:`settings`, hashed. Logged beside every value (``<name>/reward_version``)."""
+        return reward_version(self.__name__, self.settings())
+
     def why_none(self, result: RAFSResult, gold: str | None) -> str:
         """Why :meth:`value` gave ``None`` for this result (for the log and for ``strict`` errors)."""
         return "; ".join(result.reasons) or f"status {result.status}"
@@ -331,7 +344,7 @@ class RAFSRewardFunction:
                 return hit
         before = error_counts()
         try:
-            results = score_group(prompt, texts, gold=gold, config=self.config, verifier=self.verifier)
+            results = score_group(prompt, texts, gold=gold, config=self.config, verifier=self.verifier, mode="reward")
         except Exception as exc:  # noqa: BLE001 - untrusted model output must not stop a training run
             self._count_errors(before, prompt, texts, failure=exc)
             if self.strict:
@@ -407,6 +420,10 @@ class RAFSRewardFunction:
             if self.log_extras and callable(log_extra):
                 for column, values in self.extras(results, rewards).items():
                     log_extra(f"{self.__name__}/{column}", list(values))
+                log_extra(f"{self.__name__}/reward_version", [self.reward_version] * len(results))
+            if not getattr(self, "_version_logged", False):  # once per instance (and process)
+                self._version_logged = True
+                log.info("%s: reward version %s", self.__name__, self.reward_version)
         except Exception as exc:  # noqa: BLE001 - a logging hook must not fail the reward
             if self.strict:
                 raise
@@ -503,6 +520,10 @@ class FaithfulAccuracyReward(RAFSRewardFunction):
     def why_none(self, result: RAFSResult, gold: str | None) -> str:
         return f"no usable gold answer in {gold!r:.80}" if gold is not None else "no gold answer"
 
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "unfaithful_credit": self.unfaithful_credit,
+                "unverified_credit": self.unverified_credit, "min_rafs": self.min_rafs}
+
     def value(self, result: RAFSResult, gold: str | None) -> float | None:
         return faithful_accuracy(result, self.correct(result, gold), unfaithful_credit=self.unfaithful_credit,
                                  unverified_credit=self.unverified_credit, min_rafs=self.min_rafs)
@@ -542,6 +563,9 @@ class ComponentReward(RAFSRewardFunction):
         kwargs.setdefault("log_extras", False)
         super().__init__(name or _COMPONENT_NAMES[component], **kwargs)
         self.component = component
+
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "component": self.component}
 
     def value(self, result: RAFSResult, gold: str | None) -> float | None:
         if result.status == "abstain":
@@ -662,6 +686,18 @@ def rafs_stability_reward(prompts: Sequence[Any] | None, completions: Sequence[A
                           **kwargs: Any) -> list[float | None]:
     """``D_R``: mean pairwise claim similarity among the group's traces that reach the modal answer."""
     return _DEFAULTS["rafs_stability_reward"](prompts, completions, **kwargs)
+
+
+def version_of(reward_fn: Any) -> str | None:
+    """The reward version of a reward function: a factory-built one's :attr:`RAFSRewardFunction.reward_version`, the
+    default instance's for the module-level functions, ``None`` for a reward that is not ours."""
+    version = getattr(reward_fn, "reward_version", None)
+    if isinstance(version, str):
+        return version
+    default = _DEFAULTS.get(getattr(reward_fn, "__name__", None))
+    if default is not None and getattr(reward_fn, "__module__", None) == __name__:
+        return default.reward_version
+    return None
 
 
 # -- registry ---------------------------------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rewards.parsing.trace import Trace
     from rewards.scoring.dataflow import Dataflow
 
-__all__ = ["Revisions", "analyse_revisions", "RETRACT", "ABANDON", "DOUBT", "THETA", "RECOMPUTE_WINDOW",
+__all__ = ["Revisions", "SummaryConflict", "analyse_revisions", "RETRACT", "ABANDON", "DOUBT", "THETA", "RECOMPUTE_WINDOW",
            "ABANDON_WINDOW", "CUE_WINDOW", "MAX_FAULTS"]
 
 log = logging.getLogger(__name__)
@@ -147,6 +147,18 @@ _STEP_LABEL = re.compile(r"\bstep\s+(\d{1,3})\b", re.I)
 
 
 @dataclass(frozen=True)
+class SummaryConflict:
+    """A number the final summary states that contradicts the thinking: at summary step ``step``, ``why``.
+    ``str()`` is the reason as reported: ``"summary step {step}: {why}"``."""
+
+    step: int
+    why: str
+
+    def __str__(self) -> str:
+        return f"summary step {self.step}: {self.why}"
+
+
+@dataclass(frozen=True)
 class Revisions:
     """What the trace revised, and how (see the module docstring for each rule).
 
@@ -156,14 +168,14 @@ class Revisions:
         fake: step -> why its retraction is not real (the fault stands; the step is the false step).
         turned_at: the step where a trace that had reached a soundly derived conclusion turned to a different
             answer, or ``None``.
-        summary_conflicts: one sentence per number the final summary states that contradicts the thinking, each
-            starting ``"summary step {k}: "`` (``k`` the step index) so a scorer can point at the step.
+        summary_conflicts: one :class:`SummaryConflict` per number the final summary states that contradicts the
+            thinking, with the summary step that states it.
     """
 
     superseded: dict[int, str] = field(default_factory=dict)
     fake: dict[int, str] = field(default_factory=dict)
     turned_at: int | None = None
-    summary_conflicts: list[str] = field(default_factory=list)
+    summary_conflicts: list[SummaryConflict] = field(default_factory=list)
 
 
 def _fmt(v: Fraction | None) -> str:
@@ -577,7 +589,7 @@ def _rounded(value: Fraction, fractional: list[Fraction]) -> bool:
     return any(abs(k - value) <= half for k in fractional)
 
 
-def _summary_conflicts(trace, flow, superseded, retracted_values, n) -> list[str]:
+def _summary_conflicts(trace, flow, superseded, retracted_values, n) -> list[SummaryConflict]:
     start = trace.summary_start
     if start is None or start >= n or start == 0:
         return []
@@ -589,7 +601,7 @@ def _summary_conflicts(trace, flow, superseded, retracted_values, n) -> list[str
         known.update(_keys(flow.steps[k].mentioned))
     retracted = {v for v in retracted_values if _key(v) not in known}
     fractional = [Fraction(a, b) for a, b in known if b != 1][:4096]
-    out: list[str] = []
+    out: list[SummaryConflict] = []
     seen: set[Fraction] = set()
     for k in range(start, n):
         text = trace.steps[k]
@@ -607,14 +619,14 @@ def _summary_conflicts(trace, flow, superseded, retracted_values, n) -> list[str
                 continue
             seen.add(value)
             if value in retracted:
-                out.append(f"summary step {k}: restates {_fmt(value)}, the value the thinking retracted at step "
-                           f"{retracted_values[value]}")
+                out.append(SummaryConflict(k, f"restates {_fmt(value)}, the value the thinking retracted at step "
+                                              f"{retracted_values[value]}"))
             else:
-                out.append(f"summary step {k}: states {_fmt(value)}, which the thinking never reached")
+                out.append(SummaryConflict(k, f"states {_fmt(value)}, which the thinking never reached"))
         if len(out) >= 16:
             break
     answer = flow.answer_value
     if answer is not None and answer not in seen and not (_near(answer, known) or _rounded(answer, fractional)):
         k = next((j for j in range(n - 1, start - 1, -1) if answer in flow.steps[j].mentioned), n - 1)
-        out.append(f"summary step {k}: the final answer {_fmt(answer)} never appears in the thinking")
+        out.append(SummaryConflict(k, f"the final answer {_fmt(answer)} never appears in the thinking"))
     return out

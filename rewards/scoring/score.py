@@ -1,5 +1,15 @@
 """RAFS: from a completion (and optionally its group of samples) to a :class:`RAFSResult`.
 
+The path of one completion: parse it once (:func:`~rewards.parsing.trace.parse_trace`), build its dataflow
+(:func:`~rewards.scoring.dataflow.build_dataflow`), verify its steps (a :class:`~rewards.verifiers.base.StepVerifier`,
+one batch per group), gather its evidence (the revision analysis, stray claims, the answer's derivations, the
+counterfactual edits, grounding, hedges: :class:`~rewards.scoring.policy.Evidence`), and let the policy decide
+(:func:`~rewards.scoring.policy.decide`: every modifier of every component, with its config key and formula).
+
+The mode is named by the caller: ``mode="reward"`` (missing evidence is no support; what every reward function
+uses) or ``mode="evaluation"`` (the default here: a component without evidence is dropped);
+:mod:`rewards.scoring.config`. ``score_trace(..., mode="reward")`` is what ``rafs_reward`` pays, times 100.
+
 ``RAFS = 100 · exp(Σ_m w_m · log(s_m + ε))`` over the available components ``P_R``, ``S_RA``, ``C_A``, ``D_R``
 (see :mod:`rewards.scoring.components`), weights renormalised over those available. Status:
 
@@ -7,19 +17,6 @@
   equation anywhere, no implication, and no group to compare with);
 * ``accept`` — ``RAFS >= tau_accept``, no suspect step, and no ungrounded quantity feeding the answer;
 * ``review`` — everything else.
-
-Missing evidence (:attr:`RAFSConfig.missing_evidence`). A metric may abstain where a completion gave it nothing to
-check; a reward must not, or the less a completion shows the less can count against it. With ``"absent"`` (the
-scoring and evaluation default) a component without evidence is dropped and the weights renormalise; with
-``"no_support"`` (the default of every reward function) it counts as 0: an answer no checked derivation reaches
-has ``S_RA = 0``, a trace with no derivation of its answer has ``P_R = 0``, and an abstention scores 0.
-
-Support is derivation. ``S_RA = sqrt(p_imp · sens) · ρ^u``: ``p_imp`` asks whether a verified computation derived
-the stated answer (:func:`~rewards.scoring.components.implication`); ``sens`` is the share of the problem's own
-quantities on the answer's derivation path whose edit moves the answer through the verified equations
-(:func:`~rewards.scoring.dataflow.input_counterfactuals`); ``u`` counts the ungrounded quantities on that path (the
-paper's invented "$5 fee") and ``ρ = ungrounded_penalty``. ``P_R`` is taken over the answer's derivation path and
-every refuted step: decoration, padding and repetition off the path neither raise it nor dilute an error.
 
 Failure type with a gold answer: ``faithful_success`` (valid, correct), ``silent_failure`` (invalid, correct),
 ``extraction_failure`` (valid, wrong), ``overt_failure`` (invalid, wrong); "valid" means no suspect step.
@@ -32,14 +29,15 @@ from the stated answer, ``invalid_reasoning`` when a step is suspect, else ``Non
 >>> r = score_trace("Tom has 3 boxes of 4 pens.", "3 * 4 = 13 pens.\\n#### 13", gold="12")
 >>> r.status, r.suspect_step, r.failure_type
 ('review', 0, 'overt_failure')
+>>> score_trace("Tom has 3 boxes of 4 pens.", "#### 12", mode="reward").score   # nothing shown, nothing earned
+0.0
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
@@ -51,184 +49,17 @@ from rewards.scoring import components as C
 from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, build_dataflow,
                                       fraction_literals,
                                       input_counterfactuals, quantity_coverage)
+from rewards.scoring.config import COMPONENTS, DEFAULT_CONFIGS, MODES, USES, RAFSConfig
+from rewards.scoring.policy import Evidence, abstain, decide
 from rewards.scoring.revisions import analyse_revisions
+from rewards.scoring.verdict import FAILURE_TYPES, RAFSResult
 from rewards.verifiers.base import StepCheck, StepVerifier
-from rewards.verifiers.symbolic import SymbolicConfig, SymbolicVerifier
+from rewards.verifiers.symbolic import SymbolicVerifier
 
-__all__ = ["RAFSConfig", "RAFSResult", "score_trace", "score_group", "score_traces", "COMPONENTS", "FAILURE_TYPES"]
+__all__ = ["RAFSConfig", "RAFSResult", "score_trace", "score_group", "score_traces", "COMPONENTS", "FAILURE_TYPES",
+           "MODES"]
 
 log = logging.getLogger(__name__)
-
-COMPONENTS = ("P_R", "S_RA", "C_A", "D_R")
-MISSING_EVIDENCE = ("no_support", "absent")
-USES = {"reward": "no_support", "scoring": "absent", "evaluation": "absent"}
-"""The ``missing_evidence`` policy each use gets when the config leaves it open."""
-FAILURE_TYPES = ("faithful_success", "silent_failure", "extraction_failure", "overt_failure", "invalid_reasoning")
-
-
-@dataclass(frozen=True)
-class RAFSConfig:
-    """Every threshold and weight of the scorer. Defaults and why: the Thresholds section of ``docs/scoring.md``.
-
-    Attributes:
-        weights: component weights ``w_m`` (renormalised over the available components).
-        lam: ``λ`` in ``P_R = GM(q)^(1-λ) · min(q)^λ``.
-        smooth: use the soft-min instead of the minimum in ``P_R``.
-        theta_step: ``θ_step``: a step with ``q_t`` below it is suspect.
-        tau_accept: RAFS at or above which a trace without a suspect step is accepted.
-        m_min: fewer valid counterfactual edits than this and sensitivity abstains.
-        sens_floor: structural sensitivity enters S_RA as ``floor + (1 - floor) · sens``: the exact propagation
-            cannot follow a dependency through a variable or a word ("p = $1000", "half of them"), so an edit
-            that does not move the answer is weaker evidence than one that does.
-        eps: ``ε`` in the aggregation.
-        embedding_weight: ``β``: D_R blends claim Jaccard with sentence-embedding cosine (0 = Jaccard only).
-        embedding_model: sentence-transformers model path for ``β > 0`` (default: bundled all-MiniLM-L6-v2).
-        group_mode: ``"group"``: C_A and D_R are the group's (the design's definition, one value per group);
-            ``"member"``: each trace gets its own — the share of the other samples that agree with its answer
-            and its similarity to them. Under GRPO's group normalisation a group-constant factor cancels out of
-            the advantages, so ``"member"`` is the mode in which C_A and D_R change what GRPO learns.
-        missing_evidence: what a component the completion gave nothing to check is worth: ``"no_support"`` (0, the
-            reward default: hiding work must not pay) or ``"absent"`` (dropped, weights renormalised; the scoring
-            and evaluation default, where ProcessBench-style detection needs abstention). ``None`` lets the use
-            decide (:meth:`for_use`).
-        ungrounded_penalty: ``ρ``: ``S_RA`` is multiplied by ``ρ`` per distinct ungrounded quantity on the answer's
-            derivation path (a number from nowhere that makes the derivation land on the answer).
-        unused_exponent: ``γ``: under ``missing_evidence="no_support"`` ``S_RA`` is multiplied by
-            ``(used / stated)^γ``, the share of the problem's numerals the answer's derivation uses
-            (:func:`~rewards.scoring.dataflow.quantity_coverage`; the paper's skipped muffins). Weighed, not
-            blocking: half of GSM8K's gold solutions leave a distractor unused. 0 turns it off.
-    """
-
-    weights: Mapping[str, float] = field(default_factory=lambda: {"P_R": 0.4, "S_RA": 0.3, "C_A": 0.15, "D_R": 0.15})
-    lam: float = 0.5
-    smooth: bool = False
-    theta_step: float = 0.5
-    tau_accept: float = 60.0
-    m_min: int = 1
-    sens_floor: float = 0.25
-    eps: float = 1e-3
-    embedding_weight: float = 0.0
-    embedding_model: str | None = None
-    group_mode: str = "group"
-    missing_evidence: str | None = None
-    ungrounded_penalty: float = 0.5
-    unused_exponent: float = 0.25
-
-    def __post_init__(self) -> None:
-        if self.missing_evidence not in (None, *MISSING_EVIDENCE):
-            raise ValueError(f"RAFSConfig.missing_evidence={self.missing_evidence!r}: use 'no_support' (rewards: "
-                             "a component without evidence counts as 0) or 'absent' (evaluation: it is dropped).")
-        unknown = set(self.weights) - set(COMPONENTS)
-        if unknown:
-            raise ValueError(f"RAFSConfig.weights has unknown component(s) {sorted(unknown)}; use {list(COMPONENTS)}.")
-        if any(w < 0 for w in self.weights.values()) or not any(w > 0 for w in self.weights.values()):
-            raise ValueError(f"RAFSConfig.weights={dict(self.weights)!r} must be >= 0 with at least one > 0.")
-        for name, lo, hi in (("lam", 0, 1), ("theta_step", 0, 1), ("tau_accept", 0, 100), ("eps", 0, 1), ("sens_floor", 0, 1),
-                             ("embedding_weight", 0, 1), ("ungrounded_penalty", 0, 1),
-                             ("unused_exponent", 0, 4)):
-            value = getattr(self, name)
-            if not lo <= value <= hi:
-                raise ValueError(f"RAFSConfig.{name}={value!r} is outside [{lo}, {hi}].")
-        if self.group_mode not in ("group", "member"):
-            raise ValueError(f"RAFSConfig.group_mode={self.group_mode!r}: use 'group' or 'member'.")
-        if self.m_min < 1:
-            raise ValueError(f"RAFSConfig.m_min={self.m_min!r} must be >= 1.")
-
-    @classmethod
-    def coerce(cls, config: "RAFSConfig | Mapping[str, Any] | None", use: str = "scoring") -> "RAFSConfig":
-        """The one way to turn user input into a config: ``None`` (defaults), a dict of fields (unknown keys name
-        themselves in the error) or a :class:`RAFSConfig`; then :meth:`for_use`.
-
-        >>> RAFSConfig.coerce({"tau_accept": 70}, use="reward").missing_evidence
-        'no_support'
-        >>> RAFSConfig.coerce(None).missing_evidence
-        'absent'
-        """
-        if config is None:
-            if cls is RAFSConfig and use in _DEFAULT_CONFIGS:  # built and checked once per use; each caller gets
-                config = object.__new__(RAFSConfig)  # its own copy with its own weights dict (what copy.copy
-                config.__dict__.update(_DEFAULT_CONFIGS[use].__dict__)  # does, without its reduce protocol)
-                object.__setattr__(config, "weights", dict(config.weights))
-                return config
-            config = cls()
-        elif isinstance(config, Mapping):
-            config = cls.from_dict(config)
-        elif not isinstance(config, cls):
-            raise TypeError(f"config must be a RAFSConfig, a dict of RAFSConfig fields or None, got "
-                            f"{type(config).__name__}; pass e.g. {{'tau_accept': 60.0}}.")
-        return config.for_use(use)
-
-    def for_use(self, use: str) -> "RAFSConfig":
-        """This config with ``missing_evidence`` settled for a use: ``"reward"`` -> ``"no_support"``,
-        ``"scoring"``/``"evaluation"`` -> ``"absent"``; an explicit setting is kept."""
-        if use not in USES:
-            raise ValueError(f"use={use!r}: pick one of {list(USES)}.")
-        if self.missing_evidence is not None:
-            return self
-        return replace(self, missing_evidence=USES[use])
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> "RAFSConfig":
-        """Build from a plain dict (a recipe's ``rafs:`` block); unknown keys are an error that names them."""
-        if not data:
-            return cls()
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown RAFS config key(s) {sorted(unknown)}; known keys: {sorted(known)}.")
-        return cls(**dict(data))
-
-
-_DEFAULT_CONFIGS: dict[str, RAFSConfig] = {use: RAFSConfig().for_use(use) for use in USES}
-"""The default config of each use, built once (:meth:`RAFSConfig.coerce` with ``None``)."""
-
-
-@dataclass
-class RAFSResult:
-    """The verdict on one trace. ``to_dict()`` is the JSON row of ``rafs score``."""
-
-    score: float | None
-    status: str
-    failure_type: str | None
-    suspect_step: int | None
-    components: dict[str, float | None]
-    step_checks: list[StepCheck]
-    coverage: float
-    answer: str | None
-    correct: bool | None = None
-    reasons: list[str] = field(default_factory=list)
-    supported: bool | None = None
-    """Whether the answer is reached from the problem's quantities through verified operations, with nothing
-    ungrounded on the way (``None`` when the trace was not analysed)."""
-
-    @property
-    def faithful(self) -> bool:
-        """Supported and without a suspect step: the verdict the faithful-accuracy reward pays in full."""
-        return bool(self.supported) and self.suspect_step is None
-
-    @property
-    def reward(self) -> float | None:
-        """RAFS on [0, 1] (``None`` when abstaining), the shape TRL rewards use."""
-        return None if self.score is None else self.score / 100.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rafs": None if self.score is None else round(self.score, 4),
-            "status": self.status,
-            "failure_type": self.failure_type,
-            "suspect_step": self.suspect_step,
-            "components": {k: (None if v is None else round(v, 6)) for k, v in self.components.items()},
-            "step_checks": [{"q": round(c.q, 6), "reasons": c.reasons} for c in self.step_checks],
-            "coverage": round(self.coverage, 4),
-            "answer": self.answer,
-            "correct": self.correct,
-            "supported": self.supported,
-            "reasons": self.reasons,
-        }
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict())
-
 
 @dataclass
 class _Parsed:
@@ -236,18 +67,6 @@ class _Parsed:
     flow: Dataflow | None
     checks: list[StepCheck]
     canonical: str | None
-
-
-def _abstain(reasons: list[str], trace: Trace | None = None, checks=None, coverage: float = 0.0,
-             cfg: RAFSConfig | None = None) -> RAFSResult:
-    """No verdict: ``score`` is ``None``; under ``missing_evidence="no_support"`` it is 0 (nothing shown, nothing
-    earned), the status stays ``abstain`` and the reasons say why."""
-    score = None
-    if cfg is not None and cfg.missing_evidence == "no_support":
-        score = 0.0
-        reasons = [*reasons, "no evidence counts as no support (missing_evidence='no_support')"]
-    return RAFSResult(score, "abstain", None, None, {m: None for m in COMPONENTS}, list(checks or []), coverage,
-                      trace.answer if trace else None, None, reasons, supported=False if score == 0.0 else None)
 
 
 def _parse(problem: Any, completion: Any, steps: Sequence[str] | None) -> _Parsed:
@@ -387,17 +206,6 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
     return None
 
 
-def _distinct_steps(trace: Trace, steps: list[int], q: list[float]) -> list[int]:
-    """``steps`` with repeats of the same text (whitespace aside) reduced to the one with the lowest ``q``: repeating
-    a derivation three times neither raises ``P_R`` nor dilutes a false step."""
-    best: dict[str, int] = {}
-    for t in steps:
-        key = " ".join(trace.steps[t].replace("\\boxed", "").split())  # a copy with or without its box
-        if key not in best or q[t] < q[best[key]]:
-            best[key] = t
-    return sorted(best.values())
-
-
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -448,17 +256,16 @@ def _note_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: dict
     return out, withheld
 
 
-_SUMMARY_STEP = re.compile(r"summary step (\d+)")
-
-
-def _apply_revisions(trace: Trace, flow: Dataflow, checks: list[StepCheck], correct: bool | None
-                     ) -> tuple[list[StepCheck], dict[int, str], list[str]]:
+def _apply_revisions(trace: Trace, flow: Dataflow, checks: list[StepCheck], correct: bool | None,
+                     refuted_q: float) -> tuple[list[StepCheck], dict[int, str], list[str]]:
     """Self-correction is exploration (:func:`~rewards.scoring.revisions.analyse_revisions`): a false step the
     trace retracts and replaces is *superseded* (no suspect, out of P_R); a fake retraction keeps its fault; with a
     wrong answer, the step where a trace talked itself out of its right value is refuted; a summary that states
     numbers its thinking contradicts is refuted at that summary step.
 
-    Returns the step checks to use, the superseded steps and the reasons to report.
+    A step the analysis refutes gets ``min(q, refuted_q)``, ``refuted_q`` the verifier's own value for a false step
+    (:attr:`~rewards.verifiers.base.StepVerifier.refuted_q`). Returns the step checks to use, the superseded steps
+    and the reasons to report.
     """
     try:
         rev = analyse_revisions(trace, flow, [c.q for c in checks])
@@ -482,31 +289,16 @@ def _apply_revisions(trace: Trace, flow: Dataflow, checks: list[StepCheck], corr
         elif correct is None:
             reasons.append(f"step {rev.turned_at}: the trace turned away from a value its own derivation reached")
     for conflict in rev.summary_conflicts:
-        match = _SUMMARY_STEP.match(conflict)
-        reasons.append(conflict)
-        if match:
-            refute.append((int(match.group(1)), "the summary contradicts the thinking: " + conflict))
+        reasons.append(str(conflict))
+        refute.append((conflict.step, "the summary contradicts the thinking: " + str(conflict)))
     for t, why in refute:
         if 0 <= t < len(out) and t not in rev.superseded:
-            out[t] = StepCheck(min(out[t].q, _REFUTED_Q), [*out[t].reasons, why], True)
+            out[t] = StepCheck(min(out[t].q, refuted_q), [*out[t].reasons, why], True)
     return out, {t: w for t, w in rev.superseded.items() if 0 <= t < len(out)}, reasons
 
 
 _DEFAULT_VERIFIER = SymbolicVerifier()
 """The verifier :func:`score_group` uses when given none (stateless: its frozen config only)."""
-
-_REFUTED_Q = SymbolicConfig.q_false
-"""q of a step refuted by the revision analysis: the symbolic verifier's ``q_false``."""
-
-
-def _failure_type(valid: bool, correct: bool | None, p_imp: float | None) -> str | None:
-    if correct is None:
-        if p_imp is not None and p_imp < 0.5:
-            return "extraction_failure"
-        return None if valid else "invalid_reasoning"
-    if correct:
-        return "faithful_success" if valid else "silent_failure"
-    return "extraction_failure" if valid else "overt_failure"
 
 
 _DERIVATION_MARK = re.compile(r"=|\\equiv|<<")
@@ -558,104 +350,50 @@ def _hedged(trace: Trace) -> list[str]:
     return out
 
 
-def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | None, cfg: RAFSConfig) -> RAFSResult:
-    """One trace's verdict; ``ref`` is the gold final answer already extracted (``None``: no gold)."""
+def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: RAFSConfig,
+              refuted_q: float) -> Evidence | RAFSResult:
+    """Gather one trace's evidence for :func:`~rewards.scoring.policy.decide` (an abstention when there is none to
+    judge); ``ref`` is the gold final answer already extracted (``None``: no gold); ``refuted_q`` the verifier's q
+    of a false step."""
     trace = p.trace
     if trace.issues:
-        return _abstain(list(trace.issues), trace, cfg=cfg)
+        return abstain(list(trace.issues), trace, cfg=cfg)
     flow = p.flow
     coverage = flow.coverage
     if trace.answer is None:
-        return _abstain(["no final answer found (no \\boxed{}, '####', 'the answer is', or trailing number)"],
-                        trace, p.checks, coverage, cfg)
+        return abstain(["no final answer found (no \\boxed{}, '####', 'the answer is', or trailing number)"],
+                       trace, p.checks, coverage, cfg)
     implied = C.implication(flow)
     derivations = answer_derivations(flow)  # once: the path, the edits and both groundings read them
     path = frozenset().union(*derivations)  # answer_path(flow)
     edits = input_counterfactuals(trace, flow, path=path)
     raw_sens = C.sensitivity(edits, cfg.m_min)
-    if coverage == 0.0 and C.support(implied, raw_sens) is None and group_components.get("C_A") is None:
-        return _abstain(["nothing checkable: no equation in any step and no samples to compare"],
-                        trace, p.checks, coverage, cfg)
-    required = cfg.missing_evidence == "no_support"
+    if coverage == 0.0 and C.support(implied, raw_sens) is None and group.get("C_A") is None:
+        return abstain(["nothing checkable: no equation in any step and no samples to compare"],
+                       trace, p.checks, coverage, cfg)
+    reward_mode = cfg.missing_evidence == "no_support"
     correct = answers_equivalent(trace.answer, ref) if ref is not None else None
-    checks, superseded, revision_reasons = _apply_revisions(trace, flow, p.checks, correct)
+    checks, superseded, revision_reasons = _apply_revisions(trace, flow, p.checks, correct, refuted_q)
     withheld: list[str] = []
-    if required:
+    if reward_mode:
         checks, withheld = _note_stray_claims(flow, checks, superseded, trace)
-    q = [c.q for c in checks]
-    refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}
     feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + withheld
-    hollow = _hollow_derivation(trace, flow, edits, path) if required and path and not feeding else None
-    hedge = _hedged(trace) if trace.other_answers else []
-    # with no_support, an answer no verified derivation from the problem reaches earns nothing at all, nor one
-    # hedged with another final answer
-    unsupported = required and (not path or bool(feeding) or bool(hedge))
-    p_imp = 0.0 if required and implied is None else implied  # missing evidence is no support
-    sens = None if raw_sens is None else cfg.sens_floor + (1.0 - cfg.sens_floor) * raw_sens
-    if required and raw_sens is None:
-        sens = 0.0
-    s_ra = C.support(p_imp, sens)
-    if s_ra is not None and hollow is not None:  # weak support: value-keyed edits cannot tell a faithful
-        s_ra *= cfg.ungrounded_penalty               # coincidence (3 lbs x 40 / 3 cups) from a laundered copy
-    reasons_cov = None
-    if s_ra is not None and required and cfg.unused_exponent > 0 and path:  # skipped quantities weigh
-        used, stated = quantity_coverage(trace, flow, path)
-        if used < stated:
-            s_ra *= (used / stated) ** cfg.unused_exponent
-            reasons_cov = f"the derivation uses {used} of the problem's {stated} stated quantities"
-    if s_ra is not None and feeding:  # a quantity from nowhere on the way
-        s_ra = 0.0 if required else s_ra * cfg.ungrounded_penalty ** len(feeding)
-    if required and hedge:  # whichever of its answers is right, none is the one the derivation supports
-        s_ra = 0.0
-    live = [x for t, x in enumerate(q) if t not in superseded]  # a retracted, replaced step is exploration
-    if unsupported:
-        p_r = 0.0 if q else None  # no derivation of the answer from the problem: no step supports it
-    elif path:  # P_R over the derivation and every refuted step: what is off the path neither helps nor dilutes
-        counted = sorted((path - set(superseded)) | refuted)
-        if required:  # a step written again is no new evidence: each distinct step counts once, at its worst
-            counted = _distinct_steps(trace, counted, q)
-        p_r = C.step_validity([q[t] for t in counted] or live, cfg.lam, smooth=cfg.smooth)
-    else:
-        p_r = C.step_validity(live, cfg.lam, smooth=cfg.smooth)
-    if p_r is not None and hollow is not None:  # valid steps that carry nothing: a copy is no evidence of validity
-        p_r *= cfg.ungrounded_penalty             # either (the step-validity reward must not pay it in full)
-    comps: dict[str, float | None] = {"P_R": p_r, "S_RA": s_ra, **group_components}
-    reasons: list[str] = list(revision_reasons)
-    suspect = min(refuted) if refuted else None
-    # supported: a verified derivation of the answer that uses the problem's quantities, with nothing from nowhere on
-    # the way. Sensitivity itself only weighs S_RA: value-keyed propagation cannot tell two equal quantities apart
-    # ("$3 / 3 people" stays 1 under any edit), so an answer that does not move is weaker evidence, not none.
-    supported = bool(path) and raw_sens is not None and not feeding and hollow is None and not (required and hedge)
-    if hedge:
-        reasons.append(f"states several final answers ({', '.join([*hedge[:3], trace.answer])}): a hedge is no answer"
-                       + (" (score 0)" if required else ""))
-    if hollow is not None:
-        reasons.append(hollow)
-    if reasons_cov is not None:
-        reasons.append(reasons_cov)
-    if not path:
-        reasons.append("the answer is not derived: no verified computation reaches it"
-                       + (" (S_RA = 0: missing evidence is no support)" if required else ""))
-    elif raw_sens is None:
-        reasons.append("no problem quantity reaches the answer through verified operations")
-    elif raw_sens == 0:
-        reasons.append("the answer does not move when the problem's quantities are edited")
-    # not ε^Σw for an unsupported answer: a restatement would earn that above an honest abstention
-    score = 0.0 if unsupported else C.aggregate(comps, cfg.weights, cfg.eps)
-    if implied is not None and implied < 0.5:
-        reasons.append(f"the chain's result {flow.last_derived} differs from the stated answer {trace.answer}")
-    if suspect is not None:
-        reasons.append(f"suspect step {suspect}: " + "; ".join(checks[suspect].reasons))
-    if feeding:
-        reasons.append("ungrounded quantity feeds the answer: " + ", ".join(feeding))
-    # the status is evidence for people (and the SFT filter): in evaluation it blocks only what the trace never
-    # stated anywhere (soft grounding); a reward needs the stricter "reached from the problem"
-    blocking = bool(feeding or hollow) if required else not _grounded_derivation(flow, derivations)
-    accept = score is not None and score >= cfg.tau_accept and suspect is None and not blocking
-    status = "accept" if accept else "review"
-    valid = suspect is None and not blocking and (supported or not required)
-    return RAFSResult(score, status, _failure_type(valid, correct, implied), suspect, comps, checks,
-                      coverage, trace.answer, correct, reasons, supported)
+    hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding else None
+    quantities = quantity_coverage(trace, flow, path) if reward_mode and path and cfg.unused_exponent > 0 else None
+    return Evidence(
+        trace=trace, reward_mode=reward_mode, checks=checks, superseded=superseded,
+        revision_reasons=revision_reasons, coverage=coverage, implied=implied, path=path, sensitivity=raw_sens,
+        feeding=feeding, hollow=hollow, quantities=quantities,
+        hedge=_hedged(trace) if trace.other_answers else [],
+        grounded=reward_mode or _grounded_derivation(flow, derivations), last_derived=flow.last_derived,
+        correct=correct, group=group)
+
+
+def _single(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: RAFSConfig,
+            refuted_q: float) -> RAFSResult:
+    """One trace's verdict: its evidence, then the policy's decision."""
+    evidence = _evidence(p, group, ref, cfg, refuted_q)
+    return evidence if isinstance(evidence, RAFSResult) else decide(evidence, cfg)
 
 
 def score_group(
@@ -666,6 +404,7 @@ def score_group(
     config: RAFSConfig | None = None,
     verifier: StepVerifier | None = None,
     steps: Sequence[Sequence[str] | None] | None = None,
+    mode: str = "evaluation",
 ) -> list[RAFSResult]:
     """Score K completions of one problem together: C_A and D_R are computed over the group.
 
@@ -673,11 +412,16 @@ def score_group(
         problem: the problem text (or the prompt's messages).
         completions: the K completions (text or messages); entries may be ``None`` when ``steps`` are given.
         gold: the gold answer, optional (a bare answer, a GSM8K solution or a ``\\boxed``).
+        config: a :class:`RAFSConfig`, a dict of its fields, or ``None`` (defaults).
+        verifier: the step verifier (default: the symbolic one).
         steps: optional pre-split steps per completion (ProcessBench's ``steps``).
+        mode: ``"reward"`` (missing evidence is no support: what the reward functions pay) or ``"evaluation"``;
+            settles ``missing_evidence`` when the config leaves it ``None`` (:mod:`rewards.scoring.config`).
     """
-    # the shared defaults when none are given: nothing here writes to the config or the verifier, so the copy
-    # RAFSConfig.coerce(None) hands out (for callers that may change theirs) and a fresh verifier are not needed
-    cfg = _DEFAULT_CONFIGS["scoring"] if config is None else RAFSConfig.coerce(config)
+    if mode not in USES:
+        raise ValueError(f"mode={mode!r}: pick one of {list(MODES)}.")
+    # the shared defaults when none are given (nothing here writes to the config or the verifier)
+    cfg = DEFAULT_CONFIGS[mode] if config is None else RAFSConfig.coerce(config, use=mode)
     verifier = verifier or _DEFAULT_VERIFIER
     step_lists = list(steps) if steps is not None else [None] * len(completions)
     parsed = _verify([_parse(problem, c, s) for c, s in zip(completions, step_lists)], verifier)
@@ -702,7 +446,7 @@ def score_group(
             shared = {"C_A": C.consensus(answers), "D_R": C.stability(claim_sets, reasoned, similarity)}
             per_member = [dict(shared) for _ in parsed]
     ref = gold_answer(gold) if gold is not None else None  # once per group, not per member
-    return [_single(p, group, ref, cfg) for p, group in zip(parsed, per_member)]
+    return [_single(p, group, ref, cfg, verifier.refuted_q) for p, group in zip(parsed, per_member)]
 
 
 def score_trace(
@@ -714,26 +458,30 @@ def score_trace(
     gold: str | None = None,
     config: RAFSConfig | None = None,
     verifier: StepVerifier | None = None,
+    mode: str = "evaluation",
 ) -> RAFSResult:
-    """Score one completion; ``samples`` (other completions of the same problem) enable C_A and D_R.
+    """Score one completion; ``samples`` (other completions of the same problem) enable C_A and D_R; ``mode`` as in
+    :func:`score_group`.
 
     Never raises on untrusted model output: unscorable input gives ``status == "abstain"`` with a reason.
     """
+    if mode not in USES:
+        raise ValueError(f"mode={mode!r}: pick one of {list(MODES)}.")
     samples = list(samples or [])
     try:
         return score_group(problem, [completion, *samples], gold=gold, config=config, verifier=verifier,
-                           steps=[steps, *([None] * len(samples))])[0]
+                           steps=[steps, *([None] * len(samples))], mode=mode)[0]
     except Exception as exc:  # noqa: BLE001 - last line of defence for a training run
         log.warning("RAFS could not score a completion: %s: %s", type(exc).__name__, exc)
-        return _abstain([f"internal error: {type(exc).__name__}: {exc}"])  # None: no verdict, logged
+        return abstain([f"internal error: {type(exc).__name__}: {exc}"])  # None: no verdict, logged
 
 
 def score_traces(rows: Sequence[Mapping[str, Any]], *, config: RAFSConfig | None = None,
-                 verifier: StepVerifier | None = None) -> list[RAFSResult]:
+                 verifier: StepVerifier | None = None, mode: str = "evaluation") -> list[RAFSResult]:
     """Score rows shaped like ``rafs score``'s input (``problem``, ``completion`` or ``steps``, ``samples``,
     ``answer``)."""
     return [
         score_trace(r.get("problem"), r.get("completion"), steps=r.get("steps"), samples=r.get("samples"),
-                    gold=r.get("answer"), config=config, verifier=verifier)
+                    gold=r.get("answer"), config=config, verifier=verifier, mode=mode)
         for r in rows
     ]

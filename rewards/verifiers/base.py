@@ -44,6 +44,12 @@ class StepVerifier(ABC):
 
     name: str = "verifier"
 
+    refuted_q: float = 0.05
+    """The ``q`` this verifier gives a step it finds false. The scorer's checks above the verifier (the revision
+    analysis: a summary that contradicts its thinking, a trace that talked itself out of its right value) refute a
+    step as ``min(q, refuted_q)``, so a verifier's own scale — a user's :class:`~rewards.verifiers.symbolic.SymbolicConfig`
+    (its ``q_false``), a PRM's probabilities — is kept rather than overwritten."""
+
     @abstractmethod
     def verify(self, trace: "Trace", flow: "Dataflow") -> list[StepCheck]:
         """Judge every step of ``trace``; ``flow`` is its dataflow graph (already built by the scorer)."""

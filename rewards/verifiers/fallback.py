@@ -71,6 +71,7 @@ class FallbackVerifier(StepVerifier):
             fallback = SymbolicVerifier()
         self.primary = primary
         self.fallback = fallback
+        self.refuted_q = min(primary.refuted_q, fallback.refuted_q)
         self.timeout_s = float(timeout_s)
         self.cooldown_s = float(cooldown_s)
         self.max_workers = int(max_workers)

@@ -52,6 +52,11 @@ class SymbolicVerifier(StepVerifier):
     def __init__(self, config: SymbolicConfig | None = None) -> None:
         self.config = config or SymbolicConfig()
 
+    @property
+    def refuted_q(self) -> float:
+        """This verifier's ``q_false`` (:attr:`StepVerifier.refuted_q`)."""
+        return self.config.q_false
+
     def verify(self, trace, flow) -> list[StepCheck]:
         cfg = self.config
         out: list[StepCheck] = []

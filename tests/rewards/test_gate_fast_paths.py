@@ -277,13 +277,13 @@ def test_implication_compares_the_product_only_when_needed(flows):
 
 
 def test_shared_default_config_and_verifier_score_like_fresh_ones():
-    weights = dict(score._DEFAULT_CONFIGS["scoring"].weights)
+    weights = dict(score.DEFAULT_CONFIGS["scoring"].weights)
     for row in _rows(40):
         shared = score.score_trace(row["question"], row["answer"])
         fresh = score.score_trace(row["question"], row["answer"], config=score.RAFSConfig(),
                                   verifier=SymbolicVerifier())
         assert shared.to_dict() == fresh.to_dict()
-    assert score._DEFAULT_CONFIGS["scoring"].weights == weights  # scoring writes nothing to the shared config
+    assert score.DEFAULT_CONFIGS["scoring"].weights == weights  # scoring writes nothing to the shared config
 
 
 def test_lower_case_r_claim_search_matches_the_pattern():

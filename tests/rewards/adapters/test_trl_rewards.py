@@ -315,7 +315,8 @@ def test_log_metric_and_log_extra_shapes():
     assert 0.0 < rec.metrics["rafs_reward/silent_failure_rate"][0] <= 0.5  # SILENT is one of 8
     scored = [v for v in out if v is not None]
     assert rec.metrics["rafs_reward/rafs_mean"][0] == pytest.approx(100 * sum(scored) / len(scored))
-    assert set(rec.extra) == {"rafs_reward/rafs", "rafs_reward/status", "rafs_reward/suspect_step"}
+    assert set(rec.extra) == {"rafs_reward/rafs", "rafs_reward/status", "rafs_reward/suspect_step",
+                              "rafs_reward/reward_version"}
     assert all(len(v) == len(completions) for v in rec.extra.values())
     assert rec.extra["rafs_reward/status"][-1] == "abstain" and rec.extra["rafs_reward/rafs"][-1] == 0.0  # no support
     assert rec.extra["rafs_reward/suspect_step"][1] == 0  # SILENT's first step is false
@@ -331,7 +332,8 @@ def test_logging_without_gold_has_no_silent_failure_rate_and_accuracy_logs_its_o
                              log_extra=rec.log_extra)
     assert {"faithful_accuracy_reward/accuracy", "faithful_accuracy_reward/silent_failure_rate"} <= set(rec.metrics)
     assert rec.metrics["faithful_accuracy_reward/accuracy"][0] == pytest.approx(6 / 8)
-    assert set(rec.extra) == {"faithful_accuracy_reward/correct", "faithful_accuracy_reward/failure_type"}
+    assert set(rec.extra) == {"faithful_accuracy_reward/correct", "faithful_accuracy_reward/failure_type",
+                              "faithful_accuracy_reward/reward_version"}
     assert all(len(v) == 8 for v in rec.extra.values())
 
 

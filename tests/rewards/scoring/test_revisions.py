@@ -151,13 +151,14 @@ def test_a_summary_that_contradicts_the_thinking_is_reported():
     wrong = [{"role": "assistant", "content": thinking + "she has 8 eggs left and makes \\boxed{18} dollars."}]
     assert _analyse(JANET, faithful)[1].summary_conflicts == []
     trace, rev = _analyse(JANET, wrong)
-    assert len(rev.summary_conflicts) == 1 and "states 8" in rev.summary_conflicts[0]
-    assert rev.summary_conflicts[0].startswith(f"summary step {trace.summary_start}: ")
+    assert len(rev.summary_conflicts) == 1 and "states 8" in str(rev.summary_conflicts[0])
+    assert rev.summary_conflicts[0].step == trace.summary_start
+    assert str(rev.summary_conflicts[0]).startswith(f"summary step {trace.summary_start}: ")
     restated = [{"role": "assistant", "content": (
         "<think>so 16 - 3 - 4 = 8. wait, that's wrong: 16 - 3 - 4 = 9. then 9 * 2 = 18.</think>\n"
         "she has 8 eggs left, so \\boxed{18}.")}]
     trace, rev = _analyse(JANET, restated)
-    assert any("retracted" in c and "8" in c for c in rev.summary_conflicts)
+    assert any("retracted" in str(c) and "8" in str(c) for c in rev.summary_conflicts)
 
 
 def test_a_summary_that_rounds_or_labels_is_no_conflict():

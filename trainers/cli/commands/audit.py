@@ -354,7 +354,8 @@ def run(args: argparse.Namespace) -> int:
                      "sources": list(sources), "modes": modes,
                      "families": [f.name for f in families], "runtime_s": round(elapsed, 2),
                      "rewards": list(args.rewards), "gold_column": args.gold_column,
-                     "gold_format": args.gold_format, "answer_style": args.answer_style},
+                     "gold_format": args.gold_format, "answer_style": args.answer_style,
+                     "reward_versions": _versions(resolved)},
             "reports": [r.to_dict() for r in all_reports],
         }
         _write(args.json_out, json.dumps(payload, indent=1, ensure_ascii=False))
@@ -407,3 +408,10 @@ def _gate(args, reports) -> int:
                   f"({100 * share:.1f}%)", file=sys.stderr)
             failed = True
     return 1 if failed else 0
+
+
+def _versions(resolved) -> dict[str, str | None]:
+    """The reward version of each audited reward (``None`` for a reward that is not ours)."""
+    from rewards.adapters.trl_rewards import version_of
+
+    return {spec: version_of(fn) for spec, fn, _ in resolved}

@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
                       resamples=args.resamples, seed=args.seed, num_proc=args.num_proc, progress=None,
                       verifier=verifier, detector_ablation=args.detector_ablation)
     report.setdefault("meta", {})["verifier"] = args.verifier
+    report["meta"]["scorer_version"] = _scorer_version(config, args.verifier)
     if args.json_out:
         _write(args.json_out, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     if args.markdown_out:
@@ -171,3 +172,12 @@ def print_summary(report, console=None) -> None:
         miss.add_row(kind, str(k["n"]), str(k["caught"]), str(k["missed"]))
     console.print(miss)
     console.print(f"θ: {report['threshold']['reason']}")
+
+
+def _scorer_version(config, verifier: str) -> str:
+    """The scorer's version for the report (:func:`rewards.adapters.reward_version.reward_version`)."""
+    from dataclasses import asdict
+
+    from rewards.adapters.reward_version import reward_version
+
+    return reward_version("rafs_eval", {"config": None if config is None else asdict(config), "verifier": verifier})

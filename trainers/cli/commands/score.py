@@ -96,5 +96,11 @@ def run(args: argparse.Namespace) -> int:
         atomic_write(args.out, to_file)
     except OSError as exc:
         raise CommandError(f"cannot write --out {args.out!r}: {exc.strerror or exc}") from None
-    print(f"rafs score: scored {counted[0]} rows; wrote {args.out}", file=sys.stderr)
+    from dataclasses import asdict
+
+    from rewards.adapters.reward_version import reward_version
+
+    version = reward_version("rafs_score", {"config": None if config is None else asdict(config),
+                                            "verifier": getattr(args, "verifier", None)})
+    print(f"rafs score: scored {counted[0]} rows with {version}; wrote {args.out}", file=sys.stderr)
     return 0
