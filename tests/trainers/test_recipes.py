@@ -82,7 +82,7 @@ def test_accelerate_configs(config):
 
 def test_verifier_keys_reach_the_rewards(monkeypatch):
     """A recipe's verifier* keys build a verifier (rewards.verifiers.registry) that every RAFS reward uses."""
-    from trainers import reward_choice as train_mod
+    from trainers.training import reward_choice as train_mod
 
     sentinel = object()
     seen = {}
