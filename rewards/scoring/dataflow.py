@@ -48,6 +48,7 @@ from rewards.checks.claims import trace_checks
 from rewards.checks.claims.congruences import congruence_chains
 from rewards.checks.equations import BARE_NUMBER, step_equations
 from rewards.checks.identities import constrained_variables
+from rewards.checks.named_chains import join_across
 from rewards.checks.solving import is_identity, solve_linear
 from rewards.parsing.trace import Trace
 
@@ -1099,6 +1100,9 @@ away (``14 - 3 - 4 = 7``, an invented "fee of 3") they need a source like any ot
 _UNIT_AFTER = re.compile(r"\s*(?:[A-Za-z%]+\s*){0,2}")
 
 
+_NEGATED = re.compile(r"(?:^|[(\[{=,]|\\left\()\s*-\s*$")
+"""A unary minus just before a number (``(-4)``, ``= -4``, a side's first character): the number written is the
+negative value (``23 + (-4)`` uses the -4 a step derived, not a 4 from nowhere). Searched in ``side[:start]``."""
 _TERM_CHARS = frozenset("0123456789. *×·/÷()")
 _LATEX_PRODUCT = re.compile(r"\\(?:cdot|times|div)(?![A-Za-z])")
 
@@ -1457,6 +1461,29 @@ def _rescaled(sides, values, is_reached, strict: set[Fraction], known: set[Fract
         known.update(fresh)
 
 
+@lru_cache(maxsize=1024)
+def _trace_equations(steps: tuple[str, ...]) -> tuple[tuple, ...]:
+    """Per step, the equations it states as the dataflow reads them: :func:`step_equations`, with a step's first
+    equation joined to the last equation of the step before (as read, so a chain carried over several steps keeps
+    its first side: ``OP^2 = 10^2 - 6^2``, ``OP^2 = 100 - 36``, ``OP^2 = 64`` read ``OP^2 = 10^2 - 6^2 = 100 - 36 =
+    64`` in the third) where both name the same quantity (:func:`rewards.checks.named_chains.join_across`); cached
+    per trace (the propagation plan reads them again)."""
+    out: list[tuple] = []
+    previous: tuple = ()
+    for k, text in enumerate(steps):
+        read = step_equations(text)
+        if previous and read and "=" in text:
+            read = join_across(previous, read, steps[k - 1], text)
+        out.append(read)
+        previous = read
+    return tuple(out)
+
+
+def _equations(steps, index: int) -> tuple:
+    """The equations step ``index`` states, as the dataflow reads them (:func:`_trace_equations`)."""
+    return _trace_equations(tuple(steps))[index]
+
+
 def build_dataflow(trace: Trace) -> Dataflow:
     """Build the graph of quantities for ``trace`` (cheap: regexes and exact arithmetic only)."""
     from rewards.checks.answers import approximate_value, named_value  # local: answers imports trace (one-way graph)
@@ -1516,7 +1543,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
             strict.update(factored)
             known.update(factored)
         boxes = _answer_boxes(text) if trace.answer and "=" in trace.answer else ()  # "\\boxed{x=5}"
-        for position, (eq, check) in enumerate(step_equations(text)):
+        for position, (eq, check) in enumerate(_equations(trace.steps, index)):
             as_read = check
             if check.ok is False and check.variable is not None and check.variable in constrained:
                 check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
@@ -1605,6 +1632,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     log_result = Fraction(side[slice(*solved_exponent)])
                 for (number, (start, end)), key in zip(numbers, keys):
                     operands += 1
+                    if "-" in side[max(0, start - 3):start] and _NEGATED.search(side, 0, start) and -number in strict:
+                        key = _key(-number)  # "23 + (-4)" after "b = -4": the operand is the reached -4
                     flow.used.append(number)
                     if (start, end) in falling:  # "10 \\cdot 9": the choices left after one pick
                         continue
@@ -1772,7 +1801,7 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
     built = flow._derivations[1] if flow._derivations is not None and flow._derivations[0] == steps else {}
     for k, text in enumerate(trace.steps):
         entries = []
-        for position, (eq, check) in enumerate(step_equations(text)):
+        for position, (eq, check) in enumerate(_equations(trace.steps, k)):
             derivation = built[(k, position)] if (k, position) in built else _derivation(eq, check)  # built
             # already (None included), or worked out
             if derivation is None and flow.approximate and check.ok is True and not eq.approximate:
