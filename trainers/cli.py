@@ -1,4 +1,5 @@
-"""The ``rafs`` command line: ``rafs score | screen | filter | eval | audit | train | experiment | demo | serve``.
+"""The ``rafs`` command line: ``rafs score | screen | filter | eval | audit | report | train | experiment | demo |
+serve``.
 
 Each subcommand lives in :mod:`trainers.commands` as a module with ``add_parser(subparsers)`` (registers its
 arguments, imports nothing heavy) and ``run(args) -> int`` (the exit code). Errors on bad input are one line on
@@ -39,7 +40,7 @@ __all__ = ["main", "build_parser", "COMMANDS", "CommandError", "version", "plain
            "HelpFormatter", "wrap_help", "finish_parser", "rich_console", "refuse_overwrite", "atomic_write",
            "check_output_file"]
 
-COMMANDS = ("score", "screen", "filter", "eval", "audit", "train", "experiment", "demo", "serve")
+COMMANDS = ("score", "screen", "filter", "eval", "audit", "report", "train", "experiment", "demo", "serve")
 
 
 def __getattr__(name: str):

@@ -417,13 +417,20 @@ def _only_asked(text: str, values: list, flow: Dataflow, t: int) -> bool:
     return True
 
 
-def _refute_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: dict[int, str],
-                         trace: Trace | None = None) -> list[StepCheck]:
+def _note_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: dict[int, str],
+                       trace: Trace | None = None) -> tuple[list[StepCheck], list[str]]:
     """Under ``missing_evidence="no_support"``: a step without any equation that states a number nothing reaches
-    (:attr:`~rewards.scoring.dataflow.StepFlow.stray`: "Joe got 5 slices" where ``1/2 x 8`` is 4) asserts an
-    unchecked result — a slip written so that no checker sees it. It is refuted like a visible slip, so hiding a
-    slip never pays more than showing it (on GSM8K gold: 10 of 1,500 solutions have such a step)."""
-    out = checks
+    (:attr:`~rewards.scoring.dataflow.StepFlow.stray`: "Joe got 5 slices" where ``1/2 x 8`` is 4; but also a trial
+    value ``n = 41``, a coordinate read off a figure, a fact recalled) carries no support: the dataflow never counts
+    such a number as reached, so an answer derived from it is unsupported and earns the unverifiable floor. It is
+    *not* refuted — unsupported is not wrong (only a checked falsehood refutes; competition solutions introduce numbers
+    legitimately) — so ``q`` stays what the verifier said and the step gets a reason saying what it withholds. A
+    hidden slip still never pays more than a visible one: a claim stated before (or at) the step that reaches the
+    answer withholds support from that derivation as an ungrounded operand would (the slip's hidden result is what the
+    chain goes on from, even where a coincidence of values makes the next step look reached), so the answer counts as
+    unsupported. Returns the checks with their reasons and those withholding claims (``"5 (step 0)"``)."""
+    out, withheld = checks, []
+    last = flow.answer_step if flow.answer_step is not None else len(flow.steps) - 1
     thinking = trace.summary_start if trace is not None and trace.summary_start is not None else 0
     for t, step in enumerate(flow.steps):
         if step.stray and t < thinking and "?" in trace.steps[t] and _only_asked(trace.steps[t], step.stray, flow, t):
@@ -432,10 +439,13 @@ def _refute_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: di
             if out is checks:
                 out = list(checks)
             values = ", ".join(str(v) for v in dict.fromkeys(step.stray))
-            out[t] = StepCheck(min(out[t].q, _REFUTED_Q),
-                               [*out[t].reasons, f"states {values} without an equation, and nothing before reaches it"],
-                               True)
-    return out
+            out[t] = StepCheck(out[t].q,
+                               [*out[t].reasons, f"states {values} without an equation, and nothing before reaches it "
+                                                 "(no support: not wrong, but nothing it feeds counts as derived)"],
+                               out[t].checked)
+            if t <= last:
+                withheld.extend(f"{v} (step {t}, stated without a derivation)" for v in dict.fromkeys(step.stray))
+    return out, withheld
 
 
 _SUMMARY_STEP = re.compile(r"summary step (\d+)")
@@ -569,11 +579,12 @@ def _single(p: _Parsed, group_components: dict[str, float | None], ref: str | No
     required = cfg.missing_evidence == "no_support"
     correct = answers_equivalent(trace.answer, ref) if ref is not None else None
     checks, superseded, revision_reasons = _apply_revisions(trace, flow, p.checks, correct)
+    withheld: list[str] = []
     if required:
-        checks = _refute_stray_claims(flow, checks, superseded, trace)
+        checks, withheld = _note_stray_claims(flow, checks, superseded, trace)
     q = [c.q for c in checks]
     refuted = {t for t, x in enumerate(q) if x < cfg.theta_step and t not in superseded}
-    feeding = _ungrounded_on_answer_path(flow, derivations=derivations)
+    feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + withheld
     hollow = _hollow_derivation(trace, flow, edits, path) if required and path and not feeding else None
     hedge = _hedged(trace) if trace.other_answers else []
     # with no_support, an answer no verified derivation from the problem reaches earns nothing at all, nor one

@@ -104,7 +104,9 @@ def test_the_reward_functions_keep_the_thinking_part_and_read_the_summarys_answe
 
 
 def test_a_value_asked_while_thinking_and_then_asserted_or_used_is_a_stray_claim():
-    """'Is it 13? Yes, 13 pens.' states 13: no mere question (13 is no basic constant, nothing reaches it)."""
+    """'Is it 13? Yes, 13 pens.' states 13: no mere question (13 is no basic constant, nothing reaches it). Stated
+    before the answer's step, it withholds support from the derivation; it is not refuted (unsupported is not
+    wrong)."""
     from rewards.scoring.score import score_trace
 
     problem = "Tom has 3 boxes of 3 pens. He buys 2 more pens. How many pens does he have?"
@@ -115,8 +117,10 @@ def test_a_value_asked_while_thinking_and_then_asserted_or_used_is_a_stray_claim
     from rewards.scoring.score import RAFSConfig
 
     config = RAFSConfig(**cfg)
-    assert score_trace(problem, asked, gold="11", config=config).suspect_step is None
-    assert score_trace(problem, asserted, gold="11", config=config).suspect_step == 0
+    assert score_trace(problem, asked, gold="11", config=config).supported is True
+    result = score_trace(problem, asserted, gold="11", config=config)
+    assert result.suspect_step is None and result.supported is False
+    assert any("13 (step 0, stated without a derivation)" in why for why in result.reasons)
 
 
 def _think(thinking, summary):

@@ -59,7 +59,9 @@ def test_skipping_problem_quantities_costs_support():
     assert score_trace(DUCKS, shortcut, gold="18", config=off).components["S_RA"] > result.components["S_RA"]
 
 
-def test_a_result_stated_without_an_equation_is_refuted_like_a_visible_slip():
+def test_a_result_stated_without_an_equation_withholds_support_and_pays_no_more_than_a_visible_slip():
+    """Unsupported is not wrong: the hidden slip's step is not refuted (no suspect step, its q stays), but the claim
+    stands before the answer's step, so the derivation is unsupported and pays the unverifiable floor."""
     visible = PIE_FAITHFUL.replace("1/2 x 8 = 4", "1/2 x 8 = 5")
     hidden = PIE_FAITHFUL.replace("is 1/2 x 8 = 4", "is 5")         # the slip's result, with no equation to check
     arrow = PIE_FAITHFUL.replace("1/2 x 8 = 4", "1/2 x 8 → 5")
@@ -68,7 +70,9 @@ def test_a_result_stated_without_an_equation_is_refuted_like_a_visible_slip():
     rafs = _rafs(PIE, PIE_FAITHFUL, visible, hidden, arrow, gold="2")
     assert rafs[2] <= rafs[1] + 0.005 and rafs[3] <= rafs[1] + 0.005 < rafs[0]
     result = score_trace(PIE, hidden, gold="2", config=REWARD)
-    assert result.suspect_step == 0 and "without an equation" in " ".join(result.step_checks[0].reasons)
+    assert result.suspect_step is None and result.step_checks[0].q >= 0.5 and result.supported is False
+    assert "without an equation" in " ".join(result.step_checks[0].reasons)
+    assert any("5 (step 0, stated without a derivation)" in why for why in result.reasons)
 
 
 def test_a_restated_problem_quantity_in_prose_is_not_a_stray_claim():
@@ -82,8 +86,8 @@ def test_figure_code_states_no_quantity_but_its_labels_do():
     assert _fa(PIE, figure + PIE_FAITHFUL, gold="2") == [1.0]
     labelled = '[asy]\nlabel("Joe gets 5 slices", (0,0));\n[/asy]\n'
     result = score_trace(PIE, labelled + PIE_FAITHFUL, gold="2", config=REWARD)
-    assert result.suspect_step is not None
-    assert "states 5 without an equation" in " ".join(result.step_checks[result.suspect_step].reasons)
+    assert result.suspect_step is None and result.supported is False  # withheld support, not refuted
+    assert any("states 5 without an equation" in " ".join(c.reasons) for c in result.step_checks)
 
 
 def test_angle_sums_are_grounded_where_the_text_speaks_of_angles():
