@@ -278,7 +278,9 @@ _HALF_PART = re.compile(r"and\s++(?:a\s++|one\s++)?(?:half|quarter|third)\b|\d\s
 without it has no match, and is answered without the full pattern (which tries its number words at every position,
 ~40 µs on a GSM8K problem; this test ~5). The whitespace runs are possessive: each is followed by a letter or digit."""
 _ORDINALS = {"half": 2, "halves": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-             "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
+             "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+             "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+             "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "hundredth": 100}
 
 
 def _has_ordinal(low: str) -> bool:
@@ -332,6 +334,15 @@ _RADIUS = re.compile(r"\bradius\s+(?:of\s+|is\s+)?\$?(?P<r1>\d{1,6}(?:\.\d+)?)(?
 """``a radius of 3 cm``, ``a 3-inch radius``, ``diameter 10``: the other of the two is a quantity of the problem."""
 
 
+_LISTED = re.compile(r"(?<![\d.])-?\d{1,9}(?:\.\d+)?(?:[\s$]*,[\s$]+(?:and[\s$]+)?-?\d{1,9}(?:\.\d+)?(?!\d|\.\d)){2,}")
+r"""A list of three numbers or more (``$71,$ $72,$ $73,$ $74,$ $75``, ``3, 5, 7, and 9``; a comma and a space between
+items, so ``1,000,000`` is one number): how many it lists is a quantity of the problem (an average divides by it).
+Not a list that goes on (``1, 3, 5, \ldots``)."""
+_LISTED_ITEM = re.compile(r"-?\d{1,9}(?:\.\d+)?")
+_GOES_ON = re.compile(r"[lc]?dots|\.\.\.|…")
+MAX_LISTED = 50
+
+
 @lru_cache(maxsize=4096)
 def problem_numbers(problem: str) -> frozenset[Fraction]:
     """Every quantity the problem states or implies.
@@ -343,7 +354,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     "weekdays" -> 5; "weekend" -> 2), a polygon's sides ("a regular octagon" -> 8), a group with the one named
     ("Suzie and 5 of her friends" -> 6), the steps to a sequence's N-th term ("the 2003rd term" -> 2003, 2002)
     and a logarithm's base and argument ("\\log_264" -> 2, 64), a clock time in minutes ("7:50 a.m." -> 470), a
-    circle's diameter from its radius and back ("a 3-inch radius" -> 6).
+    circle's diameter from its radius and back ("a 3-inch radius" -> 6), how many numbers a list gives ("the
+    integers $71,$ $72,$ $73,$ $74,$ $75$" -> 5, :data:`_LISTED`).
     """
     values = set()
     low = problem.lower()
@@ -396,6 +408,11 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     for match in _RADIUS.finditer(problem) if "radius" in low or "diameter" in low else ():  # radius 3: diameter 6
         radius, diameter = match.group("r1") or match.group("r2"), match.group("d1") or match.group("d2")
         values.add(Fraction(radius) * 2 if radius else Fraction(diameter) / 2)
+    for match in _LISTED.finditer(problem) if "," in problem else ():  # "the integers 71, 72, 73, 74, 75": 5
+        count = len(_LISTED_ITEM.findall(match.group()))
+        if count <= MAX_LISTED and not _GOES_ON.search(problem[max(0, match.start() - 12):match.start()]) \
+                and not _GOES_ON.search(problem[match.end():match.end() + 12]):
+            values.add(Fraction(count))
     for match in CLOCK_TIME.finditer(problem) if ":" in problem else ():  # "at 7:50 a.m.": 470 minutes, as a
         h, m, ap = int(match["h"]), int(match["m"]), match["ap"]  # trace's clock chains are read (read_clock_times)
         values.add(Fraction(time_of_day(h, m, ap)))
