@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 
 from rewards.checks.arithmetic import Equation, EquationCheck, check_equation
+from rewards.checks.plus_minus import PLUS_MINUS, branches, split_branches
 
 __all__ = ["MAX_CHAIN", "MAX_HEAD_CHARS", "join_across", "merge_named"]
 
@@ -65,8 +66,8 @@ def _name(eq: Equation) -> str | None:
         return None
     if not _LETTER.search(head) or _NOT_A_NAME.search(head):
         return None
-    if any(isinstance(s, str) and _NOT_A_NAME.search(s) for s in eq.sides[1:]):
-        return None
+    if any(isinstance(s, str) and _NOT_A_NAME.search(PLUS_MINUS.sub(" ", s)) for s in eq.sides[1:]):
+        return None  # a "\\pm" side joins (its two branches are checked: rewards.checks.plus_minus)
     return _SPACE.sub("", head)
 
 
@@ -97,7 +98,7 @@ def merge_named(checked: list[tuple[Equation, EquationCheck]], text: str | None 
             between = boxed = None
             if text is not None and prev.span[1] <= eq.span[0]:
                 between = text[prev.span[1]:eq.span[0]]
-                boxed = text[max(0, prev.span[0] - 8):eq.span[0]]  # "\\boxed{x = ...}" just before the first
+                boxed = text[max(0, prev.span[0] - 8):eq.span[1]]  # "\\boxed{x = ...}" just before the first
             joined = _join(out[-1], (eq, check), between, boxed)
             if joined is not None:
                 out[-1] = joined
@@ -109,8 +110,8 @@ def merge_named(checked: list[tuple[Equation, EquationCheck]], text: str | None 
 def _join(first: tuple[Equation, EquationCheck], second: tuple[Equation, EquationCheck], between: str | None = None,
           around: str | None = None) -> tuple[Equation, EquationCheck] | None:
     """``first`` and ``second`` joined into one checked chain, or ``None`` (see the module docs). ``between``: the
-    text between the two; ``around``: from just before the first to the second (an answer box there stops the
-    join)."""
+    text between the two; ``around``: from just before the first to the end of the second (an answer box or a
+    ``\\pm`` there stops the join: the branches of :mod:`rewards.checks.plus_minus` are two roots, not a chain)."""
     (prev, prev_check), (eq, check) = first, second
     if check.ok is False or prev_check.ok is False or prev.source == "annotation" or eq.source == "annotation":
         return None
@@ -119,9 +120,14 @@ def _join(first: tuple[Equation, EquationCheck], second: tuple[Equation, Equatio
     name = _name(eq)
     if name is None or name != _name(prev) or _SPACE.sub("", prev.sides[-1]) == _SPACE.sub("", eq.sides[1]):
         return None  # a restated value computes nothing
-    if around is not None and _BOXED.search(around):
-        return None  # an answer box between them: a box restates, it does not compute
+    signed = [bool(PLUS_MINUS.search(prev.sides[-1])), any(PLUS_MINUS.search(side) for side in eq.sides[1:])]
+    if around is not None and (_BOXED.search(around) or PLUS_MINUS.search(around) and not all(signed)):
+        return None  # an answer box: a box restates, it does not compute; a branch of a "\\pm" is one root of two
     joined = _joined(prev, eq)
+    if any(signed):  # "y = \\frac{4 \\pm \\sqrt{20}}{2}" then "y = 2 \\pm \\sqrt{5}": joined where both branches hold,
+        if all(signed) and branches(joined) is not None:  # left unchecked for split_branches to read
+            return joined, EquationCheck(joined, None, "two branches: " + " = ".join(joined.sides))
+        return None
     joined_check = check_equation(joined)
     link = len(prev.sides) - 1  # the pair (prev's last side, eq's first later side)
     if len(joined_check.pairs) <= link:
@@ -184,10 +190,11 @@ def join_across(previous: tuple, checked: tuple, previous_text: str | None = Non
         (begin, end), start = previous[-1][0].span, checked[0][0].span[0]
         if end <= len(previous_text) and start <= len(text):
             between = previous_text[end:] + "\n" + text[:start]
-            around = previous_text[max(0, begin - 8):] + "\n" + text[:start]
+            around = previous_text[max(0, begin - 8):] + "\n" + text[:checked[0][0].span[1]]
     joined = _join(previous[-1], checked[0], between, around)
     if joined is None:
         return checked
     eq, check = joined
     kept = Equation(eq.sides, eq.values, checked[0][0].span, eq.source, eq.relations, eq.approximate)
-    return ((kept, EquationCheck(kept, check.ok, check.detail, check.pairs, check.variable)),) + tuple(checked[1:])
+    first = [(kept, EquationCheck(kept, check.ok, check.detail, check.pairs, check.variable))]
+    return tuple(split_branches(first) if check.ok is None else first) + tuple(checked[1:])

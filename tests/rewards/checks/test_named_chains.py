@@ -126,3 +126,18 @@ def test_hostile_latex_is_read_in_bounded_time():
     start = time.process_time()
     score_trace(PROBLEM, "\n\n".join(steps) + "\n\n\\boxed{8}", gold="8", config=CONFIG)
     assert time.process_time() - start < 1.0
+
+
+def test_a_quadratic_formula_chain_is_two_verified_branches():
+    text = (r"\[ y = \frac{-(-4) \pm \sqrt{(-4)^2 - 4(1)(-1)}}{2(1)} \] \[ y = \frac{4 \pm \sqrt{16 + 4}}{2} \]"
+            r" \[ y = 2 \pm \sqrt{5} \]")
+    read = _read(text)
+    assert [ok for _, ok in read] == [True, True]
+    assert read[0][0].endswith(r"2 + \sqrt{5}") and read[1][0].endswith(r"2 - \sqrt{5}")
+
+
+def test_a_false_or_one_sided_plus_minus_chain_stays_unchecked():
+    assert _read(r"\[ x = \frac{1 \pm 17}{2} = 9 \]") == [(r"x = \frac{1 \pm 17}{2} = 9", None)]  # a root chosen
+    assert [ok for _, ok in _read(r"\[ x = 1 \pm 2 \] \[ x = 1 \pm 3 \]")] == [None, None]  # false: not joined
+    assert [ok for _, ok in _read(r"\[ x = \frac{1 \pm 17}{2} \] \[ x = 9 \]")] == [None, None]
+    assert all(ok is None for _, ok in _read(r"\( x = 7 \pm 6 \pmod{12} = 1 \pm 0 \)"))
