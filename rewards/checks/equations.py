@@ -18,6 +18,8 @@ from functools import lru_cache
 
 from rewards.checks.arithmetic import EquationCheck, check_equation, extract_equations
 from rewards.checks.identities import MIN_CHAIN, identity_checks
+from rewards.checks.named_chains import merge_named
+from rewards.checks.plus_minus import split_branches
 
 __all__ = ["BARE_NUMBER", "step_equations"]
 
@@ -33,14 +35,20 @@ def step_equations(step: str) -> tuple:
     dataflow at 4,096).
 
     Numeric equations are checked by :func:`rewards.checks.arithmetic.check_equation`; chained identities in one
-    variable (``(x+1)^2 = x^2 + 2x + 1 = …``) by :func:`rewards.checks.identities.identity_checks`.
+    variable (``(x+1)^2 = x^2 + 2x + 1 = …``) by :func:`rewards.checks.identities.identity_checks`. Consecutive
+    equations naming the same quantity (``OP^2 = 100 - 36``, ``OP^2 = 64``) are joined into one chain where the new
+    link holds (:func:`rewards.checks.named_chains.merge_named`). An equation written with ``\\pm`` whose two branches
+    both hold is read as the two branches (:func:`rewards.checks.plus_minus.branches`).
     """
     equations = extract_equations(step)
     checks = [(eq, check_equation(eq)) for eq in equations]
     if any(len(eq.sides) >= MIN_CHAIN and any(v is None for v in eq.values) for eq in equations):
         refuted = {id(c.equation): c for c in identity_checks(equations)}
         checks = [(eq, refuted.get(id(eq), check)) if check.ok is not False else (eq, check) for eq, check in checks]
-    return tuple(_without_tokens(eq, _unless_disowned(step, eq, check)) for eq, check in checks)
+    checks = merge_named([(eq, _unless_disowned(step, eq, check)) for eq, check in checks], step)
+    if "pm" in step or "mp" in step or "±" in step or "∓" in step:
+        checks = split_branches(checks)  # "x = \frac{1 \pm 17}{2}": both branches verified, each derives its root
+    return tuple(_without_tokens(eq, check) for eq, check in checks)
 
 
 def _without_tokens(eq, check) -> tuple:

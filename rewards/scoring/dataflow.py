@@ -48,6 +48,7 @@ from rewards.checks.claims import trace_checks
 from rewards.checks.claims.congruences import congruence_chains
 from rewards.checks.equations import BARE_NUMBER, step_equations
 from rewards.checks.identities import constrained_variables
+from rewards.checks.named_chains import join_across
 from rewards.checks.solving import is_identity, solve_linear
 from rewards.parsing.trace import Trace
 
@@ -277,7 +278,9 @@ _HALF_PART = re.compile(r"and\s++(?:a\s++|one\s++)?(?:half|quarter|third)\b|\d\s
 without it has no match, and is answered without the full pattern (which tries its number words at every position,
 ~40 µs on a GSM8K problem; this test ~5). The whitespace runs are possessive: each is followed by a letter or digit."""
 _ORDINALS = {"half": 2, "halves": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-             "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "twentieth": 20, "hundredth": 100}
+             "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+             "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+             "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "hundredth": 100}
 
 
 def _has_ordinal(low: str) -> bool:
@@ -331,6 +334,15 @@ _RADIUS = re.compile(r"\bradius\s+(?:of\s+|is\s+)?\$?(?P<r1>\d{1,6}(?:\.\d+)?)(?
 """``a radius of 3 cm``, ``a 3-inch radius``, ``diameter 10``: the other of the two is a quantity of the problem."""
 
 
+_LISTED = re.compile(r"(?<![\d.])-?\d{1,9}(?:\.\d+)?(?:[\s$]*,[\s$]+(?:and[\s$]+)?-?\d{1,9}(?:\.\d+)?(?!\d|\.\d)){2,}")
+r"""A list of three numbers or more (``$71,$ $72,$ $73,$ $74,$ $75``, ``3, 5, 7, and 9``; a comma and a space between
+items, so ``1,000,000`` is one number): how many it lists is a quantity of the problem (an average divides by it).
+Not a list that goes on (``1, 3, 5, \ldots``)."""
+_LISTED_ITEM = re.compile(r"-?\d{1,9}(?:\.\d+)?")
+_GOES_ON = re.compile(r"[lc]?dots|\.\.\.|…")
+MAX_LISTED = 50
+
+
 @lru_cache(maxsize=4096)
 def problem_numbers(problem: str) -> frozenset[Fraction]:
     """Every quantity the problem states or implies.
@@ -342,7 +354,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     "weekdays" -> 5; "weekend" -> 2), a polygon's sides ("a regular octagon" -> 8), a group with the one named
     ("Suzie and 5 of her friends" -> 6), the steps to a sequence's N-th term ("the 2003rd term" -> 2003, 2002)
     and a logarithm's base and argument ("\\log_264" -> 2, 64), a clock time in minutes ("7:50 a.m." -> 470), a
-    circle's diameter from its radius and back ("a 3-inch radius" -> 6).
+    circle's diameter from its radius and back ("a 3-inch radius" -> 6), how many numbers a list gives ("the
+    integers $71,$ $72,$ $73,$ $74,$ $75$" -> 5, :data:`_LISTED`).
     """
     values = set()
     low = problem.lower()
@@ -395,6 +408,11 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     for match in _RADIUS.finditer(problem) if "radius" in low or "diameter" in low else ():  # radius 3: diameter 6
         radius, diameter = match.group("r1") or match.group("r2"), match.group("d1") or match.group("d2")
         values.add(Fraction(radius) * 2 if radius else Fraction(diameter) / 2)
+    for match in _LISTED.finditer(problem) if "," in problem else ():  # "the integers 71, 72, 73, 74, 75": 5
+        count = len(_LISTED_ITEM.findall(match.group()))
+        if count <= MAX_LISTED and not _GOES_ON.search(problem[max(0, match.start() - 12):match.start()]) \
+                and not _GOES_ON.search(problem[match.end():match.end() + 12]):
+            values.add(Fraction(count))
     for match in CLOCK_TIME.finditer(problem) if ":" in problem else ():  # "at 7:50 a.m.": 470 minutes, as a
         h, m, ap = int(match["h"]), int(match["m"]), match["ap"]  # trace's clock chains are read (read_clock_times)
         values.add(Fraction(time_of_day(h, m, ap)))
@@ -1099,6 +1117,9 @@ away (``14 - 3 - 4 = 7``, an invented "fee of 3") they need a source like any ot
 _UNIT_AFTER = re.compile(r"\s*(?:[A-Za-z%]+\s*){0,2}")
 
 
+_NEGATED = re.compile(r"(?:^|[(\[{=,]|\\left\()\s*-\s*$")
+"""A unary minus just before a number (``(-4)``, ``= -4``, a side's first character): the number written is the
+negative value (``23 + (-4)`` uses the -4 a step derived, not a 4 from nowhere). Searched in ``side[:start]``."""
 _TERM_CHARS = frozenset("0123456789. *×·/÷()")
 _LATEX_PRODUCT = re.compile(r"\\(?:cdot|times|div)(?![A-Za-z])")
 
@@ -1457,6 +1478,29 @@ def _rescaled(sides, values, is_reached, strict: set[Fraction], known: set[Fract
         known.update(fresh)
 
 
+@lru_cache(maxsize=1024)
+def _trace_equations(steps: tuple[str, ...]) -> tuple[tuple, ...]:
+    """Per step, the equations it states as the dataflow reads them: :func:`step_equations`, with a step's first
+    equation joined to the last equation of the step before (as read, so a chain carried over several steps keeps
+    its first side: ``OP^2 = 10^2 - 6^2``, ``OP^2 = 100 - 36``, ``OP^2 = 64`` read ``OP^2 = 10^2 - 6^2 = 100 - 36 =
+    64`` in the third) where both name the same quantity (:func:`rewards.checks.named_chains.join_across`); cached
+    per trace (the propagation plan reads them again)."""
+    out: list[tuple] = []
+    previous: tuple = ()
+    for k, text in enumerate(steps):
+        read = step_equations(text)
+        if previous and read and "=" in text:
+            read = join_across(previous, read, steps[k - 1], text)
+        out.append(read)
+        previous = read
+    return tuple(out)
+
+
+def _equations(steps, index: int) -> tuple:
+    """The equations step ``index`` states, as the dataflow reads them (:func:`_trace_equations`)."""
+    return _trace_equations(tuple(steps))[index]
+
+
 def build_dataflow(trace: Trace) -> Dataflow:
     """Build the graph of quantities for ``trace`` (cheap: regexes and exact arithmetic only)."""
     from rewards.checks.answers import approximate_value, named_value  # local: answers imports trace (one-way graph)
@@ -1516,7 +1560,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
             strict.update(factored)
             known.update(factored)
         boxes = _answer_boxes(text) if trace.answer and "=" in trace.answer else ()  # "\\boxed{x=5}"
-        for position, (eq, check) in enumerate(step_equations(text)):
+        for position, (eq, check) in enumerate(_equations(trace.steps, index)):
             as_read = check
             if check.ok is False and check.variable is not None and check.variable in constrained:
                 check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
@@ -1605,6 +1649,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
                     log_result = Fraction(side[slice(*solved_exponent)])
                 for (number, (start, end)), key in zip(numbers, keys):
                     operands += 1
+                    if "-" in side[max(0, start - 3):start] and _NEGATED.search(side, 0, start) and -number in strict:
+                        key = _key(-number)  # "23 + (-4)" after "b = -4": the operand is the reached -4
                     flow.used.append(number)
                     if (start, end) in falling:  # "10 \\cdot 9": the choices left after one pick
                         continue
@@ -1772,7 +1818,7 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
     built = flow._derivations[1] if flow._derivations is not None and flow._derivations[0] == steps else {}
     for k, text in enumerate(trace.steps):
         entries = []
-        for position, (eq, check) in enumerate(step_equations(text)):
+        for position, (eq, check) in enumerate(_equations(trace.steps, k)):
             derivation = built[(k, position)] if (k, position) in built else _derivation(eq, check)  # built
             # already (None included), or worked out
             if derivation is None and flow.approximate and check.ok is True and not eq.approximate:
