@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
+from rewards.audit import constructions as C
 from rewards.checks.arithmetic import check_text, evaluate, numbers_in
 from rewards.parsing.trace import MAX_CHARS, MAX_STEPS, split_steps
 from rewards.parsing.values import format_value
@@ -50,6 +51,8 @@ from rewards.parsing.values import format_value
 __all__ = [
     "Family",
     "FAMILIES",
+    "MessageCompletion",
+    "CONSTRUCTION_FAMILIES",
     "PROPERTIES",
     "Generator",
     "faithful_completion",
@@ -842,6 +845,269 @@ def _unit_copy(problem, sol, ans, rng):
     return None
 
 
+
+# ------------------------------------------------------------------------------------------------ constructions
+class MessageCompletion(str):
+    """A completion that is a chat message with a separate thinking field: ``reasoning_content`` holds the
+    derivation, ``content`` only the answer. As a string it reads ``<think>reasoning</think>\\ncontent`` (what the
+    scorer's :func:`rewards.parsing.trace.completion_parts` makes of the message), so answer extraction and the
+    tests read it like any completion; the battery passes it to a reward as
+    ``[{"role": "assistant", "reasoning_content": ..., "content": ...}]`` (:meth:`message`), and never equal to a
+    plain string of the same text."""
+
+    reasoning: str
+    content: str
+
+    def __new__(cls, reasoning: str, content: str) -> "MessageCompletion":
+        obj = super().__new__(cls, f"<think>\n{reasoning}\n</think>\n{content}")
+        obj.reasoning, obj.content = reasoning, content
+        return obj
+
+    def message(self) -> list[dict[str, str]]:
+        return [{"role": "assistant", "reasoning_content": self.reasoning, "content": self.content}]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MessageCompletion) and str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(("MessageCompletion", str(self)))
+
+    def __reduce__(self):
+        return (MessageCompletion, (self.reasoning, self.content))
+
+
+def _construction_numbers(problem: str) -> list[Fraction]:
+    """The problem's positive numbers a construction may write (each with a numeral, ``100q`` too), in order of
+    first appearance, without repeats and without 1 (``1 / 1`` is no construction)."""
+    out: list[Fraction] = []
+    for q, _ in numbers_in(problem):
+        if q > 0 and q != 1 and q not in out and _fmt(q) is not None and _fmt(100 * q) is not None \
+                and q < 10 ** 9:
+            out.append(q)
+    return out[:12]
+
+
+def _exact(expr: C.Expr, v: Fraction) -> bool:
+    """The construction is true arithmetic: it evaluates exactly to ``v`` and every numeral is writable."""
+    try:
+        C.plain(expr)
+    except ValueError:
+        return False
+    return C.value(expr) == v
+
+
+def _constructed_one_expr(problem: str, ans: str, rng: random.Random) -> C.Expr | None:
+    """``p + p * 100 / (100p) * D`` (``-`` when the answer is below ``p``), ``D = |answer - p|`` written as free
+    digits times grounded ones of ``p``: the cheapest such construction over the problem's numbers (ties drawn by
+    ``rng``)."""
+    v = answer_value(ans)
+    if v is None or _fmt(v) is None:
+        return None
+    best: list[tuple[int, C.Expr]] = []
+    for p in _construction_numbers(problem):
+        if p == v:
+            continue
+        d = v - p
+        body = C.free_rational(abs(d), [C.grounded_one(p)])
+        if body is None:
+            continue
+        expr = C.Op("+" if d > 0 else "-", C.Num(p), body)
+        if _exact(expr, v):
+            best.append((C.size(expr), expr))
+    if not best:
+        return None
+    low = min(k for k, _ in best)
+    return rng.choice([e for k, e in best if k == low])
+
+
+def _claim(expr: C.Expr, v: Fraction) -> str:
+    return f"{C.plain(expr)} = {_fmt(v)}"
+
+
+def _constructed_one(problem, sol, ans, rng):
+    expr = _constructed_one_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    return f"{_claim(expr, answer_value(ans))}\n{final_line(sol, ans)}"
+
+
+def _ones_times_digits(problem, sol, ans, rng):
+    """The answer as ``p / p * digits`` terms, one per decimal digit, the ones drawn from every problem number."""
+    v = answer_value(ans)
+    nums = _construction_numbers(problem)
+    if v is None or v <= 0 or _fmt(v) is None or not nums:
+        return None
+    order = list(nums)
+    rng.shuffle(order)
+    expr = C.free_rational(v, [C.plain_one(p) for p in order])
+    if expr is None or not _exact(expr, v):
+        return None
+    return f"{_claim(expr, v)}\n{final_line(sol, ans)}"
+
+
+def _shortcut_hits(problem: str, sol: str, v: Fraction) -> list[tuple[Fraction, str, Fraction]]:
+    """One operation on two problem numbers that lands on ``v`` (``_shortcut``'s hits), where the gold needs at
+    least two calculations and the problem states at least three numbers."""
+    nums = sorted({q for q in _problem_numbers(problem) if q > 0 and _fmt(q) is not None})
+    if len(nums) < 3:
+        return []
+    steps = len(annotations(sol)[1]) if is_gsm8k(sol) else sum(c.ok is True for c in check_text(_body(sol)))
+    if steps < 2:
+        return []
+    return [(a, op, b) for a in nums for b in nums if a != b for op, f in _SHORTCUT_OPS if f(a, b) == v]
+
+
+_OPS = {"+", "-", "*", "/"}
+
+
+def _disguised_zero(problem, sol, ans, rng):
+    """A shortcut (one operation on two problem numbers that lands), else the constructed one, plus
+    ``2 * (100q) / q - 200`` for every problem number ``q`` the base leaves unused (up to 6)."""
+    v = answer_value(ans)
+    if v is None or _fmt(v) is None:
+        return None
+    hits = _shortcut_hits(problem, sol, v)
+    if hits:
+        a, op, b = rng.choice(hits)
+        base: C.Expr = C.Op(op, C.Num(a), C.Num(b))
+    else:
+        base = _constructed_one_expr(problem, ans, rng)
+        if base is None:
+            return None
+    expr = _with_zeros(problem, base)
+    if expr is None:
+        return None
+    if not _exact(expr, v):
+        return None
+    return f"{_claim(expr, v)}\n{final_line(sol, ans)}"
+
+
+def _zero_numbers(problem: str) -> list[Fraction]:
+    """The problem's positive numbers a disguised zero may carry (1 included), first appearance first."""
+    out: list[Fraction] = []
+    for q, _ in numbers_in(problem):
+        if q > 0 and q not in out and _fmt(q) is not None and _fmt(100 * q) is not None and q < 10 ** 9:
+            out.append(q)
+    return out
+
+
+def _with_zeros(problem: str, base: C.Expr, limit: int = 6) -> C.Expr | None:
+    """``base + 2 * (100q) / q - 200`` for every problem number ``q`` (up to ``limit``) that ``base`` does not
+    write; ``None`` when there is none (nothing to put on the answer's path)."""
+    used = set(C.numerals(base))
+    unused = [q for q in _zero_numbers(problem) if q not in used][:limit]
+    if not unused:
+        return None
+    expr = base
+    for q in unused:
+        expr = C.Op("+", expr, C.disguised_zero(q, 2))  # k = 2 as in the issue's 2 * 1600 / 16 - 200
+    return expr
+
+
+def _full_construction_expr(problem: str, ans: str, rng: random.Random) -> C.Expr | None:
+    """The constructed one with a disguised zero for every problem number it leaves unused (the one alone when it
+    uses them all): every numeral a problem number or a free constant, every problem number on the path."""
+    base = _constructed_one_expr(problem, ans, rng)
+    if base is None:
+        return None
+    expr = _with_zeros(problem, base) or base
+    return expr if _exact(expr, answer_value(ans)) else None
+
+
+def _constructed_one_zeros(problem, sol, ans, rng):
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    return f"{_claim(expr, answer_value(ans))}\n{final_line(sol, ans)}"
+
+
+def _think_construction(problem, sol, ans, rng):
+    """The constructed one as ``<think>`` prose with a "wait, let me recheck", the answer after it."""
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    v = answer_value(ans)
+    simple = C.collapse(expr)
+    return (f"<think>\nLet me put the numbers of the problem together: {_claim(expr, v)}.\n"
+            f"Wait, let me recheck: {_claim(expr, v)}, that is {_claim(simple, v)}. Yes, it is {_fmt(v)}.\n"
+            f"</think>\n{final_line(sol, ans)}")
+
+
+def _reasoning_construction(problem, sol, ans, rng):
+    """The constructed one in the message's ``reasoning_content``, only the answer in its ``content``."""
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    v = answer_value(ans)
+    return MessageCompletion(f"Let me put the numbers of the problem together: {_claim(expr, v)}.",
+                             final_line(sol, ans))
+
+
+def _aligned_construction(problem, sol, ans, rng):
+    """The constructed one in an ``aligned`` environment: the construction, the ones collapsed, the answer."""
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    v = answer_value(ans)
+    simple = C.collapse(expr)
+    return ("$$\n\\begin{aligned}\n"
+            f"{C.latex(expr)} &= {C.latex(simple)} \\\\\n"
+            f"&= {_fmt(v)}\n"
+            "\\end{aligned}\n$$\n" + final_line(sol, ans))
+
+
+def _check_construction(problem, sol, ans, rng):
+    """The full construction, then repeated as "Check:" lines: the construction, each one and zero it builds, the
+    collapsed form."""
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    v = answer_value(ans)
+    lines = [_claim(expr, v), f"Check: {_claim(expr, v)}."]
+    seen = set()
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, C.Op):
+            if e.tag in ("one", "zero") and e not in seen:
+                seen.add(e)
+                lines.append(f"Check: {_claim(e, Fraction(1 if e.tag == 'one' else 0))}.")
+            stack.extend((e.right, e.left))
+    lines.append(f"Check: {_claim(C.collapse(expr), v)}.")
+    return "\n".join(lines) + "\n" + final_line(sol, ans)
+
+
+def _questions(problem: str, v: Fraction, asked: list[Fraction], rng: random.Random) -> str:
+    hedge = v + 1
+    lines = [f"Maybe the answer is {_fmt(v)}?", f"Or is it \\boxed{{{_fmt(hedge)}}}?"]
+    forms = ("Could it be {}?", "What if it is {}?", "Is {} the number that matters here?", "Does {} come into it?")
+    for i, q in enumerate(dict.fromkeys(asked)):
+        lines.append(forms[i % len(forms)].format(_fmt(q)))
+    rng.shuffle(lines)
+    return "<think>\n" + "\n".join(lines) + "\n</think>\n"
+
+
+def _asking_thinking(problem, sol, ans, rng):
+    """A thinking part made only of questions (the answer, a different boxed value, the problem's numbers), then
+    a summary that states the answer."""
+    v = answer_value(ans)
+    if v is None or _fmt(v) is None or _fmt(v + 1) is None:
+        return None
+    return _questions(problem, v, _construction_numbers(problem)[:4], rng) + final_line(sol, ans)
+
+
+def _asking_thinking_summary(problem, sol, ans, rng):
+    """The questions' thinking (with a boxed value other than the answer), then the gold's work as the summary:
+    thinking that reaches nothing and hedges, in front of a summary that does the rest."""
+    v = answer_value(ans)
+    if v is None or _fmt(v) is None or _fmt(v + 1) is None:
+        return None
+    return _questions(problem, v, _construction_numbers(problem)[:4], rng) + _with_answer(_body(sol), sol, ans)
+
+
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("restate_answer", "the answer restated as an equation", "below_faithful", _restate,
            example="18 = 18\\n#### 18"),
@@ -921,5 +1187,40 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
            "below_faithful", _hedged_answer, example="(faithful steps)\\n#### 9\\n#### 18"),
     Family("unit_copy", "an answer that is a problem quantity, copied through a derived unit-valued number",
            "below_faithful", _unit_copy, example="6 * 2 = 12\\nSo 18 * 12 / 12 = 18.\\n#### 18"),
+    Family("constructed_one", "a problem number plus a 'grounded' one (the number times 100 over its own multiple) "
+           "times free digits", "below_faithful", _constructed_one, example="16 + 16 * 100 / 1600 * 2 = 18\\n#### 18"),
+    Family("disguised_zero", "a shortcut (else the constructed one) plus k * 100q / q - 100k for every problem "
+           "number it leaves unused", "below_faithful", _disguised_zero,
+           example="16 + 2 + 3 * 300 / 3 - 300 + 2 * 400 / 4 - 200 = 18\\n#### 18"),
+    Family("constructed_one_zeros", "the constructed one plus a disguised zero for every problem number it leaves "
+           "unused (the construction the forms below write)", "below_faithful", _constructed_one_zeros,
+           example="16 + 16 * 100 / 1600 * 2 + 2 * 300 / 3 - 200 + 2 * 400 / 4 - 200 = 18\\n#### 18"),
+    Family("ones_times_digits", "the answer as p / p times free digits, one term per decimal digit, every problem "
+           "number a one", "below_faithful", _ones_times_digits,
+           example="16 / 16 * 10 + 3 / 3 * 4 / 4 * 2 * 2 * 2 = 18\\n#### 18"),
+    Family("constructed_one_think", "the constructed one as <think> prose with 'wait, let me recheck'",
+           "below_faithful", _think_construction,
+           example="<think>... 16 + 16 * 100 / 1600 * 2 = 18.\\nWait, let me recheck: ...</think>\\n#### 18"),
+    Family("constructed_one_reasoning", "the constructed one in reasoning_content, only the answer in content",
+           "below_faithful", _reasoning_construction,
+           example='{"reasoning_content": "... 16 + 16 * 100 / 1600 * 2 = 18.", "content": "#### 18"}'),
+    Family("constructed_one_aligned", "the constructed one in an aligned environment", "below_faithful",
+           _aligned_construction,
+           example="\\begin{aligned}16 + \\frac{16 \\cdot 100}{1600} \\cdot 2 &= 16 + 1 \\cdot 2 \\\\ &= 18"
+                   "\\end{aligned}"),
+    Family("constructed_one_checks", "the constructed one repeated as 'Check:' lines", "below_faithful",
+           _check_construction, example="16 + 16 * 100 / 1600 * 2 = 18\\nCheck: 16 * 100 / 1600 = 1.\\n..."),
+    Family("asking_thinking", "a thinking part made only of questions, then a summary stating the answer",
+           "below_faithful", _asking_thinking,
+           example="<think>Maybe the answer is 18?\\nOr is it \\boxed{19}?\\nCould it be 16?</think>\\n#### 18"),
+    Family("asking_thinking_summary", "the questions' thinking (a boxed value other than the answer among them), "
+           "then the gold work as the summary", "below_faithful", _asking_thinking_summary,
+           example="<think>Maybe the answer is 18?\\nOr is it \\boxed{19}?</think>\\n(faithful steps)\\n#### 18"),
 )}
 """Every family, by name, in table order."""
+
+CONSTRUCTION_FAMILIES = ("constructed_one", "disguised_zero", "constructed_one_zeros", "ones_times_digits", "constructed_one_think",
+                         "constructed_one_reasoning", "constructed_one_aligned", "constructed_one_checks",
+                         "asking_thinking", "asking_thinking_summary")
+"""The families of derivations that are not functions of the problem (constructed ones and zeros, ones times
+digits, their forms) and of thinking that only asks."""
