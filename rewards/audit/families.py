@@ -965,7 +965,8 @@ _OPS = {"+", "-", "*", "/"}
 
 def _disguised_zero(problem, sol, ans, rng):
     """A shortcut (one operation on two problem numbers that lands), else the constructed one, plus
-    ``2 * (100q) / q - 200`` for every problem number ``q`` the base leaves unused (up to 6)."""
+    ``k * (100q) / q - 100k`` for every problem number ``q`` the base leaves unused (up to 6; ``k`` a problem
+    number, :func:`_with_zeros`)."""
     v = answer_value(ans)
     if v is None or _fmt(v) is None:
         return None
@@ -978,11 +979,9 @@ def _disguised_zero(problem, sol, ans, rng):
         if base is None:
             return None
     expr = _with_zeros(problem, base)
-    if expr is None:
+    if expr is None or not _exact(expr, v):
         return None
-    if not _exact(expr, v):
-        return None
-    return f"{_claim(expr, v)}\n{final_line(sol, ans)}"
+    return "\n".join(_construction_lines(expr, v)) + "\n" + final_line(sol, ans)
 
 
 def _zero_numbers(problem: str) -> list[Fraction]:
@@ -995,15 +994,20 @@ def _zero_numbers(problem: str) -> list[Fraction]:
 
 
 def _with_zeros(problem: str, base: C.Expr, limit: int = 6) -> C.Expr | None:
-    """``base + 2 * (100q) / q - 200`` for every problem number ``q`` (up to ``limit``) that ``base`` does not
-    write; ``None`` when there is none (nothing to put on the answer's path)."""
+    """``base + k * (100q) / q - 100k`` for every problem number ``q`` (up to ``limit``) that ``base`` does not
+    write, ``k`` the smallest whole problem number other than ``q`` (else 2); ``None`` when there is no such ``q``
+    (nothing to put on the answer's path)."""
     used = set(C.numerals(base))
     unused = [q for q in _zero_numbers(problem) if q not in used][:limit]
     if not unused:
         return None
+    whole = sorted(k for k in _zero_numbers(problem) if k.denominator == 1)
     expr = base
     for q in unused:
-        expr = C.Op("+", expr, C.disguised_zero(q, 2))  # k = 2 as in the issue's 2 * 1600 / 16 - 200
+        # k a problem number (the issue's 2 * 1600 / 16 - 200 on the duck problem, whose price is $2), so that 100k
+        # is 100 times a stated number; 2 when the problem states no other whole number
+        ks = [k for k in whole if k != q and k != 1]
+        expr = C.Op("+", expr, C.disguised_zero(q, ks[0] if ks else 2))
     return expr
 
 
@@ -1017,56 +1021,72 @@ def _full_construction_expr(problem: str, ans: str, rng: random.Random) -> C.Exp
     return expr if _exact(expr, answer_value(ans)) else None
 
 
+def _split_zeros(expr: C.Expr) -> tuple[C.Expr, list[C.Expr]]:
+    """``base + zero + zero ...`` as ``(base, [zeros in order])``."""
+    zeros: list[C.Expr] = []
+    while isinstance(expr, C.Op) and expr.op == "+" and isinstance(expr.right, C.Op) and expr.right.tag == "zero":
+        zeros.append(expr.right)
+        expr = expr.left
+    return expr, zeros[::-1]
+
+
+def _construction_lines(expr: C.Expr, v: Fraction) -> list[str]:
+    """One step per line, as a derivation is written: the base (``16 + 16 * 100 / 1600 * 2 = 18``), then each
+    disguised zero added to the running value (``18 + 2 * 300 / 3 - 200 = 18``)."""
+    base, zeros = _split_zeros(expr)
+    return [_claim(base, v)] + [f"{_fmt(v)} + {C.plain(z)} = {_fmt(v)}" for z in zeros]
+
+
 def _constructed_one_zeros(problem, sol, ans, rng):
     expr = _full_construction_expr(problem, ans, rng)
     if expr is None:
         return None
-    return f"{_claim(expr, answer_value(ans))}\n{final_line(sol, ans)}"
+    return "\n".join(_construction_lines(expr, answer_value(ans))) + "\n" + final_line(sol, ans)
 
 
 def _think_construction(problem, sol, ans, rng):
-    """The constructed one as ``<think>`` prose with a "wait, let me recheck", the answer after it."""
+    """The full construction as ``<think>`` prose with a "wait, let me recheck", the answer after it."""
     expr = _full_construction_expr(problem, ans, rng)
     if expr is None:
         return None
     v = answer_value(ans)
-    simple = C.collapse(expr)
-    return (f"<think>\nLet me put the numbers of the problem together: {_claim(expr, v)}.\n"
-            f"Wait, let me recheck: {_claim(expr, v)}, that is {_claim(simple, v)}. Yes, it is {_fmt(v)}.\n"
-            f"</think>\n{final_line(sol, ans)}")
+    first, *rest = _construction_lines(expr, v)
+    prose = [f"Let me put the numbers of the problem together: {first}."] + [f"Then {ln}." for ln in rest]
+    base = _split_zeros(expr)[0]
+    prose.append(f"Wait, let me recheck: {first}, that is {_claim(C.collapse(base), v)}. Yes, it is {_fmt(v)}.")
+    return "<think>\n" + "\n".join(prose) + "\n</think>\n" + final_line(sol, ans)
 
 
 def _reasoning_construction(problem, sol, ans, rng):
-    """The constructed one in the message's ``reasoning_content``, only the answer in its ``content``."""
+    """The full construction in the message's ``reasoning_content``, only the answer in its ``content``."""
     expr = _full_construction_expr(problem, ans, rng)
     if expr is None:
         return None
-    v = answer_value(ans)
-    return MessageCompletion(f"Let me put the numbers of the problem together: {_claim(expr, v)}.",
-                             final_line(sol, ans))
+    return MessageCompletion("\n".join(_construction_lines(expr, answer_value(ans))), final_line(sol, ans))
 
 
 def _aligned_construction(problem, sol, ans, rng):
-    """The constructed one in an ``aligned`` environment: the construction, the ones collapsed, the answer."""
+    """The full construction in an ``aligned`` environment: the base with its ones collapsed, then each zero
+    added to the answer."""
     expr = _full_construction_expr(problem, ans, rng)
     if expr is None:
         return None
     v = answer_value(ans)
-    simple = C.collapse(expr)
-    return ("$$\n\\begin{aligned}\n"
-            f"{C.latex(expr)} &= {C.latex(simple)} \\\\\n"
-            f"&= {_fmt(v)}\n"
-            "\\end{aligned}\n$$\n" + final_line(sol, ans))
+    base, zeros = _split_zeros(expr)
+    rows = [f"{C.latex(base)} &= {C.latex(C.collapse(base))} = {_fmt(v)}"]
+    rows += [f"{_fmt(v)} + {C.latex(z)} &= {_fmt(v)}" for z in zeros]
+    return "$$\n\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}\n$$\n" + final_line(sol, ans)
 
 
 def _check_construction(problem, sol, ans, rng):
-    """The full construction, then repeated as "Check:" lines: the construction, each one and zero it builds, the
-    collapsed form."""
+    """The full construction, then "Check:" lines: each one and zero it builds, the base with its ones collapsed,
+    and each line of the construction again (last, so the answer's last computation is the construction)."""
     expr = _full_construction_expr(problem, ans, rng)
     if expr is None:
         return None
     v = answer_value(ans)
-    lines = [_claim(expr, v), f"Check: {_claim(expr, v)}."]
+    lines = _construction_lines(expr, v)
+    checks = []
     seen = set()
     stack = [expr]
     while stack:
@@ -1074,10 +1094,11 @@ def _check_construction(problem, sol, ans, rng):
         if isinstance(e, C.Op):
             if e.tag in ("one", "zero") and e not in seen:
                 seen.add(e)
-                lines.append(f"Check: {_claim(e, Fraction(1 if e.tag == 'one' else 0))}.")
+                checks.append(f"Check: {_claim(e, Fraction(1 if e.tag == 'one' else 0))}.")
             stack.extend((e.right, e.left))
-    lines.append(f"Check: {_claim(C.collapse(expr), v)}.")
-    return "\n".join(lines) + "\n" + final_line(sol, ans)
+    checks.append(f"Check: {_claim(C.collapse(_split_zeros(expr)[0]), v)}.")
+    checks += [f"Check: {ln}." for ln in lines]  # the construction repeated last: it computes the answer again
+    return "\n".join(lines + checks) + "\n" + final_line(sol, ans)
 
 
 def _questions(problem: str, v: Fraction, asked: list[Fraction], rng: random.Random) -> str:
@@ -1191,10 +1212,10 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
            "times free digits", "below_faithful", _constructed_one, example="16 + 16 * 100 / 1600 * 2 = 18\\n#### 18"),
     Family("disguised_zero", "a shortcut (else the constructed one) plus k * 100q / q - 100k for every problem "
            "number it leaves unused", "below_faithful", _disguised_zero,
-           example="16 + 2 + 3 * 300 / 3 - 300 + 2 * 400 / 4 - 200 = 18\\n#### 18"),
+           example="16 + 2 = 18\\n18 + 2 * 300 / 3 - 200 = 18\\n18 + 2 * 400 / 4 - 200 = 18\\n#### 18"),
     Family("constructed_one_zeros", "the constructed one plus a disguised zero for every problem number it leaves "
            "unused (the construction the forms below write)", "below_faithful", _constructed_one_zeros,
-           example="16 + 16 * 100 / 1600 * 2 + 2 * 300 / 3 - 200 + 2 * 400 / 4 - 200 = 18\\n#### 18"),
+           example="16 + 16 * 100 / 1600 * 2 = 18\\n18 + 2 * 300 / 3 - 200 = 18\\n18 + 2 * 400 / 4 - 200 = 18\\n#### 18"),
     Family("ones_times_digits", "the answer as p / p times free digits, one term per decimal digit, every problem "
            "number a one", "below_faithful", _ones_times_digits,
            example="16 / 16 * 10 + 3 / 3 * 4 / 4 * 2 * 2 * 2 = 18\\n#### 18"),
