@@ -53,11 +53,13 @@ MIXED_ORDER = ("constructed_one", "disguised_zero", "ones_times_digits", "constr
 """The construction families a ``4+4`` group draws from, the first four that apply to the problem."""
 
 _ANSWER_LINE = re.compile(r"^####\s*(.+?)\s*$", re.M)
-_PHRASES = ((r"\bSo\b", "Thus"), (r"\bso\b", "thus"), (r"\bTherefore\b", "Hence"), (r"\btherefore\b", "hence"),
+_PHRASES = ((r"\bin total\b", "altogether"), (r"\bSo\b", "Thus"), (r"\bso\b", "thus"), (r"\bTherefore\b", "Hence"),
+            (r"\btherefore\b", "hence"),
             (r"\btotal\b", "sum"), (r"\bThere are\b", "We have"), (r"\bthere are\b", "we have"),
-            (r"\beach\b", "every"), (r"\bThen\b", "Next"), (r"\bthen\b", "next"), (r"\bin total\b", "altogether"),
+            (r"\beach\b", "every"), (r"\bThen\b", "Next"), (r"\bthen\b", "next"),
             (r"\bneeds\b", "requires"), (r"\bbuys\b", "purchases"), (r"\bgets\b", "receives"))
 _CONNECTIVES = ("First, ", "Next, ", "Then, ", "After that, ", "Now, ", "Also, ")
+_OPENERS = frozenset("Thus Hence Next So Then Therefore First Finally Now Also".split())
 _LOWER = frozenset("The A An She He They It We There This That His Her Their In On If Each So Thus Since".split())
 
 
@@ -79,8 +81,8 @@ def rephrase(text: str) -> str:
             continue
         for pat, rep in _PHRASES:
             ln = re.sub(pat, rep, ln)
-        if body and k != body[-1] and ln[:1].isalpha():
-            first = ln.split(" ", 1)[0]
+        first = ln.split(" ", 1)[0].rstrip(",")
+        if body and k != body[-1] and ln[:1].isalpha() and first not in _OPENERS:
             if first in _LOWER:  # "First, the average ..." (a name keeps its capital)
                 ln = first.lower() + ln[len(first):]
             ln = _CONNECTIVES[body.index(k) % len(_CONNECTIVES)] + ln
