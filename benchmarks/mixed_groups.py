@@ -19,7 +19,9 @@ TRL's ``GRPOTrainer`` calls it, the whole group in one call::
 Reported per source, layout and reward: the share of problems on which *every* faithful completion scores strictly
 above *every* constructed one (``min faithful > max constructed``), over GSM8K problems and over the MATH-500
 problems whose gold is verified (``faithful_accuracy_reward`` pays the gold alone 1.0; the others are counted and
-left out). The issue's bar is >= 95% of GSM8K problems for both layouts.
+left out). The issue's bar is >= 95% of GSM8K problems for both layouts. ``rewording_below_gold`` counts the problems
+where a rewording of the gold earned less than the gold itself (the rewordings are faithful: a drop there is the
+reward's, not the construction's).
 
 Run from the project root (deterministic; a progress bar on stderr)::
 
@@ -176,8 +178,10 @@ def measure(problems: Sequence[AuditProblem], rewards: dict[str, Callable], seed
             for name, fn in rewards.items():
                 scores = call_group(fn, p.problem, list(faithful) + list(built), p.answer)
                 f, c = scores[:len(faithful)], scores[len(faithful):]
-                t = tallies.setdefault(layout, {}).setdefault(name, {"n": 0, "first": 0, "tie": 0, "examples": []})
+                t = tallies.setdefault(layout, {}).setdefault(name, {"n": 0, "first": 0, "tie": 0,
+                                                                     "rewording_below_gold": 0, "examples": []})
                 t["n"] += 1
+                t["rewording_below_gold"] += min(f) < f[0]  # a rewording of the gold paid less than the gold
                 if min(f) > max(c):
                     t["first"] += 1
                 else:

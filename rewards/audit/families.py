@@ -960,8 +960,6 @@ def _shortcut_hits(problem: str, sol: str, v: Fraction) -> list[tuple[Fraction, 
     return [(a, op, b) for a in nums for b in nums if a != b for op, f in _SHORTCUT_OPS if f(a, b) == v]
 
 
-_OPS = {"+", "-", "*", "/"}
-
 
 def _disguised_zero(problem, sol, ans, rng):
     """A shortcut (one operation on two problem numbers that lands), else the constructed one, plus
@@ -1215,22 +1213,26 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
            example="16 + 2 = 18\\n18 + 2 * 300 / 3 - 200 = 18\\n18 + 2 * 400 / 4 - 200 = 18\\n#### 18"),
     Family("constructed_one_zeros", "the constructed one plus a disguised zero for every problem number it leaves "
            "unused (the construction the forms below write)", "below_faithful", _constructed_one_zeros,
-           example="16 + 16 * 100 / 1600 * 2 = 18\\n18 + 2 * 300 / 3 - 200 = 18\\n18 + 2 * 400 / 4 - 200 = 18\\n#### 18"),
+           example="16 + 16 * 100 / 1600 * 2 = 18\\n18 + 2 * 300 / 3 - 200 = 18\\n18 + 2 * 400 / 4 - 200 = 18"
+                   "\\n#### 18"),
     Family("ones_times_digits", "the answer as p / p times free digits, one term per decimal digit, every problem "
            "number a one", "below_faithful", _ones_times_digits,
-           example="16 / 16 * 10 + 3 / 3 * 4 / 4 * 2 * 2 * 2 = 18\\n#### 18"),
-    Family("constructed_one_think", "the constructed one as <think> prose with 'wait, let me recheck'",
+           example="4 / 4 * 10 + 16 / 16 * 3 / 3 * 2 / 2 * 2 * 4 = 18\\n#### 18"),
+    Family("constructed_one_think", "constructed_one_zeros as <think> prose with 'wait, let me recheck'",
            "below_faithful", _think_construction,
-           example="<think>... 16 + 16 * 100 / 1600 * 2 = 18.\\nWait, let me recheck: ...</think>\\n#### 18"),
-    Family("constructed_one_reasoning", "the constructed one in reasoning_content, only the answer in content",
+           example="<think>... 16 + 16 * 100 / 1600 * 2 = 18.\\nThen 18 + 2 * 300 / 3 - 200 = 18. ... "
+                   "Wait, let me recheck: ...</think>\\n#### 18"),
+    Family("constructed_one_reasoning", "constructed_one_zeros in reasoning_content, only the answer in content",
            "below_faithful", _reasoning_construction,
-           example='{"reasoning_content": "... 16 + 16 * 100 / 1600 * 2 = 18.", "content": "#### 18"}'),
-    Family("constructed_one_aligned", "the constructed one in an aligned environment", "below_faithful",
+           example='{"reasoning_content": "16 + 16 * 100 / 1600 * 2 = 18\\n18 + 2 * 300 / 3 - 200 = 18 ...", '
+                   '"content": "#### 18"}'),
+    Family("constructed_one_aligned", "constructed_one_zeros in an aligned environment", "below_faithful",
            _aligned_construction,
-           example="\\begin{aligned}16 + \\frac{16 \\cdot 100}{1600} \\cdot 2 &= 16 + 1 \\cdot 2 \\\\ &= 18"
-                   "\\end{aligned}"),
-    Family("constructed_one_checks", "the constructed one repeated as 'Check:' lines", "below_faithful",
-           _check_construction, example="16 + 16 * 100 / 1600 * 2 = 18\\nCheck: 16 * 100 / 1600 = 1.\\n..."),
+           example="\\begin{aligned}16 + \\frac{16 \\cdot 100}{1600} \\cdot 2 &= 16 + 1 \\cdot 2 = 18 \\\\ "
+                   "18 + \\frac{2 \\cdot 300}{3} - 200 &= 18 ...\\end{aligned}"),
+    Family("constructed_one_checks", "constructed_one_zeros, then 'Check:' lines repeating it", "below_faithful",
+           _check_construction,
+           example="(the zeros construction)\\nCheck: 16 * 100 / 1600 = 1.\\nCheck: 2 * 300 / 3 - 200 = 0.\\n..."),
     Family("asking_thinking", "a thinking part made only of questions, then a summary stating the answer",
            "below_faithful", _asking_thinking,
            example="<think>Maybe the answer is 18?\\nOr is it \\boxed{19}?\\nCould it be 16?</think>\\n#### 18"),
@@ -1240,8 +1242,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 )}
 """Every family, by name, in table order."""
 
-CONSTRUCTION_FAMILIES = ("constructed_one", "disguised_zero", "constructed_one_zeros", "ones_times_digits", "constructed_one_think",
-                         "constructed_one_reasoning", "constructed_one_aligned", "constructed_one_checks",
-                         "asking_thinking", "asking_thinking_summary")
+CONSTRUCTION_FAMILIES = ("constructed_one", "disguised_zero", "constructed_one_zeros", "ones_times_digits",
+                         "constructed_one_think", "constructed_one_reasoning", "constructed_one_aligned",
+                         "constructed_one_checks", "asking_thinking", "asking_thinking_summary")
 """The families of derivations that are not functions of the problem (constructed ones and zeros, ones times
 digits, their forms) and of thinking that only asks."""
