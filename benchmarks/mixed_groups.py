@@ -19,9 +19,9 @@ TRL's ``GRPOTrainer`` calls it, the whole group in one call::
 Reported per source, layout and reward: the share of problems on which *every* faithful completion scores strictly
 above *every* constructed one (``min faithful > max constructed``), over GSM8K problems and over the MATH-500
 problems whose gold is verified (``faithful_accuracy_reward`` pays the gold alone 1.0; the others are counted and
-left out). The issue's bar is >= 95% of GSM8K problems for both layouts. ``rewording_below_gold`` counts the problems
-where a rewording of the gold earned less than the gold itself (the rewordings are faithful: a drop there is the
-reward's, not the construction's).
+left out). The bar this yardstick serves: >= 95% of GSM8K problems in both layouts. ``rewording_below_gold`` counts
+the problems where a rewording of the gold earned less than the gold itself (the rewordings are faithful: a drop
+there is the reward's, not the construction's).
 
 Run from the project root (deterministic; a progress bar on stderr)::
 

@@ -33,9 +33,9 @@ __all__ = ["Num", "Op", "Expr", "value", "plain", "latex", "numerals", "collapse
            "disguised_zero", "free_integer", "free_rational", "FREE_FACTORS", "literal", "size"]
 
 FREE_FACTORS = (2, 3, 4, 10, 100)
-"""The constants a value-keyed check lets a derivation use as factors and divisors without a source (issue: "free
-constants (2, 3, 4, 10, 100, reciprocals, x100 and /100 of a reached value) count as reached wherever they
-stand"). Fixed here, independent of the scorer's own lists, so the yardstick does not move when the scorer does."""
+"""The constants a value-keyed check lets a derivation use as factors and divisors without a source (2, 3, 4, 10,
+100, their reciprocals, x100 and /100 of a reached value count as reached wherever they stand). Fixed here,
+independent of the scorer's own lists, so the yardstick does not move when the scorer does."""
 
 MAX_TERMS = 8
 """At most this many ``one * digits`` terms in a built integer (a longer construction is not written)."""

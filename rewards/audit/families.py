@@ -960,7 +960,6 @@ def _shortcut_hits(problem: str, sol: str, v: Fraction) -> list[tuple[Fraction, 
     return [(a, op, b) for a in nums for b in nums if a != b for op, f in _SHORTCUT_OPS if f(a, b) == v]
 
 
-
 def _disguised_zero(problem, sol, ans, rng):
     """A shortcut (one operation on two problem numbers that lands), else the constructed one, plus
     ``k * (100q) / q - 100k`` for every problem number ``q`` the base leaves unused (up to 6; ``k`` a problem
@@ -1002,8 +1001,8 @@ def _with_zeros(problem: str, base: C.Expr, limit: int = 6) -> C.Expr | None:
     whole = sorted(k for k in _zero_numbers(problem) if k.denominator == 1)
     expr = base
     for q in unused:
-        # k a problem number (the issue's 2 * 1600 / 16 - 200 on the duck problem, whose price is $2), so that 100k
-        # is 100 times a stated number; 2 when the problem states no other whole number
+        # k a problem number (2 * 1600 / 16 - 200 on the duck problem, whose price is $2), so that 100k is 100
+        # times a stated number; 2 when the problem states no other whole number
         ks = [k for k in whole if k != q and k != 1]
         expr = C.Op("+", expr, C.disguised_zero(q, ks[0] if ks else 2))
     return expr

@@ -52,7 +52,7 @@ def pays_the_answer(prompts, completions, answer, **kwargs):
 
 
 # ------------------------------------------------------------------------------------------------ the families
-def test_the_issue_example_is_what_constructed_one_writes_on_the_duck_problem():
+def test_on_the_duck_problem_the_constructions_are_16_plus_a_grounded_one_and_zeros_on_the_unused_numbers():
     assert gen("constructed_one") == "16 + 16 * 100 / 1600 * 2 = 18\n#### 18"
     zero = gen("disguised_zero")
     assert "2 * 300 / 3 - 200" in zero and "2 * 400 / 4 - 200" in zero and zero.endswith("= 18\n#### 18")
