@@ -29,10 +29,12 @@ from rewards.audit.battery import (
     read_problems,
     select_families,
 )
-from rewards.audit.families import FAMILIES, PROPERTIES, Family, faithful_completion
+from rewards.audit.families import (CONSTRUCTION_FAMILIES, FAMILIES, PROPERTIES, Family, MessageCompletion,
+                                    faithful_completion)
 
 __all__ = [
-    "BAR", "FAMILIES", "PROPERTIES", "AuditError", "AuditProblem", "AuditReport", "Family", "FamilyResult",
+    "BAR", "CONSTRUCTION_FAMILIES", "FAMILIES", "MessageCompletion", "PROPERTIES",
+    "AuditError", "AuditProblem", "AuditReport", "Family", "FamilyResult",
     "WeightedSum", "audit", "faithful_completion", "load_problems", "markdown_table", "read_problems",
     "select_families",
 ]

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from rewards.audit.families import FAMILIES, Family, faithful_completion, final_line
+from rewards.audit.families import FAMILIES, Family, MessageCompletion, faithful_completion, final_line
 
 __all__ = [
     "AuditProblem",
@@ -360,10 +360,13 @@ class _Caller:
         self.calls = 0
 
     def _shape(self, prompts, completions, chat: bool):
+        """Plain text, or TRL's conversational shape; a :class:`MessageCompletion` (thinking in
+        ``reasoning_content``) is its message in the chat shape and its ``<think>...</think>`` text in plain text."""
         if not chat:
-            return list(prompts), list(completions)
+            return list(prompts), [str(c) for c in completions]
         return ([[{"role": "user", "content": p}] for p in prompts],
-                [[{"role": "assistant", "content": c}] for c in completions])
+                [c.message() if isinstance(c, MessageCompletion) else [{"role": "assistant", "content": str(c)}]
+                 for c in completions])
 
     def __call__(self, prompts: list[str], completions: list[str], golds: list[str]) -> list[float | None]:
         kwargs = {column: list(golds) for column in self.gold_columns}
@@ -497,7 +500,10 @@ def audit(reward_fn: Callable, problems: Sequence[AuditProblem] | None = None,
         gold_column: the keyword the gold answer is passed under; ``None`` guesses from the signature
             (``solution`` for TRL's ``accuracy_reward``, else ``answer``).
         conversational: completions as ``[{"role": "assistant", "content": ...}]`` (and prompts as user
-            messages); ``None`` tries plain text first and falls back to messages if the function raises.
+            messages); ``None`` tries plain text first and falls back to messages if the function raises. A
+            family that writes a :class:`~rewards.audit.families.MessageCompletion` (``constructed_one_reasoning``)
+            is passed with its thinking in ``reasoning_content`` only as messages; as plain text it is its
+            ``<think>...</think>`` text.
         gold_format: what the gold column holds: ``answer`` (the bare answer), ``boxed`` (``$\\boxed{A}$``) or
             ``solution`` (the whole gold solution).
         seed: seeds every generator (per problem and family).

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
+from rewards.audit import constructions as C
 from rewards.checks.arithmetic import check_text, evaluate, numbers_in
 from rewards.parsing.trace import MAX_CHARS, MAX_STEPS, split_steps
 from rewards.parsing.values import format_value
@@ -50,6 +51,8 @@ from rewards.parsing.values import format_value
 __all__ = [
     "Family",
     "FAMILIES",
+    "MessageCompletion",
+    "CONSTRUCTION_FAMILIES",
     "PROPERTIES",
     "Generator",
     "faithful_completion",
@@ -842,6 +845,287 @@ def _unit_copy(problem, sol, ans, rng):
     return None
 
 
+
+# ------------------------------------------------------------------------------------------------ constructions
+class MessageCompletion(str):
+    """A completion that is a chat message with a separate thinking field: ``reasoning_content`` holds the
+    derivation, ``content`` only the answer. As a string it reads ``<think>reasoning</think>\\ncontent`` (what the
+    scorer's :func:`rewards.parsing.trace.completion_parts` makes of the message), so answer extraction and the
+    tests read it like any completion; the battery passes it to a reward as
+    ``[{"role": "assistant", "reasoning_content": ..., "content": ...}]`` (:meth:`message`), and never equal to a
+    plain string of the same text."""
+
+    reasoning: str
+    content: str
+
+    def __new__(cls, reasoning: str, content: str) -> "MessageCompletion":
+        obj = super().__new__(cls, f"<think>\n{reasoning}\n</think>\n{content}")
+        obj.reasoning, obj.content = reasoning, content
+        return obj
+
+    def message(self) -> list[dict[str, str]]:
+        return [{"role": "assistant", "reasoning_content": self.reasoning, "content": self.content}]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MessageCompletion) and str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(("MessageCompletion", str(self)))
+
+    def __reduce__(self):
+        return (MessageCompletion, (self.reasoning, self.content))
+
+
+def _construction_numbers(problem: str) -> list[Fraction]:
+    """The problem's positive numbers a construction may write (each with a numeral, ``100q`` too), in order of
+    first appearance, without repeats and without 1 (``1 / 1`` is no construction)."""
+    out: list[Fraction] = []
+    for q, _ in numbers_in(problem):
+        if q > 0 and q != 1 and q not in out and _fmt(q) is not None and _fmt(100 * q) is not None \
+                and q < 10 ** 9:
+            out.append(q)
+    return out[:12]
+
+
+def _exact(expr: C.Expr, v: Fraction) -> bool:
+    """The construction is true arithmetic: it evaluates exactly to ``v`` and every numeral is writable."""
+    try:
+        C.plain(expr)
+    except ValueError:
+        return False
+    return C.value(expr) == v
+
+
+def _constructed_one_expr(problem: str, ans: str, rng: random.Random) -> C.Expr | None:
+    """``p + p * 100 / (100p) * D`` (``-`` when the answer is below ``p``), ``D = |answer - p|`` written as free
+    digits times grounded ones of ``p``: the cheapest such construction over the problem's numbers (ties drawn by
+    ``rng``)."""
+    v = answer_value(ans)
+    if v is None or _fmt(v) is None:
+        return None
+    best: list[tuple[int, C.Expr]] = []
+    for p in _construction_numbers(problem):
+        if p == v:
+            continue
+        d = v - p
+        body = C.free_rational(abs(d), [C.grounded_one(p)])
+        if body is None:
+            continue
+        expr = C.Op("+" if d > 0 else "-", C.Num(p), body)
+        if _exact(expr, v):
+            best.append((C.size(expr), expr))
+    if not best:
+        return None
+    low = min(k for k, _ in best)
+    return rng.choice([e for k, e in best if k == low])
+
+
+def _claim(expr: C.Expr, v: Fraction) -> str:
+    return f"{C.plain(expr)} = {_fmt(v)}"
+
+
+def _constructed_one(problem, sol, ans, rng):
+    expr = _constructed_one_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    return f"{_claim(expr, answer_value(ans))}\n{final_line(sol, ans)}"
+
+
+def _ones_times_digits(problem, sol, ans, rng):
+    """The answer as ``p / p * digits`` terms, one per decimal digit, the ones drawn from every problem number."""
+    v = answer_value(ans)
+    nums = _construction_numbers(problem)
+    if v is None or v <= 0 or _fmt(v) is None or not nums:
+        return None
+    order = list(nums)
+    rng.shuffle(order)
+    expr = C.free_rational(v, [C.plain_one(p) for p in order])
+    if expr is None or not _exact(expr, v):
+        return None
+    return f"{_claim(expr, v)}\n{final_line(sol, ans)}"
+
+
+def _shortcut_hits(problem: str, sol: str, v: Fraction) -> list[tuple[Fraction, str, Fraction]]:
+    """One operation on two problem numbers that lands on ``v`` (``_shortcut``'s hits), where the gold needs at
+    least two calculations and the problem states at least three numbers."""
+    nums = sorted({q for q in _problem_numbers(problem) if q > 0 and _fmt(q) is not None})
+    if len(nums) < 3:
+        return []
+    steps = len(annotations(sol)[1]) if is_gsm8k(sol) else sum(c.ok is True for c in check_text(_body(sol)))
+    if steps < 2:
+        return []
+    return [(a, op, b) for a in nums for b in nums if a != b for op, f in _SHORTCUT_OPS if f(a, b) == v]
+
+
+def _disguised_zero(problem, sol, ans, rng):
+    """A shortcut (one operation on two problem numbers that lands), else the constructed one, plus
+    ``k * (100q) / q - 100k`` for every problem number ``q`` the base leaves unused (up to 6; ``k`` a problem
+    number, :func:`_with_zeros`)."""
+    v = answer_value(ans)
+    if v is None or _fmt(v) is None:
+        return None
+    hits = _shortcut_hits(problem, sol, v)
+    if hits:
+        a, op, b = rng.choice(hits)
+        base: C.Expr = C.Op(op, C.Num(a), C.Num(b))
+    else:
+        base = _constructed_one_expr(problem, ans, rng)
+        if base is None:
+            return None
+    expr = _with_zeros(problem, base)
+    if expr is None or not _exact(expr, v):
+        return None
+    return "\n".join(_construction_lines(expr, v)) + "\n" + final_line(sol, ans)
+
+
+def _zero_numbers(problem: str) -> list[Fraction]:
+    """The problem's positive numbers a disguised zero may carry (1 included), first appearance first."""
+    out: list[Fraction] = []
+    for q, _ in numbers_in(problem):
+        if q > 0 and q not in out and _fmt(q) is not None and _fmt(100 * q) is not None and q < 10 ** 9:
+            out.append(q)
+    return out
+
+
+def _with_zeros(problem: str, base: C.Expr, limit: int = 6) -> C.Expr | None:
+    """``base + k * (100q) / q - 100k`` for every problem number ``q`` (up to ``limit``) that ``base`` does not
+    write, ``k`` the smallest whole problem number other than ``q`` (else 2); ``None`` when there is no such ``q``
+    (nothing to put on the answer's path)."""
+    used = set(C.numerals(base))
+    unused = [q for q in _zero_numbers(problem) if q not in used][:limit]
+    if not unused:
+        return None
+    whole = sorted(k for k in _zero_numbers(problem) if k.denominator == 1)
+    expr = base
+    for q in unused:
+        # k a problem number (2 * 1600 / 16 - 200 on the duck problem, whose price is $2), so that 100k is 100
+        # times a stated number; 2 when the problem states no other whole number
+        ks = [k for k in whole if k != q and k != 1]
+        expr = C.Op("+", expr, C.disguised_zero(q, ks[0] if ks else 2))
+    return expr
+
+
+def _full_construction_expr(problem: str, ans: str, rng: random.Random) -> C.Expr | None:
+    """The constructed one with a disguised zero for every problem number it leaves unused (the one alone when it
+    uses them all): every numeral a problem number or a free constant, every problem number on the path."""
+    base = _constructed_one_expr(problem, ans, rng)
+    if base is None:
+        return None
+    expr = _with_zeros(problem, base) or base
+    return expr if _exact(expr, answer_value(ans)) else None
+
+
+def _split_zeros(expr: C.Expr) -> tuple[C.Expr, list[C.Expr]]:
+    """``base + zero + zero ...`` as ``(base, [zeros in order])``."""
+    zeros: list[C.Expr] = []
+    while isinstance(expr, C.Op) and expr.op == "+" and isinstance(expr.right, C.Op) and expr.right.tag == "zero":
+        zeros.append(expr.right)
+        expr = expr.left
+    return expr, zeros[::-1]
+
+
+def _construction_lines(expr: C.Expr, v: Fraction) -> list[str]:
+    """One step per line, as a derivation is written: the base (``16 + 16 * 100 / 1600 * 2 = 18``), then each
+    disguised zero added to the running value (``18 + 2 * 300 / 3 - 200 = 18``)."""
+    base, zeros = _split_zeros(expr)
+    return [_claim(base, v)] + [f"{_fmt(v)} + {C.plain(z)} = {_fmt(v)}" for z in zeros]
+
+
+def _constructed_one_zeros(problem, sol, ans, rng):
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    return "\n".join(_construction_lines(expr, answer_value(ans))) + "\n" + final_line(sol, ans)
+
+
+def _think_construction(problem, sol, ans, rng):
+    """The full construction as ``<think>`` prose with a "wait, let me recheck", the answer after it."""
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    v = answer_value(ans)
+    first, *rest = _construction_lines(expr, v)
+    prose = [f"Let me put the numbers of the problem together: {first}."] + [f"Then {ln}." for ln in rest]
+    base = _split_zeros(expr)[0]
+    prose.append(f"Wait, let me recheck: {first}, that is {_claim(C.collapse(base), v)}. Yes, it is {_fmt(v)}.")
+    return "<think>\n" + "\n".join(prose) + "\n</think>\n" + final_line(sol, ans)
+
+
+def _reasoning_construction(problem, sol, ans, rng):
+    """The full construction in the message's ``reasoning_content``, only the answer in its ``content``."""
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    return MessageCompletion("\n".join(_construction_lines(expr, answer_value(ans))), final_line(sol, ans))
+
+
+def _aligned_construction(problem, sol, ans, rng):
+    """The full construction in an ``aligned`` environment: the base with its ones collapsed, then each zero
+    added to the answer."""
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    v = answer_value(ans)
+    base, zeros = _split_zeros(expr)
+    rows = [f"{C.latex(base)} &= {C.latex(C.collapse(base))} = {_fmt(v)}"]
+    rows += [f"{_fmt(v)} + {C.latex(z)} &= {_fmt(v)}" for z in zeros]
+    return "$$\n\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}\n$$\n" + final_line(sol, ans)
+
+
+def _check_construction(problem, sol, ans, rng):
+    """The full construction, then "Check:" lines: each one and zero it builds, the base with its ones collapsed,
+    and each line of the construction again (last, so the answer's last computation is the construction)."""
+    expr = _full_construction_expr(problem, ans, rng)
+    if expr is None:
+        return None
+    v = answer_value(ans)
+    lines = _construction_lines(expr, v)
+    checks = []
+    seen = set()
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, C.Op):
+            if e.tag in ("one", "zero") and e not in seen:
+                seen.add(e)
+                checks.append(f"Check: {_claim(e, Fraction(1 if e.tag == 'one' else 0))}.")
+            stack.extend((e.right, e.left))
+    checks.append(f"Check: {_claim(C.collapse(_split_zeros(expr)[0]), v)}.")
+    checks += [f"Check: {ln}." for ln in lines]  # the construction repeated last: it computes the answer again
+    return "\n".join(lines + checks) + "\n" + final_line(sol, ans)
+
+
+def _questions(problem: str, v: Fraction, asked: list[Fraction], rng: random.Random) -> str:
+    hedge = v + 1
+    lines = [f"Maybe the answer is {_fmt(v)}?", f"Or is it \\boxed{{{_fmt(hedge)}}}?"]
+    forms = ("Could it be {}?", "What if it is {}?", "Is {} the number that matters here?", "Does {} come into it?")
+    for i, q in enumerate(dict.fromkeys(asked)):
+        lines.append(forms[i % len(forms)].format(_fmt(q)))
+    rng.shuffle(lines)
+    return "<think>\n" + "\n".join(lines) + "\n</think>\n"
+
+
+def _asking_thinking(problem, sol, ans, rng):
+    """A thinking part made only of questions (the answer, a different boxed value, the problem's numbers), then
+    a summary that states the answer."""
+    v = answer_value(ans)
+    if v is None or _fmt(v) is None or _fmt(v + 1) is None:
+        return None
+    return _questions(problem, v, _construction_numbers(problem)[:4], rng) + final_line(sol, ans)
+
+
+def _asking_thinking_summary(problem, sol, ans, rng):
+    """The questions' thinking (with a boxed value other than the answer), then the gold's work as the summary:
+    thinking that reaches nothing and hedges, in front of a summary that does the rest."""
+    v = answer_value(ans)
+    if v is None or _fmt(v) is None or _fmt(v + 1) is None:
+        return None
+    return _questions(problem, v, _construction_numbers(problem)[:4], rng) + _with_answer(_body(sol), sol, ans)
+
+
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("restate_answer", "the answer restated as an equation", "below_faithful", _restate,
            example="18 = 18\\n#### 18"),
@@ -921,5 +1205,44 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
            "below_faithful", _hedged_answer, example="(faithful steps)\\n#### 9\\n#### 18"),
     Family("unit_copy", "an answer that is a problem quantity, copied through a derived unit-valued number",
            "below_faithful", _unit_copy, example="6 * 2 = 12\\nSo 18 * 12 / 12 = 18.\\n#### 18"),
+    Family("constructed_one", "a problem number plus a 'grounded' one (the number times 100 over its own multiple) "
+           "times free digits", "below_faithful", _constructed_one, example="16 + 16 * 100 / 1600 * 2 = 18\\n#### 18"),
+    Family("disguised_zero", "a shortcut (else the constructed one) plus k * 100q / q - 100k for every problem "
+           "number it leaves unused", "below_faithful", _disguised_zero,
+           example="16 + 2 = 18\\n18 + 2 * 300 / 3 - 200 = 18\\n18 + 2 * 400 / 4 - 200 = 18\\n#### 18"),
+    Family("constructed_one_zeros", "the constructed one plus a disguised zero for every problem number it leaves "
+           "unused (the construction the forms below write)", "below_faithful", _constructed_one_zeros,
+           example="16 + 16 * 100 / 1600 * 2 = 18\\n18 + 2 * 300 / 3 - 200 = 18\\n18 + 2 * 400 / 4 - 200 = 18"
+                   "\\n#### 18"),
+    Family("ones_times_digits", "the answer as p / p times free digits, one term per decimal digit, every problem "
+           "number a one", "below_faithful", _ones_times_digits,
+           example="4 / 4 * 10 + 16 / 16 * 3 / 3 * 2 / 2 * 2 * 4 = 18\\n#### 18"),
+    Family("constructed_one_think", "constructed_one_zeros as <think> prose with 'wait, let me recheck'",
+           "below_faithful", _think_construction,
+           example="<think>... 16 + 16 * 100 / 1600 * 2 = 18.\\nThen 18 + 2 * 300 / 3 - 200 = 18. ... "
+                   "Wait, let me recheck: ...</think>\\n#### 18"),
+    Family("constructed_one_reasoning", "constructed_one_zeros in reasoning_content, only the answer in content",
+           "below_faithful", _reasoning_construction,
+           example='{"reasoning_content": "16 + 16 * 100 / 1600 * 2 = 18\\n18 + 2 * 300 / 3 - 200 = 18 ...", '
+                   '"content": "#### 18"}'),
+    Family("constructed_one_aligned", "constructed_one_zeros in an aligned environment", "below_faithful",
+           _aligned_construction,
+           example="\\begin{aligned}16 + \\frac{16 \\cdot 100}{1600} \\cdot 2 &= 16 + 1 \\cdot 2 = 18 \\\\ "
+                   "18 + \\frac{2 \\cdot 300}{3} - 200 &= 18 ...\\end{aligned}"),
+    Family("constructed_one_checks", "constructed_one_zeros, then 'Check:' lines repeating it", "below_faithful",
+           _check_construction,
+           example="(the zeros construction)\\nCheck: 16 * 100 / 1600 = 1.\\nCheck: 2 * 300 / 3 - 200 = 0.\\n..."),
+    Family("asking_thinking", "a thinking part made only of questions, then a summary stating the answer",
+           "below_faithful", _asking_thinking,
+           example="<think>Maybe the answer is 18?\\nOr is it \\boxed{19}?\\nCould it be 16?</think>\\n#### 18"),
+    Family("asking_thinking_summary", "the questions' thinking (a boxed value other than the answer among them), "
+           "then the gold work as the summary", "below_faithful", _asking_thinking_summary,
+           example="<think>Maybe the answer is 18?\\nOr is it \\boxed{19}?</think>\\n(faithful steps)\\n#### 18"),
 )}
 """Every family, by name, in table order."""
+
+CONSTRUCTION_FAMILIES = ("constructed_one", "disguised_zero", "constructed_one_zeros", "ones_times_digits",
+                         "constructed_one_think", "constructed_one_reasoning", "constructed_one_aligned",
+                         "constructed_one_checks", "asking_thinking", "asking_thinking_summary")
+"""The families of derivations that are not functions of the problem (constructed ones and zeros, ones times
+digits, their forms) and of thinking that only asks."""

@@ -18,7 +18,7 @@ from rewards.audit.families import (
     true_equations,
 )
 from rewards.checks.arithmetic import check_text, numbers_in
-from rewards.parsing.trace import MAX_CHARS, extract_final_answer
+from rewards.parsing.trace import MAX_CHARS, completion_parts, extract_final_answer
 
 DUCKS = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
          "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck "
@@ -284,7 +284,9 @@ def test_invariants_hold_on_real_gold_solutions(shared_data):
         for name, text in texts.items():
             if text is None or name == "unevaluable_answer":
                 continue
-            assert answers_equivalent(final(text[-4000:])[0], p.answer), (p.id, name, text[-200:])
+            _thinking, summary, has_thinking = completion_parts(text)  # a thinking part's hedges are not the answer
+            assert answers_equivalent(final((summary if has_thinking else text)[-4000:])[0], p.answer), \
+                (p.id, name, text[-200:])
         slip = texts["visible_slip"]
         if slip is None:
             continue
