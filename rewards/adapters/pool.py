@@ -50,7 +50,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Sequence
 
 __all__ = ["ScoringPool", "Failure", "shared_pool", "close_pools", "default_num_workers", "DEFAULT_TIMEOUT_S",
-           "START_TIMEOUT_S"]
+           "START_TIMEOUT_S", "call_with", "unscorable", "active_pids", "check_workers", "check_timeout"]
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +129,33 @@ def check_timeout(name: str, value: Any) -> float | None:
         raise ValueError(f"{name}={value!r} must be a positive number of seconds (the deadline of one group) or "
                          "None.")
     return float(value)
+
+
+def call_with(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """``fn(**kwargs)``: a task for :meth:`ScoringPool.map` of a function that takes keyword arguments.
+
+    >>> call_with(dict, {"a": 1})
+    {'a': 1}
+    """
+    return fn(**kwargs)
+
+
+def unscorable(reason: str, config: Any = None) -> Any:
+    """The verdict of a completion that could not be scored (deadline, lost worker): an abstention with ``reason``,
+    worth what RAFS gives any unscorable completion under ``config`` (``0`` under ``missing_evidence=
+    "no_support"``, the reward default, so never more than a checked flawed trace; ``None`` otherwise).
+
+    >>> unscorable("scoring ran past its deadline of 5 s", {"missing_evidence": "no_support"}).score
+    0.0
+    """
+    from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult
+
+    cfg = RAFSConfig.coerce(config)
+    score = 0.0 if cfg.missing_evidence == "no_support" else None
+    reasons = [reason] + (["no evidence counts as no support (missing_evidence='no_support')"]
+                          if score == 0.0 else [])
+    return RAFSResult(score, "abstain", None, None, {m: None for m in COMPONENTS}, [], 0.0, None, None, reasons,
+                      supported=False if score == 0.0 else None)
 
 
 # -- the worker -----------------------------------------------------------------------------------------------------

@@ -70,7 +70,7 @@ from rewards.checks.answers import answers_equivalent, gold_answer
 from rewards.checks.arithmetic import error_counts
 from rewards.adapters.batching import group_indices
 from rewards.adapters.pool import (DEFAULT_TIMEOUT_S, Failure, check_timeout, check_workers, default_num_workers,
-                                   shared_pool)
+                                   shared_pool, unscorable)
 from rewards.adapters.reward_rules import UNFAITHFUL_CREDIT, check_credit, faithful_accuracy
 from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult, score_group
 from rewards.parsing.trace import completion_parts, completion_text
@@ -495,11 +495,7 @@ class RAFSRewardFunction:
         if self.strict:
             raise TimeoutError(f"{self.__name__}: {reason}")
         log.warning("%s: %s; prompt %s, completion %s", self.__name__, reason, _short(prompt), _short(text))
-        score = 0.0 if self.config.missing_evidence == "no_support" else None
-        reasons = [reason] + (["no evidence counts as no support (missing_evidence='no_support')"]
-                              if score == 0.0 else [])
-        return RAFSResult(score, "abstain", None, None, {m: None for m in COMPONENTS}, [], 0.0, None, None, reasons,
-                          supported=False if score == 0.0 else None)
+        return unscorable(reason, self.config)
 
     def _score_group(self, key: str, prompt: Any, texts: list[str], gold: str | None) -> list[RAFSResult]:
         cache_key = (self._config_key, key, gold, tuple(texts)) if self.cache else None

@@ -11,6 +11,7 @@ enough to test a deadline reliably.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import operator
 import os
@@ -60,15 +61,15 @@ def _no_pool_left():
 
 @pytest.fixture(scope="module")
 def batch(shared_data):
-    """40 real MATH completions, groups interleaved: 8 groups of 2 (the same problem twice) and 24 alone."""
+    """24 real MATH completions, groups interleaved: 8 groups of 2 (the same problem twice) and 8 alone."""
     rows = json.loads((shared_data / "processbench" / "math.json").read_text())
     counts = Counter(r["problem"] for r in rows)
     pairs = [r for r in rows if counts[r["problem"]] == 2]
     pairs.sort(key=lambda r: r["problem"])
     paired = pairs[:16]
-    singles = [r for r in rows if counts[r["problem"]] == 1][:24]
+    singles = [r for r in rows if counts[r["problem"]] == 1][:8]
     # A B ... then their partners later, singles in between: a group is never consecutive here
-    order = paired[0::2] + singles[:12] + paired[1::2] + singles[12:]
+    order = paired[0::2] + singles[:4] + paired[1::2] + singles[4:]
     prompts = [r["problem"] for r in order]
     completions = ["\n\n".join(r["steps"]) for r in order]
     return prompts, completions
@@ -110,18 +111,28 @@ def test_pool_cannot_be_pickled():
         pickle.dumps(pool)
 
 
-@pytest.mark.parametrize("factory", [get_rafs_reward, get_faithful_accuracy_reward, get_rafs_consensus_reward])
-def test_pool_results_are_bit_identical_and_in_order(batch, factory):
+@pytest.fixture(scope="module")
+def in_process(batch):
+    """The verdicts of :func:`batch` scored in this process (one worker, no pool)."""
     prompts, completions = batch
-    gold = {"answer": ["\\boxed{1}"] * len(prompts)}
-    one = factory(num_workers=1, cache=False)
-    two = factory(num_workers=2, cache=False)
-    assert not one.uses_pool() and two.uses_pool()
-    expected = one(prompts, completions, **gold)
-    got = two(prompts, completions, **gold)
-    assert got == expected  # floats compared exactly
-    assert one.score(prompts, completions) == two.score(prompts, completions)  # every field of every verdict
+    reward = get_rafs_reward(num_workers=1, cache=False)
+    assert not reward.uses_pool()
+    return reward.score(prompts, completions)
+
+
+def test_pool_results_are_bit_identical_and_in_order(batch, in_process):
+    prompts, completions = batch
+    gold = ["\\boxed{1}"] * len(prompts)
+    verdicts = get_rafs_reward(num_workers=2, cache=False).score(prompts, completions)
+    assert verdicts == in_process  # every field of every verdict, floats compared exactly
     assert len(active_pids()) == 2
+    for factory in (get_rafs_reward, get_faithful_accuracy_reward):
+        one, two = factory(num_workers=1), factory(num_workers=2)
+        assert two.uses_pool()
+        clear_cache()
+        expected = one(prompts, completions, answer=gold)
+        clear_cache()
+        assert two(prompts, completions, answer=gold) == expected
 
 
 def test_groups_are_never_split(batch):
@@ -149,7 +160,7 @@ def test_a_slow_completion_gets_the_unscorable_credit_within_its_deadline(batch)
     completions = [f"3 * 4 = 12 pens.\n{MARKER}\n#### 12"] + completions
     reference = get_rafs_reward(num_workers=1, verifier=SlowVerifier())(prompts[1:], completions[1:])
     reward = get_rafs_reward(num_workers=2, timeout_s=3.0, verifier=SlowVerifier())
-    reward(prompts[1:3], completions[1:3])  # the pool is up and warm: time one step, not the start
+    reward(prompts[1:], completions[1:])  # the pool is up and warm: time the deadline, not the start
     start = time.monotonic()
     got = reward(prompts, completions)
     elapsed = time.monotonic() - start
@@ -214,13 +225,13 @@ def test_rewards_pickle_without_their_pool_and_work_from_threads(batch):
 
 
 def test_async_rewards_run_together_and_match(batch):
-    from trl.trainer.utils import is_async_callable
-
     prompts, completions = batch
     gold = ["\\boxed{1}"] * len(prompts)
     rafs = get_rafs_reward(num_workers=2, asynchronous=True)
     accuracy = get_faithful_accuracy_reward(num_workers=2, asynchronous=True)
-    assert isinstance(rafs, AsyncRewardFunction) and is_async_callable(rafs) and rafs.__name__ == "rafs_reward"
+    # TRL 1.16's is_async_callable: inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(func.__call__)
+    assert isinstance(rafs, AsyncRewardFunction) and inspect.iscoroutinefunction(rafs.__call__)
+    assert rafs.__name__ == "rafs_reward"
 
     async def step():
         return await asyncio.gather(rafs(prompts=prompts, completions=completions, answer=gold),
@@ -281,3 +292,19 @@ def test_no_worker_outlives_its_process():
 def test_shared_pool_is_one_per_worker_count():
     assert shared_pool(2) is shared_pool(2) and shared_pool(2) is not shared_pool(3)
     assert active_pids() == []  # lazily started
+
+
+def test_rafs_score_with_workers_writes_the_same_rows(shared_data, tmp_path):
+    rows = json.loads((shared_data / "processbench" / "math.json").read_text())[:12]
+    data = tmp_path / "rows.json"
+    data.write_text(json.dumps(rows))
+    outputs = []
+    for flags in ([], ["--workers", "2", "--timeout", "30"]):
+        out = tmp_path / f"out{len(flags)}.jsonl"
+        subprocess.run([sys.executable, "-m", "trainers", "score", str(data), "--out", str(out), *flags], cwd=ROOT,
+                       check=True, capture_output=True, timeout=300)
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] and outputs[0].count(b"\n") == 12
+    bad = subprocess.run([sys.executable, "-m", "trainers", "score", str(data), "--workers", "0"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "--workers 0" in bad.stderr
