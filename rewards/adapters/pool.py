@@ -166,8 +166,11 @@ def _worker_main(read_fd: int, write_fd: int) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle; the pool stops us
     inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
-    try:
-        import rewards.scoring.score  # noqa: F401 - warm: the first task should not pay the imports
+    try:  # warm: the first task's deadline should not pay the imports (sympy and math-verify load lazily)
+        from rewards.scoring.score import score_trace
+
+        score_trace("Find x if x^2 = 1/2 and x > 0.", "We have $x^2 = \\frac{1}{2}$, so $x = \\sqrt{\\frac{1}{2}}$.\n"
+                    "The answer is $\\boxed{\\frac{\\sqrt{2}}{2}}$.", gold="\\boxed{\\sqrt{2}/2}")
     except Exception:  # noqa: BLE001 - a task will report the real problem
         pass
     outbox.send((_READY, os.getpid()))
