@@ -297,6 +297,27 @@ class ScoringPool:
                 self._add_locked()
             self._cond.notify_all()
 
+    def warm(self) -> "ScoringPool":
+        """Start the workers now (rather than on the first :meth:`map`) and wait until each has loaded the scorer;
+        returns the pool. A worker that does not report ready within :data:`START_TIMEOUT_S` is replaced."""
+        with self._cond:
+            self._start_locked()
+            cold = [w for w in self._idle if not w.ready]
+            self._idle = [w for w in self._idle if w.ready]
+        for worker in cold:
+            left = max(0.0, worker.started + START_TIMEOUT_S - time.monotonic())
+            try:
+                reply = worker.inbox.recv() if worker.inbox.poll(left) else None
+            except (EOFError, OSError):
+                reply = None
+            if isinstance(reply, tuple) and reply and reply[0] == _READY:
+                worker.ready = True
+                self._release(worker)
+            else:
+                log.warning("scoring worker %d did not start; replaced", worker.pid)
+                self._retire(worker, replace=True)
+        return self
+
     def close(self) -> None:
         """Stop every worker (idle ones exit at once; busy ones are killed). Safe to call twice; later ``map`` calls
         raise."""

@@ -309,3 +309,15 @@ def test_rafs_score_with_workers_writes_the_same_rows(shared_data, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "trainers", "score", str(data), "--workers", "0"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "--workers 0" in bad.stderr
+
+
+def test_engine_rows_on_the_pool_equal_one_process(batch):
+    from rewards.adapters.engines.core import Item, score_items
+    from rewards.adapters.engines.verl import compute_score
+
+    prompts, completions = batch
+    items = [Item(p, c, "\\boxed{1}" if i % 3 else None, group=p) for i, (p, c) in enumerate(zip(prompts, completions))]
+    assert score_items(items, num_workers=2, timeout_s=60) == score_items(items)
+    kwargs = {"data_sources": ["math"] * 6, "solution_strs": completions[:6], "ground_truths": ["1"] * 6,
+              "extra_infos": [{"question": p} for p in prompts[:6]]}
+    assert compute_score(**kwargs, num_workers=2) == compute_score(**kwargs)
