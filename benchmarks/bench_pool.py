@@ -13,11 +13,12 @@ Every setting starts with cold caches, so none gains from another having seen th
 to ``pool-1`` and to ``in-process`` is what to read: absolute times drift on a shared machine. Each setting's
 rewards are compared with the in-process rewards, exactly.
 
-The deadline check scores a batch of ``--batch - 1`` normal completions plus one built to be slow (nested factorials
-in its final answer, which math-verify's own parse timeout bounds at about 1 s), with ``timeout_s`` below that; it
-prints the batch's wall time, the deadline, and whether every other reward equals the in-process one.
+The deadline check scores a batch of ``--batch - 1`` normal completions plus one that hangs (a test-only verifier,
+``SlowVerifier``, sleeps 60 s on it: the scorer bounds its own work on every real slow input found so far), with
+``timeout_s``; it prints the batch's wall time beside the normal completions' alone, and whether every other
+reward equals the in-process one.
 
-Usage: python benchmarks/bench_pool.py [--batch 256] [--reps 3] [--workers 1,2] [--timeout 0.5]
+Usage: python benchmarks/bench_pool.py [--batch 256] [--reps 3] [--workers 1,2] [--timeout 5]
 Target (issue 30): pool-2 >= 1.7x pool-1 (and in-process) on a 2-core machine; the slow batch returns within
 the deadline plus 1 s with every other reward unchanged. Not a CI gate: it prints, it never fails on a time.
 """
@@ -37,8 +38,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "processbench" / "math.json"
 SLOW_PROMPT = "Ann has 3 apples and buys 4 bags of 2 apples. How many apples does she have?"
-SLOW = ("4 * 2 = 8 apples.\n3 + 8 = 11 apples.\n((((((((10!)!)!)!)!)!)!)!) = 5\n"
-        "The answer is $\\boxed{((10!)!)!}$.")  # compared with the gold 11: math-verify's parse timeout bounds it
+MARKER = "This step takes the verifier a minute."
+SLOW = f"4 * 2 = 8 apples.\n3 + 8 = 11 apples.\n{MARKER}\nThe answer is $\\boxed{{11}}$."
+
+try:
+    from rewards.verifiers.symbolic import SymbolicVerifier
+except ImportError:  # pragma: no cover
+    SymbolicVerifier = object
+
+
+class SlowVerifier(SymbolicVerifier):
+    """The symbolic verifier, except that a trace holding :data:`MARKER` takes 60 s: a completion that hangs (the
+    scorer bounds its own work on every slow input found so far, so the hang is injected through the public
+    ``verifier=`` argument)."""
+
+    def verify(self, trace, flow):
+        if MARKER in trace.text:
+            time.sleep(60)
+        return super().verify(trace, flow)
 
 
 def batch(start: int, size: int) -> tuple[list[str], list[str]]:
@@ -47,37 +64,54 @@ def batch(start: int, size: int) -> tuple[list[str], list[str]]:
     return [r["problem"] for r in picked], ["\n\n".join(r["steps"]) for r in picked]
 
 
-def time_in_process(start: int, size: int) -> tuple[float, list]:
-    """Score the slice in a fresh child process (cold caches) in one process; its seconds and rewards."""
+def time_in_process(start: int, size: int) -> tuple[float, list, float, float]:
+    """Score the slice in a fresh child process (cold caches) in one process: wall seconds, rewards, CPU seconds
+    (and the same CPU seconds as the longest single-process share)."""
     out = subprocess.run([sys.executable, __file__, "--child", str(start), "--batch", str(size)], cwd=ROOT,
                          capture_output=True, text=True, check=True)
     data = json.loads(out.stdout.strip().splitlines()[-1])
-    return data["seconds"], data["rewards"]
+    return data["seconds"], data["rewards"], data["cpu"], data["cpu"]
 
 
-def child(start: int, size: int) -> None:
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, from /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def child(start: int, size: int, slow: bool = False) -> None:
     from rewards.adapters.trl_rewards import get_rafs_reward
 
     prompts, completions = batch(start, size)
-    reward = get_rafs_reward(num_workers=1, cache=False)
+    reward = get_rafs_reward(num_workers=1, cache=False, verifier=SlowVerifier() if slow else None)
     reward(["Find x if x^2 = 1/2."], ["$x = \\frac{\\sqrt{2}}{2}$, so $\\boxed{\\frac{\\sqrt{2}}{2}}$"])  # imports
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     rewards = reward(prompts, completions)
-    print(json.dumps({"seconds": time.perf_counter() - t0, "rewards": rewards}))
+    print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0, "rewards": rewards}))
 
 
-def time_pool(workers: int, prompts, completions, timeout_s=None, **kwargs) -> tuple[float, list]:
+def time_pool(workers: int, prompts, completions, timeout_s=None, verifier=None,
+              **kwargs) -> tuple[float, list, float, float]:
+    """Score on a fresh, started pool: wall seconds, rewards, CPU seconds of the workers and this process together,
+    and the largest CPU share of one process (a worker, or this one dispatching)."""
     from rewards.adapters.pool import close_pools, shared_pool
     from rewards.adapters.trl_rewards import get_rafs_reward
 
     close_pools()
-    shared_pool(workers).warm()
-    reward = get_rafs_reward(num_workers=workers, cache=False, timeout_s=timeout_s)
-    t0 = time.perf_counter()
+    pool = shared_pool(workers).warm()
+    reward = get_rafs_reward(num_workers=workers, cache=False, timeout_s=timeout_s, verifier=verifier)
+    pids = pool.pids()
+    before = {pid: _cpu_of(pid) for pid in pids}
+    t0, c0 = time.perf_counter(), time.process_time()
     rewards = reward(prompts, completions, **kwargs)
-    seconds = time.perf_counter() - t0
+    seconds, parent = time.perf_counter() - t0, time.process_time() - c0
+    shares = [_cpu_of(pid) - before[pid] for pid in pids if pid in pool.pids()] + [parent]
     close_pools()
-    return seconds, rewards
+    return seconds, rewards, sum(shares), max(shares)
 
 
 def main() -> None:
@@ -85,17 +119,20 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--workers", default=None, help="comma-separated pool sizes (default: 1..cores, then 2x)")
-    ap.add_argument("--timeout", type=float, default=0.5, help="deadline of the slow-batch check (s)")
+    ap.add_argument("--timeout", type=float, default=5.0, help="deadline of the slow-batch check (s)")
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--slow", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
-        child(args.child, args.batch)
+        child(args.child, args.batch, args.slow)
         return
     cores = len(os.sched_getaffinity(0))
     sizes = [int(w) for w in args.workers.split(",")] if args.workers else sorted({1, *range(2, cores + 1)})
     print(f"bench_pool: ProcessBench MATH, batch {args.batch}, {args.reps} reps, cores available {cores}, "
           f"load average {os.getloadavg()[0]:.2f} at start")
     times: dict[str, list[float]] = {"in-process": [], **{f"pool-{n}": [] for n in sizes}}
+    cpu: dict[str, list[float]] = {k: [] for k in times}
+    longest: dict[str, list[float]] = {k: [] for k in times}
     mismatches: dict[str, int] = {k: 0 for k in times}
     for rep in range(args.reps):
         start = rep * args.batch
@@ -107,10 +144,12 @@ def main() -> None:
         results = {}
         for name in order:
             if name == "in-process":
-                seconds, rewards = time_in_process(start, args.batch)
+                seconds, rewards, used, most = time_in_process(start, args.batch)
             else:
-                seconds, rewards = time_pool(int(name.split("-")[1]), prompts, completions)
+                seconds, rewards, used, most = time_pool(int(name.split("-")[1]), prompts, completions)
             times[name].append(seconds)
+            cpu[name].append(used)
+            longest[name].append(most)
             results[name] = rewards
         reference = results["in-process"]
         for name, rewards in results.items():
@@ -121,34 +160,34 @@ def main() -> None:
     here = statistics.median(times["in-process"])
     print(f"\nper-step latency, batch of {args.batch} (median of {args.reps}); speedup = median of the per-rep "
           "ratios")
-    print(f"{'setting':<12}{'ms/step':>10}{'ms/completion':>15}{'vs pool-1':>11}{'vs in-process':>15}"
-          f"{'rewards != in-process':>23}")
+    print("CPU s: user+system of every process that scored (workers and the dispatching process); idle-core bound: "
+          "in-process CPU / the largest one-process CPU share (the speedup if every process had a core of its own)")
+    print(f"{'setting':<12}{'ms/step':>10}{'ms/compl.':>11}{'vs pool-1':>11}{'vs in-proc':>12}{'CPU s':>8}"
+          f"{'idle-core bound':>17}{'rewards != in-process':>23}")
     for name, values in times.items():
         med = statistics.median(values)
         vs1 = (statistics.median(a / b for a, b in zip(times["pool-1"], values)) if base else float("nan"))
         vsin = statistics.median(a / b for a, b in zip(times["in-process"], values))
-        print(f"{name:<12}{med * 1000:>10.0f}{med * 1000 / args.batch:>15.1f}{vs1:>10.2f}x{vsin:>14.2f}x"
-              f"{mismatches[name]:>23}")
+        bound = statistics.median(a / b for a, b in zip(cpu["in-process"], longest[name]) if b > 0)
+        print(f"{name:<12}{med * 1000:>10.0f}{med * 1000 / args.batch:>11.1f}{vs1:>10.2f}x{vsin:>11.2f}x"
+              f"{statistics.median(cpu[name]):>8.1f}{bound:>16.2f}x{mismatches[name]:>23}")
 
-    # the deadline: one slow completion among normal ones
-    from rewards.adapters.trl_rewards import get_rafs_reward
+    # the deadline: one completion that hangs among normal ones (the class by module name, so workers import it)
+    import bench_pool
 
     prompts, completions = batch(0, args.batch - 1)
     prompts, completions = [SLOW_PROMPT] + prompts, [SLOW] + completions
-    gold = ["11"] + [None] * (args.batch - 1)
     workers = max(sizes)
-    t_slow0 = time.perf_counter()
-    slow_alone = get_rafs_reward(num_workers=1, cache=False)(prompts[:1], completions[:1], answer=gold[:1])
-    t_slow = time.perf_counter() - t_slow0
-    seconds, rewards = time_pool(workers, prompts, completions, timeout_s=args.timeout, answer=gold)
-    normal, _ = time_pool(workers, prompts[1:], completions[1:], timeout_s=args.timeout)
+    verifier = bench_pool.SlowVerifier()
+    seconds, rewards, _, _ = time_pool(workers, prompts, completions, timeout_s=args.timeout, verifier=verifier)
+    normal, *_ = time_pool(workers, prompts[1:], completions[1:], timeout_s=args.timeout, verifier=verifier)
     reference = json.loads(subprocess.run([sys.executable, __file__, "--child", "0", "--batch",
-                                           str(args.batch - 1)], cwd=ROOT, capture_output=True, text=True,
+                                           str(args.batch - 1), "--slow"], cwd=ROOT, capture_output=True, text=True,
                                           check=True).stdout.strip().splitlines()[-1])["rewards"]
     same = rewards[1:] == reference
-    print(f"\ndeadline: {args.batch - 1} normal completions + 1 slow one (nested factorials: {t_slow:.2f} s alone, "
-          f"reward {slow_alone[0]} in one process), pool-{workers}, timeout_s {args.timeout:g}: batch {seconds:.2f} s "
-          f"(the normal ones alone: {normal:.2f} s); slow reward {rewards[0]}; every other reward unchanged: {same}; "
+    print(f"\ndeadline: {args.batch - 1} normal completions + 1 that hangs (60 s in the verifier), first in the batch, "
+          f"pool-{workers}, timeout_s {args.timeout:g}: batch {seconds:.2f} s (the normal ones alone: {normal:.2f} "
+          f"s); the hanging one's reward {rewards[0]}; every other reward unchanged: {same}; "
           f"batch <= deadline + 1 s: {seconds <= args.timeout + 1.0}; batch <= normal batch + deadline + 1 s: "
           f"{seconds <= normal + args.timeout + 1.0}")
     print(f"load average {os.getloadavg()[0]:.2f} at the end (other processes share these cores: read the ratios)")
