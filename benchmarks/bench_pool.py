@@ -9,7 +9,9 @@ and scores that same slice once per setting, the settings alternated within the 
 * ``pool-N``: ``get_rafs_reward(num_workers=N, cache=False)`` on a fresh, started pool of N workers (its start is
   not timed: a trainer starts it once).
 
-Every setting starts with cold caches, so none gains from another having seen the slice. The ratio of each setting
+Every setting gets fresh processes, so none gains from another having seen the slice; each first scores the same
+64 other completions (the file's last 64, never timed) so that the timed step meets warm processes, as every step
+after the first does in training. The ratio of each setting
 to ``pool-1`` and to ``in-process`` is what to read: absolute times drift on a shared machine. Each setting's
 rewards are compared with the in-process rewards, exactly.
 
@@ -58,8 +60,18 @@ class SlowVerifier(SymbolicVerifier):
         return super().verify(trace, flow)
 
 
+WARM = 64  # completions from the end of the file that every scoring process sees before the timed step
+
+
+def warm_batch() -> tuple[list[str], list[str]]:
+    """The last :data:`WARM` completions (never in a timed slice): a pool runs for a whole training, so a step
+    meets warm processes (imports, compiled patterns, sympy's caches) with completions they have not seen."""
+    rows = json.loads(DATA.read_text())[-WARM:]
+    return [r["problem"] for r in rows], ["\n\n".join(r["steps"]) for r in rows]
+
+
 def batch(start: int, size: int) -> tuple[list[str], list[str]]:
-    rows = json.loads(DATA.read_text())
+    rows = json.loads(DATA.read_text())[:-WARM]
     picked = [rows[(start + i) % len(rows)] for i in range(size)]
     return [r["problem"] for r in picked], ["\n\n".join(r["steps"]) for r in picked]
 
@@ -88,7 +100,7 @@ def child(start: int, size: int, slow: bool = False) -> None:
 
     prompts, completions = batch(start, size)
     reward = get_rafs_reward(num_workers=1, cache=False, verifier=SlowVerifier() if slow else None)
-    reward(["Find x if x^2 = 1/2."], ["$x = \\frac{\\sqrt{2}}{2}$, so $\\boxed{\\frac{\\sqrt{2}}{2}}$"])  # imports
+    reward(*warm_batch())
     t0, c0 = time.perf_counter(), time.process_time()
     rewards = reward(prompts, completions)
     print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0, "rewards": rewards}))
@@ -104,6 +116,7 @@ def time_pool(workers: int, prompts, completions, timeout_s=None, verifier=None,
     close_pools()
     pool = shared_pool(workers).warm()
     reward = get_rafs_reward(num_workers=workers, cache=False, timeout_s=timeout_s, verifier=verifier)
+    reward(*warm_batch())
     pids = pool.pids()
     before = {pid: _cpu_of(pid) for pid in pids}
     t0, c0 = time.perf_counter(), time.process_time()

@@ -369,6 +369,7 @@ class RAFSRewardFunction:
             everything = [row for part in gathered for row in (part or [])]
         # one score_group call per (prompt, gold), in order of first appearance (rewards.adapters.batching)
         groups = group_indices((row[0], row[3]) for row in everything)
+        groups = [pos for pos in groups if any(everything[i][4] == rank for i in pos)]  # others' groups: theirs
         scored = self._score_groups([(everything[pos[0]][0], everything[pos[0]][1], [everything[i][2] for i in pos],
                                       everything[pos[0]][3]) for pos in groups])
         out: list[RAFSResult | None] = [None] * n
