@@ -444,12 +444,11 @@ class RAFSRewardFunction:
             rescored = dict(zip(retry, again))
             for j in slow:
                 _, prompt, texts, gold = groups[j]
-                bad = set(culprits[j]) if j in rescored else set(range(len(texts)))
+                bad = set(culprits[j]) if culprits[j] else set(range(len(texts)))
                 rest = [t for m, t in enumerate(texts) if m not in bad]
-                fallback = Failure("timeout", f"the group of {len(texts)} ran past its deadline of {timeout:g} s")
-                got = iter(self._accept(rescored.get(j, fallback), prompt, rest, None)) if rest else iter(())
+                got = iter(self._accept(rescored[j], prompt, rest, None)) if rest else iter(())
                 why = (f"scoring this completion ran past its deadline of {timeout:g} s (timeout_s); its worker was "
-                       "killed" if j in rescored else
+                       "killed" if culprits[j] else
                        f"scoring its group of {len(texts)} ran past its deadline of {timeout:g} s (timeout_s) and "
                        "no single completion was slow on its own")
                 out[j] = [self._unscorable(why, prompt, texts[m]) if m in bad else next(got)
