@@ -179,6 +179,9 @@ def _worker_main(read_fd: int, write_fd: int) -> None:
             message = inbox.recv()
         except (EOFError, OSError):  # the caller went away
             return
+        except Exception as exc:  # noqa: BLE001 - a task this process cannot unpickle (a function it cannot import)
+            outbox.send((False, f"the task could not be read in the worker: {type(exc).__name__}: {exc}"))
+            continue
         if message is None:
             return
         try:

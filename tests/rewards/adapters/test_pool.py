@@ -321,3 +321,18 @@ def test_engine_rows_on_the_pool_equal_one_process(batch):
     kwargs = {"data_sources": ["math"] * 6, "solution_strs": completions[:6], "ground_truths": ["1"] * 6,
               "extra_infos": [{"question": p} for p in prompts[:6]]}
     assert compute_score(**kwargs, num_workers=2) == compute_score(**kwargs)
+
+
+def test_a_task_the_worker_cannot_import_fails_alone():
+    import types
+
+    module = types.ModuleType("not_importable_in_a_worker")
+    exec("def f(x):\n    return x\n", module.__dict__)
+    sys.modules[module.__name__] = module
+    try:
+        with ScoringPool(1) as pool:
+            out = pool.map(module.f, [(1,)])
+            assert isinstance(out[0], Failure) and out[0].kind == "error" and "could not be read" in out[0].reason
+            assert pool.map(operator.neg, [(5,)]) == [-5] and pool.replaced == 0  # the same worker goes on
+    finally:
+        del sys.modules[module.__name__]
