@@ -3,8 +3,9 @@
 A trace of about ``--chars`` characters is built from distinct real solutions (GSM8K train, ``<<...>>`` annotations
 removed, or MATH-500 solutions), one after another, ending in the last one's final answer; every repetition builds
 a new trace from solutions not used before (no memo of an earlier step helps). Both rewards score the same
-conversational completion with the same gold, alternated; the ratio of the medians is what to read. ``--lengths``
-prints the cost curve (ms per trace against length), whose slope says whether the cost is linear.
+conversational completion with the same gold, alternated, timed in CPU seconds of this process
+(``time.process_time``: a shared machine's other jobs do not count); the ratio of the medians is what to read.
+``--lengths`` prints the cost curve (ms per trace against length), whose slope says whether the cost is linear.
 
 Usage: python benchmarks/bench_long_distinct.py [--source gsm8k|math] [--lengths 16000 32000 64000 128000] [--reps 3]
 Target (issue 30): at 128k characters, rafs_reward <= 10x accuracy_reward; cost linear in length.
@@ -69,7 +70,7 @@ def main() -> None:
     reward([problem], [[{"role": "assistant", "content": warm}]], answer=["1"])
     accuracy_reward([[{"role": "assistant", "content": warm}]], solution=["1"])
     print(f"bench_long_distinct: {args.source}, {args.reps} reps per length, one core")
-    print(f"{'chars':>8}{'rafs ms':>10}{'trl ms':>9}{'ratio':>8}{'rafs us/char':>14}")
+    print(f"{'chars':>8}{'rafs ms':>10}{'trl ms':>9}{'ratio':>8}{'rafs us/char':>14}   (CPU time)")
     for chars in args.lengths:
         ours, theirs = [], []
         for rep in range(args.reps):
@@ -77,13 +78,13 @@ def main() -> None:
             completion = [[{"role": "assistant", "content": text}]]
             order = ("rafs", "trl") if rep % 2 == 0 else ("trl", "rafs")
             for name in order:
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 if name == "rafs":
                     reward([problem], completion, answer=[gold])
-                    ours.append(time.perf_counter() - t0)
+                    ours.append(time.process_time() - t0)
                 else:
                     accuracy_reward(completion, solution=[gold])
-                    theirs.append(time.perf_counter() - t0)
+                    theirs.append(time.process_time() - t0)
         a, b = statistics.median(ours), statistics.median(theirs)
         print(f"{chars:>8}{a * 1000:>10.0f}{b * 1000:>9.0f}{a / b:>7.1f}x{a * 1e6 / chars:>14.2f}")
 
