@@ -32,6 +32,15 @@ same order (TRL does). Pass ``gather=False`` to a factory to score only the loca
 The ``get_*`` factories build configured, picklable callables (plain classes, not ``nn.Module``) with the same
 stable ``__name__``; :func:`get_reward_funcs` resolves registry names (open-r1 style).
 
+Scoring pool: with ``num_workers > 1`` (default :func:`rewards.adapters.pool.default_num_workers`:
+``RAFS_NUM_WORKERS``, else 1 under pytest, else the cores per rank) the groups are scored on a persistent pool of
+worker processes (:mod:`rewards.adapters.pool`), never splitting a group, with results bit-identical to one
+process and in order; each group has a deadline (``timeout_s``, default
+:data:`~rewards.adapters.pool.DEFAULT_TIMEOUT_S`) past which its worker is killed and the completion that ran
+too long gets the unscorable credit with a logged reason. With one worker and no ``timeout_s`` the groups are
+scored in this process. ``asynchronous=True`` (or :func:`as_async`) gives the ``async`` form TRL awaits beside its
+other async rewards.
+
 Example
 -------
 >>> prompts = ["Tom has 3 boxes of 4 pens. How many pens?"] * 2
@@ -47,6 +56,7 @@ True
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -58,7 +68,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rewards.checks.answers import answers_equivalent, gold_answer
 from rewards.checks.arithmetic import error_counts
-from rewards.adapters.batching import score_by_group
+from rewards.adapters.batching import group_indices
+from rewards.adapters.pool import (DEFAULT_TIMEOUT_S, Failure, check_timeout, check_workers, default_num_workers,
+                                   shared_pool, unscorable)
 from rewards.adapters.reward_rules import UNFAITHFUL_CREDIT, check_credit, faithful_accuracy
 from rewards.adapters.reward_version import reward_version
 from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult, score_group
@@ -85,6 +97,9 @@ __all__ = [
     "RAFSReward",
     "FaithfulAccuracyReward",
     "ComponentReward",
+    "AsyncRewardFunction",
+    "as_async",
+    "score_group_task",
 ]
 
 log = logging.getLogger(__name__)
@@ -195,6 +210,29 @@ def _text(completion: Any) -> str:
         return ""
 
 
+def score_group_task(prompt: Any, texts: Sequence[str], gold: str | None, config: RAFSConfig,
+                     verifier: Any = None) -> tuple[list[RAFSResult] | None, dict[str, int], str | None]:
+    """One group scored in a pool worker: ``(results, internal errors counted meanwhile, failure)``.
+
+    ``results`` are :func:`~rewards.scoring.score.score_group`'s; when it raises, ``results`` is ``None`` and
+    ``failure`` names the exception (the caller scores the group as an abstention, or raises in strict mode, as it
+    does in one process).
+
+    >>> results, errors, failure = score_group_task("3 boxes of 4 pens", ["3 * 4 = 12\\n#### 12"], None,
+    ...                                             RAFSConfig.coerce(None, use="reward"))
+    >>> results[0].status, errors, failure
+    ('accept', {}, None)
+    """
+    before = error_counts()
+    try:
+        results = score_group(prompt, list(texts), gold=gold, config=config, verifier=verifier)
+        failure = None
+    except Exception as exc:  # noqa: BLE001 - reported to the reward, which decides (strict or abstain)
+        results, failure = None, f"{type(exc).__name__}: {exc}"
+    after = error_counts()
+    return results, {k: v - before.get(k, 0) for k, v in after.items() if v > before.get(k, 0)}, failure
+
+
 class RAFSRewardFunction:
     """Base class of the RAFS reward callables: batch handling, grouping, gathering, caching, logging.
 
@@ -212,6 +250,19 @@ class RAFSRewardFunction:
         verifier: an optional step verifier (a :class:`~rewards.verifiers.base.StepVerifier`, picklable);
             ``None`` is the symbolic default. A custom verifier disables the shared cache.
         cache: share group scores between the RAFS reward functions of the same step (thread-safe, bounded).
+        num_workers: scoring processes (:mod:`rewards.adapters.pool`, shared by every reward with the same count);
+            ``None``: :func:`~rewards.adapters.pool.default_num_workers`, resolved in the process that scores (a
+            pickled reward picks its own). With 1 worker and no ``timeout_s`` the groups are scored in this
+            process, exactly as without a pool.
+        timeout_s: the deadline of one group in seconds (a pool is used even with one worker, since only a
+            separate process can be stopped without ``signal``); ``None``: no pool with one worker, else
+            :data:`~rewards.adapters.pool.DEFAULT_TIMEOUT_S`. A group past its deadline has its worker killed and
+            replaced; its members are then scored alone to find the completion(s) that ran too long, which get the
+            unscorable credit (an abstention: ``0`` under the reward's ``missing_evidence="no_support"``, so never
+            more than a checked flawed trace) with the reason logged and counted in :attr:`stats` ``["timeouts"]``,
+            and the rest of the group is scored again without them (all of them when none is slow alone). A batch
+            thus returns within about ``3 × timeout_s`` whatever the completions, and within ``timeout_s`` when
+            each slow completion is alone in its group.
 
     Internal errors: every call counts the internal errors of the exact checks
     (:func:`rewards.checks.arithmetic.error_counts`, which logs each with its input at ERROR level and raises it
@@ -236,6 +287,8 @@ class RAFSRewardFunction:
         log_extras: bool = True,
         verifier: Any = None,
         cache: bool = True,
+        num_workers: int | None = None,
+        timeout_s: float | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ValueError(f"name={name!r} must be a non-empty string (it is TRL's metric key).")
@@ -250,8 +303,11 @@ class RAFSRewardFunction:
         self.log_extras = bool(log_extras)
         self.verifier = verifier
         self.cache = bool(cache) and verifier is None
+        self.num_workers = check_workers("num_workers", num_workers)
+        self.timeout_s = check_timeout("timeout_s", timeout_s)
         self._config_key = json.dumps(asdict(self.config), sort_keys=True, default=str)
-        self.stats: dict[str, Any] = {"groups": 0, "failed_groups": 0, "internal_errors": 0, "errors_by_kind": {}}
+        self.stats: dict[str, Any] = {"groups": 0, "failed_groups": 0, "internal_errors": 0, "errors_by_kind": {},
+                                      "timeouts": 0}
 
     # -- per subclass ------------------------------------------------------------------------------------------
     needs_gold = False
@@ -293,9 +349,10 @@ class RAFSRewardFunction:
                 "completion (the prompt repeated num_generations times)."
             )
         golds = self._golds(kwargs, n)
-        errors_before = self.stats["internal_errors"]
+        errors_before, timeouts_before = self.stats["internal_errors"], self.stats["timeouts"]
         results = self.score(prompts, completions, golds)
         errors = self.stats["internal_errors"] - errors_before
+        timeouts = self.stats["timeouts"] - timeouts_before
         rewards: list[float | None] = []
         for i, (res, gold) in enumerate(zip(results, golds)):
             reward = self.value(res, gold)
@@ -305,7 +362,7 @@ class RAFSRewardFunction:
                     raise ValueError(f"{self.__name__}: completion {i} is unscorable: {why}")
                 log.debug("%s: completion %d -> %s (%s)", self.__name__, i, reward, why)
             rewards.append(reward)
-        self._log(kwargs, results, rewards, golds, errors)
+        self._log(kwargs, results, rewards, golds, errors, timeouts)
         return rewards
 
     def score(self, prompts: Sequence[Any], completions: Sequence[Any],
@@ -323,18 +380,135 @@ class RAFSRewardFunction:
             gathered: list[Any] = [None] * dist.get_world_size()
             dist.all_gather_object(gathered, [(key, p, text, g, rank, i) for key, p, text, g, i in rows])
             everything = [row for part in gathered for row in (part or [])]
-        scored = score_by_group(  # one score_group call per (prompt, gold), in order of first appearance
-            everything, key=lambda row: (row[0], row[3]),
-            score=lambda members: self._score_group(members[0][0], members[0][1], [m[2] for m in members],
-                                                    members[0][3]))
+        # one score_group call per (prompt, gold), in order of first appearance (rewards.adapters.batching)
+        groups = group_indices((row[0], row[3]) for row in everything)
+        groups = [pos for pos in groups if any(everything[i][4] == rank for i in pos)]  # others' groups: theirs
+        scored = self._score_groups([(everything[pos[0]][0], everything[pos[0]][1], [everything[i][2] for i in pos],
+                                      everything[pos[0]][3]) for pos in groups])
         out: list[RAFSResult | None] = [None] * n
-        for row, result in zip(everything, scored):
-            if row[4] == rank:
-                out[row[5]] = result
+        for positions, results in zip(groups, scored):
+            if len(results) != len(positions):
+                raise RuntimeError(f"{self.__name__}: a group of {len(positions)} completions got {len(results)} "
+                                   "results.")
+            for i, result in zip(positions, results):
+                row = everything[i]
+                if row[4] == rank:
+                    out[row[5]] = result
         missing = [i for i, r in enumerate(out) if r is None]
         if missing:  # cannot happen unless a rank sent malformed rows; never return a short list to TRL
             raise RuntimeError(f"{self.__name__}: rows {missing} were not scored after the group gather.")
         return out  # type: ignore[return-value]
+
+    def uses_pool(self) -> bool:
+        """Whether this reward scores on a pool of worker processes in this process (more than one worker, or a
+        ``timeout_s``)."""
+        return self.timeout_s is not None or self.workers() > 1
+
+    def workers(self) -> int:
+        """The scoring processes this reward uses in this process (``num_workers``, else the default)."""
+        return self.num_workers if self.num_workers is not None else default_num_workers()
+
+    def _score_groups(self, groups: Sequence[tuple[str, Any, list[str], str | None]]) -> list[list[RAFSResult]]:
+        """The results of every ``(key, prompt, texts, gold)`` group, in order: in this process, or on the pool."""
+        if not self.uses_pool():
+            return [self._score_group(*group) for group in groups]
+        return self._score_on_pool(groups, self.workers())
+
+    def _score_on_pool(self, groups: Sequence[tuple[str, Any, list[str], str | None]],
+                       workers: int) -> list[list[RAFSResult]]:
+        """:meth:`_score_groups` on :func:`~rewards.adapters.pool.shared_pool`: cached groups stay here, the rest
+        go out one group per task; a group past its deadline is narrowed down to the completions slow on their own
+        (module doc of :class:`RAFSRewardFunction`, ``timeout_s``)."""
+        timeout = self.timeout_s if self.timeout_s is not None else DEFAULT_TIMEOUT_S
+        pool = shared_pool(workers)
+        out: list[list[RAFSResult] | None] = [None] * len(groups)
+        keys: list[tuple | None] = []
+        todo: list[int] = []
+        for j, (key, prompt, texts, gold) in enumerate(groups):
+            cache_key = (self._config_key, key, gold, tuple(texts)) if self.cache else None
+            keys.append(cache_key)
+            hit = _cache_get(cache_key) if cache_key is not None else None
+            if hit is not None:
+                out[j] = hit
+            else:
+                todo.append(j)
+
+        def task(prompt: Any, texts: Sequence[str], gold: str | None) -> tuple:
+            return (prompt, list(texts), gold, self.config, self.verifier)
+
+        replies = pool.map(score_group_task, [task(*groups[j][1:]) for j in todo], timeout_s=timeout)
+        slow: list[int] = []
+        for j, reply in zip(todo, replies):
+            _, prompt, texts, gold = groups[j]
+            if isinstance(reply, Failure) and reply.kind == "timeout" and len(texts) > 1:
+                slow.append(j)
+                continue
+            out[j] = self._accept(reply, prompt, texts, keys[j])
+        if slow:  # which members are slow on their own? score each alone, then the rest together again
+            singles = [(j, m) for j in slow for m in range(len(groups[j][2]))]
+            alone = pool.map(score_group_task, [task(groups[j][1], [groups[j][2][m]], groups[j][3])
+                                                for j, m in singles], timeout_s=timeout)
+            culprits = {j: [m for (jj, m), r in zip(singles, alone)
+                            if jj == j and isinstance(r, Failure) and r.kind == "timeout"] for j in slow}
+            retry = [j for j in slow if culprits[j] and len(culprits[j]) < len(groups[j][2])]
+            again = pool.map(score_group_task, [task(groups[j][1], [t for m, t in enumerate(groups[j][2])
+                                                                    if m not in culprits[j]], groups[j][3])
+                                                for j in retry], timeout_s=timeout)
+            rescored = dict(zip(retry, again))
+            for j in slow:
+                _, prompt, texts, gold = groups[j]
+                bad = set(culprits[j]) if culprits[j] else set(range(len(texts)))
+                rest = [t for m, t in enumerate(texts) if m not in bad]
+                got = iter(self._accept(rescored[j], prompt, rest, None)) if rest else iter(())
+                why = (f"scoring this completion ran past its deadline of {timeout:g} s (timeout_s); its worker was "
+                       "killed" if culprits[j] else
+                       f"scoring its group of {len(texts)} ran past its deadline of {timeout:g} s (timeout_s) and "
+                       "no single completion was slow on its own")
+                out[j] = [self._unscorable(why, prompt, texts[m]) if m in bad else next(got)
+                          for m in range(len(texts))]
+        return out  # type: ignore[return-value]
+
+    def _accept(self, reply: Any, prompt: Any, texts: Sequence[str], cache_key: tuple | None) -> list[RAFSResult]:
+        """The results of one group from a pool reply: counted like :meth:`_score_group`'s, cached, or (a
+        :class:`~rewards.adapters.pool.Failure`) the unscorable verdict for every member."""
+        if isinstance(reply, Failure):
+            if reply.kind == "timeout":
+                return [self._unscorable(f"scoring ran past its deadline ({reply.reason})", prompt, t) for t in texts]
+            with _stats_lock:
+                self.stats["groups"] += 1
+                self.stats["failed_groups"] += 1
+            if self.strict:
+                raise RuntimeError(f"{self.__name__}: a scoring worker failed on a group of {len(texts)}: "
+                                   f"{reply.reason}")
+            log.warning("%s: a scoring worker failed on a group of %d (%s); scored as an abstention",
+                        self.__name__, len(texts), reply.reason)
+            return [self._abstention(f"internal error: {reply.reason}") for _ in texts]
+        results, new_errors, failure = reply
+        self._count_errors({}, prompt, texts, failure=None if failure is None else RuntimeError(failure),
+                           new=new_errors)
+        if failure is not None:
+            if self.strict:
+                raise RuntimeError(f"{self.__name__}: scoring a group of {len(texts)} failed: {failure}")
+            return [self._abstention(f"internal error: {failure}") for _ in texts]
+        if cache_key is not None:
+            _cache_put(cache_key, results)
+        return results
+
+    @staticmethod
+    def _abstention(reason: str) -> RAFSResult:
+        """The verdict of a group whose scoring raised (as :meth:`_score_group` gives it)."""
+        return RAFSResult(None, "abstain", None, None, {m: None for m in COMPONENTS}, [], 0.0, None, None, [reason])
+
+    def _unscorable(self, reason: str, prompt: Any, text: str) -> RAFSResult:
+        """The verdict of a completion that ran past its deadline: an abstention, worth what the reward gives any
+        unscorable completion (``0`` under ``missing_evidence="no_support"``, the reward default); counted in
+        :attr:`stats` and logged with the completion."""
+        with _stats_lock:
+            self.stats["timeouts"] += 1
+        if self.strict:
+            raise TimeoutError(f"{self.__name__}: {reason}")
+        log.warning("%s: %s; prompt %s, completion %s", self.__name__, reason, _short(prompt), _short(text))
+        return unscorable(reason, self.config)
 
     def _score_group(self, key: str, prompt: Any, texts: list[str], gold: str | None) -> list[RAFSResult]:
         cache_key = (self._config_key, key, gold, tuple(texts)) if self.cache else None
@@ -359,12 +533,16 @@ class RAFSRewardFunction:
         return results
 
     def _count_errors(self, before: Mapping[str, int], prompt: Any, texts: Sequence[str],
-                      failure: BaseException | None = None) -> None:
+                      failure: BaseException | None = None, new: Mapping[str, int] | None = None) -> None:
         """Add the internal errors raised since ``before`` (a :func:`~rewards.checks.arithmetic.error_counts`
         snapshot) while scoring this group, and ``failure`` (the group's own exception, when no counted error
-        explains it), to :attr:`stats`; log the first error of each kind with the group that caused it."""
-        after = error_counts()
-        new = {k: v - before.get(k, 0) for k, v in after.items() if v > before.get(k, 0)}
+        explains it), to :attr:`stats`; log the first error of each kind with the group that caused it. ``new``:
+        the errors a worker process counted instead (then ``before`` is ignored)."""
+        if new is None:
+            after = error_counts()
+            new = {k: v - before.get(k, 0) for k, v in after.items() if v > before.get(k, 0)}
+        else:
+            new = dict(new)
         if failure is not None and not new:
             new = {f"score_group:{type(failure).__name__}": 1}
         first: list[str] = []
@@ -408,13 +586,15 @@ class RAFSRewardFunction:
         return [None] * n
 
     def _log(self, kwargs: Mapping[str, Any], results: Sequence[RAFSResult], rewards: Sequence[float | None],
-             golds: Sequence[str | None], errors: int = 0) -> None:
+             golds: Sequence[str | None], errors: int = 0, timeouts: int = 0) -> None:
         log_metric: Callable[[str, float], Any] | None = kwargs.get("log_metric")
         log_extra: Callable[[str, list], Any] | None = kwargs.get("log_extra")
         try:
             if self.log_metrics and callable(log_metric):
                 metrics = dict(self.metrics(results, rewards, golds))
                 metrics["internal_errors"] = errors
+                if self.uses_pool():
+                    metrics["timeouts"] = timeouts
                 for name, value in metrics.items():
                     log_metric(f"{self.__name__}/{name}", float(value))
             if self.log_extras and callable(log_extra):
@@ -429,8 +609,58 @@ class RAFSRewardFunction:
                 raise
             log.warning("%s: logging failed (%s: %s)", self.__name__, type(exc).__name__, exc)
 
+    def as_async(self) -> "AsyncRewardFunction":
+        """The ``async`` form of this reward (:class:`AsyncRewardFunction`)."""
+        return AsyncRewardFunction(self)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("num_workers", None)  # pickled before the pool existed
+        state.setdefault("timeout_s", None)
+        state.get("stats", {}).setdefault("timeouts", 0)
+        self.__dict__.update(state)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.__name__!r}, config={self.config!r})"
+
+
+class AsyncRewardFunction:
+    """A reward function as a coroutine: ``await f(prompts, completions, **kwargs)`` scores on a thread (the pool's
+    workers do the work), so TRL's GRPOTrainer, which detects ``async`` rewards (``is_async_callable``) and awaits
+    them together with ``asyncio.gather`` on its event-loop thread, runs it beside its other async rewards.
+
+    Same ``__name__`` and results as the wrapped reward; picklable (it holds only the reward).
+
+    >>> import asyncio
+    >>> f = get_rafs_reward(asynchronous=True)
+    >>> f.__name__, asyncio.run(f(["Ann has 2 bags of 5 apples."], ["2 * 5 = 10 apples.\\n#### 10"]))[0] > 0.9
+    ('rafs_reward', True)
+    """
+
+    def __init__(self, reward: Callable[..., list[float | None]]) -> None:
+        if not callable(reward):
+            raise ValueError(f"reward={reward!r} must be a reward function (a callable over a batch).")
+        self.reward = reward
+        self.__name__ = getattr(reward, "__name__", type(reward).__name__)
+
+    async def __call__(self, prompts: Sequence[Any] | None, completions: Sequence[Any],
+                       **kwargs: Any) -> list[float | None]:
+        return await asyncio.to_thread(self.reward, prompts, completions, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"AsyncRewardFunction({self.reward!r})"
+
+
+def as_async(reward: Callable[..., list[float | None]]) -> AsyncRewardFunction:
+    """``reward`` (any batch reward function, e.g. ``rafs_reward``) as an ``async`` reward for TRL.
+
+    >>> as_async(rafs_reward).__name__
+    'rafs_reward'
+    """
+    return reward if isinstance(reward, AsyncRewardFunction) else AsyncRewardFunction(reward)
+
+
+def _finish(reward: RAFSRewardFunction, asynchronous: bool) -> Any:
+    return reward.as_async() if asynchronous else reward
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -592,11 +822,15 @@ class ComponentReward(RAFSRewardFunction):
 # -- factories ------------------------------------------------------------------------------------------------------
 
 def get_rafs_reward(config: RAFSConfig | Mapping[str, Any] | None = None, *, gold_column: str | None = None,
-                    name: str = "rafs_reward", **kwargs: Any) -> RAFSReward:
+                    name: str = "rafs_reward", asynchronous: bool = False, **kwargs: Any) -> RAFSReward:
     """A configured ``rafs_reward``: ``RAFS/100`` per completion, ``None`` on abstention.
 
     Keyword arguments: see :class:`RAFSRewardFunction` (``strict``, ``gather``, ``log_metrics``, ``log_extras``,
-    ``verifier``, ``cache``).
+    ``verifier``, ``cache``, ``num_workers``, ``timeout_s``); ``asynchronous=True`` returns the ``async`` form
+    (:class:`AsyncRewardFunction`).
+
+    >>> get_rafs_reward(num_workers=4, timeout_s=5.0).workers()   # a pool of 4 starts on the first call
+    4
 
     >>> reward = get_rafs_reward({"tau_accept": 70.0})
     >>> reward.__name__
@@ -604,30 +838,32 @@ def get_rafs_reward(config: RAFSConfig | Mapping[str, Any] | None = None, *, gol
     >>> reward(["Ann has 2 bags of 5 apples."], ["2 * 5 = 10 apples.\\n#### 10"])[0] > 0.9
     True
     """
-    return RAFSReward(name, config=config, gold_column=gold_column, **kwargs)
+    return _finish(RAFSReward(name, config=config, gold_column=gold_column, **kwargs), asynchronous)
 
 
 def get_faithful_accuracy_reward(unfaithful_credit: float = UNFAITHFUL_CREDIT,
                                  config: RAFSConfig | Mapping[str, Any] | None = None,
                                  *, gold_column: str | None = None, unverified_credit: float | None = None,
                                  min_rafs: float | None = None, name: str = "faithful_accuracy_reward",
-                                 **kwargs: Any) -> FaithfulAccuracyReward:
+                                 asynchronous: bool = False, **kwargs: Any) -> FaithfulAccuracyReward:
     """A configured ``faithful_accuracy_reward`` (1 / ``unfaithful_credit`` / 0; ``None`` without gold).
 
     >>> reward = get_faithful_accuracy_reward(unfaithful_credit=0.2)
     >>> reward(["3 boxes of 4 pens"], ["3 * 4 = 13 pens.\\n#### 12"], solution=["12"])
     [0.2]
     """
-    return FaithfulAccuracyReward(name, unfaithful_credit=unfaithful_credit, unverified_credit=unverified_credit,
-                                  min_rafs=min_rafs, config=config, gold_column=gold_column, **kwargs)
+    return _finish(FaithfulAccuracyReward(name, unfaithful_credit=unfaithful_credit,
+                                          unverified_credit=unverified_credit, min_rafs=min_rafs, config=config,
+                                          gold_column=gold_column, **kwargs), asynchronous)
 
 
 def _component_factory(component: str) -> Callable[..., ComponentReward]:
     default_name = _COMPONENT_NAMES[component]
 
     def factory(config: RAFSConfig | Mapping[str, Any] | None = None, *, gold_column: str | None = None,
-                name: str = default_name, **kwargs: Any) -> ComponentReward:
-        return ComponentReward(component, name, config=config, gold_column=gold_column, **kwargs)
+                name: str = default_name, asynchronous: bool = False, **kwargs: Any) -> ComponentReward:
+        return _finish(ComponentReward(component, name, config=config, gold_column=gold_column, **kwargs),
+                       asynchronous)
 
     factory.__name__ = factory.__qualname__ = f"get_{default_name}"
     factory.__doc__ = f"A configured ``{default_name}`` (the RAFS component ``{component}`` on [0, 1])."

@@ -20,6 +20,7 @@ from rewards.checks.arithmetic import EquationCheck, check_equation, extract_equ
 from rewards.checks.identities import MIN_CHAIN, identity_checks
 from rewards.checks.named_chains import merge_named
 from rewards.checks.plus_minus import split_branches
+from rewards.parsing.trace import MAX_STEPS
 
 __all__ = ["BARE_NUMBER", "step_equations"]
 
@@ -27,12 +28,15 @@ BARE_NUMBER = re.compile(r"\s*+\$?\s*+-?[\d,]*\.?\d+\s*+%?\s*")
 """One bare number, optionally with $ or %: a side that states a value and computes nothing."""
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=MAX_STEPS)
 def step_equations(step: str) -> tuple:
-    """Equations of one step with their checks, cached: GRPO groups repeat steps and problems. The cache holds about
-    a GRPO batch's steps (2,048); at 32,768 it kept ~120k objects alive for few extra hits, and every full garbage
-    collection walked them (bench_instructions --n 2000: 1.5% fewer instructions with 2,048, the step caches of
-    dataflow at 4,096).
+    """Equations of one step with their checks, cached: GRPO groups repeat steps and problems, and the scorer reads
+    a trace's steps in several passes (the dataflow, its propagation plan, the claim checkers). The cache holds the
+    steps of the longest trace scored (:data:`~rewards.parsing.trace.MAX_STEPS`, 4,096): smaller, a trace of more
+    steps than it holds missed on every later pass (least-recently-used order over a longer sequence evicts each
+    step before it is read again), so a 240k-character trace of 3,600 steps cost 1.3x two 120k-character halves.
+    Much larger, it keeps objects alive for few extra hits that every full garbage collection walks (at 32,768,
+    ~120k objects; bench_instructions --n 2000: 1.5% fewer instructions with 2,048 than with 32,768).
 
     Numeric equations are checked by :func:`rewards.checks.arithmetic.check_equation`; chained identities in one
     variable (``(x+1)^2 = x^2 + 2x + 1 = …``) by :func:`rewards.checks.identities.identity_checks`. Consecutive

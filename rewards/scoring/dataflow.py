@@ -1993,13 +1993,24 @@ def answer_derivations(flow: Dataflow) -> list[frozenset[int]]:
     last_ancestors = flow.ancestors(last)
     out = [frozenset(last_ancestors | {last})]
     target_key = _key(target)  # an int key: a list's == takes Fraction's fast path for an int
-    for t in range(last):
-        if target_key not in flow.steps[t].produced:
-            continue
-        later = [a for a in range(t + 1, last)
-                 if a in last_ancestors or any(v in flow.steps[last].used for v in flow.steps[a].produced)]
-        built_past = any(v != target for a in later for v in flow.steps[a].produced)
-        if not built_past:
+    earlier = [t for t in range(last) if target_key in flow.steps[t].produced]
+    if not earlier:
+        return out
+    # built_past[t]: a step between t and the last one that the last derivation builds on (an ancestor, or a step
+    # whose result it uses) produced a value other than the answer. One backward pass: a scan per earlier step
+    # cost O(steps) each, quadratic on a long trace where the answer's value recurs (64 x 1,800 steps at 128k
+    # characters)
+    used_last = flow.steps[last].used
+    built_past = [False] * last
+    seen = False
+    for a in range(last - 1, earlier[0] - 1, -1):
+        built_past[a] = seen
+        produced = flow.steps[a].produced
+        if not seen and (a in last_ancestors or any(v in used_last for v in produced)) and \
+                any(v != target for v in produced):
+            seen = True
+    for t in earlier:
+        if not built_past[t]:
             out.append(frozenset(flow.ancestors(t) | {t}))
     return out
 

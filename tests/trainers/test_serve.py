@@ -164,14 +164,17 @@ def test_byte_limit_gives_413_before_reading_the_body():
 
 
 def test_timeout_gives_504_with_a_reason():
-    with TestClient(create_app(workers=1, max_batch=1024, timeout=0.001)) as c:
+    app = create_app(workers=1, max_batch=1024, timeout=0.001)
+    with TestClient(app) as c:
+        before = app.state.scorer.pool.pids()
         r = c.post("/get_reward", json=_pool(1024, seed=3))
         assert r.status_code == 504
         assert "longer than the server's timeout of 0.001 s" in r.json()["error"]
-        deadline = time.time() + 30                          # the cancelled work drains; the server recovers
+        deadline = time.time() + 30                          # the chunk's worker is killed; the server recovers
         while c.get("/health").json()["pending_items"] and time.time() < deadline:
             time.sleep(0.1)
         assert c.get("/health").json()["pending_items"] == 0
+        assert app.state.scorer.pool.replaced == 1 and not set(before) & set(app.state.scorer.pool.pids())
 
 
 def test_back_pressure_gives_503(client):
@@ -188,10 +191,10 @@ def test_shutdown_closes_the_pool_and_its_processes():
     app = create_app(workers=2)
     with TestClient(app) as c:
         assert c.get("/health").status_code == 200
-        procs = list(app.state.scorer.pool._processes.values())
-        assert len(procs) == 2 and all(p.is_alive() for p in procs)
+        pids = app.state.scorer.pool.pids()
+        assert len(pids) == 2 and all(os.path.exists(f"/proc/{pid}") for pid in pids)
     assert app.state.scorer.pool is None
-    assert not any(p.is_alive() for p in procs)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in pids)  # stopped and reaped
 
 
 def test_create_app_validates_its_limits():

@@ -1,7 +1,8 @@
 """``rafs serve``: RAFS behind HTTP for PPO engines (OpenRLHF's remote reward) and anyone else.
 
 An ASGI app (Starlette on uvicorn) that scores batches in a process pool — the symbolic scorer is pure-Python
-and CPU-bound, so scoring runs in ``workers`` spawned processes, never on the event loop.
+and CPU-bound, so scoring runs in ``workers`` worker processes (a :class:`rewards.adapters.pool.ScoringPool`: fresh
+interpreters, never forked), never on the event loop.
 
 Endpoints
 ---------
@@ -22,8 +23,8 @@ Limits and errors (every error body is ``{"error": "<reason naming the field, th
 * a body over ``max_bytes`` -> 413; more than ``max_batch`` items -> 413;
 * not JSON -> 400; JSON of the wrong shape (missing field, wrong type, lengths that differ) -> 422;
 * more than ``max_pending`` items queued or being scored -> 503 (back-pressure: retry later);
-* scoring slower than ``timeout`` seconds -> 504; its queued chunks are cancelled (a chunk already running in a
-  worker finishes there and is discarded).
+* scoring slower than ``timeout`` seconds -> 504; a chunk still running ``timeout`` seconds after its worker
+  started it has that worker killed and replaced (no worker stays stuck on a completion that hangs).
 
 A request is split into at most ``workers`` chunks that never split a group, so every response equals the same
 items scored in-process, in order. The pool starts with the app (lifespan) and is shut down with it.
@@ -42,11 +43,10 @@ import asyncio
 import contextlib
 import json
 import logging
-import multiprocessing
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Mapping, Sequence
+
+from rewards.adapters.pool import Failure, ScoringPool
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -228,18 +228,17 @@ class _Scorer:
         self.pending = 0
         self._lock = threading.Lock()
 
-    def start(self) -> ProcessPoolExecutor:
-        self.pool = ProcessPoolExecutor(max_workers=self.workers,
-                                        mp_context=multiprocessing.get_context(self.mp_context))
+    def start(self) -> ScoringPool:
+        self.pool = ScoringPool(self.workers)
         return self.pool
 
     async def warm(self) -> None:
         assert self.pool is not None
-        await asyncio.gather(*(asyncio.wrap_future(self.pool.submit(_warm)) for _ in range(self.workers)))
+        await asyncio.to_thread(self.pool.warm)
 
     def close(self) -> None:
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool.close()
             self.pool = None
 
     def _release(self, n: int) -> None:
@@ -253,36 +252,30 @@ class _Scorer:
                 raise RequestError(503, f"server busy: {busy} items queued or being scored, this request adds {n} "
                                         f"(limit {self.max_pending}); retry later or start more --workers.")
             self.pending += n
-        if self.pool is None:
+        pool = self.pool
+        if pool is None:
             self._release(n)
             raise RequestError(503, "the scoring pool is not running (server starting or stopping); retry.")
-        futures = []
+        tasks = [(kind, payload, self.mode, self.rafs_config) for _, payload in chunks]
+        # the items count as pending until their chunks are done or killed, even after a 504 was sent
+        job = asyncio.ensure_future(asyncio.to_thread(pool.map, score_chunk, tasks, timeout_s=self.timeout))
+        job.add_done_callback(lambda _job: self._release(n))
         try:
-            for idx, payload in chunks:
-                fut = self.pool.submit(score_chunk, kind, payload, self.mode, self.rafs_config)
-                fut.add_done_callback(lambda _f, k=len(idx): self._release(k))
-                futures.append(fut)
-        except BrokenProcessPool as exc:
-            self._release(n - sum(len(idx) for idx, _ in chunks[: len(futures)]))
-            self._restart(exc)
-            raise RequestError(503, f"the scoring pool broke ({exc}); it was restarted, retry the request.")
-        try:
-            return await asyncio.wait_for(asyncio.gather(*(asyncio.wrap_future(f) for f in futures)), self.timeout)
+            parts = await asyncio.wait_for(asyncio.shield(job), self.timeout)
         except asyncio.TimeoutError:
-            for f in futures:
-                f.cancel()
             raise RequestError(504, f"scoring {n} items took longer than the server's timeout of {self.timeout:g} s "
-                                    "(--timeout); send smaller batches or raise --timeout.")
-        except BrokenProcessPool as exc:
-            self._restart(exc)
-            raise RequestError(503, f"the scoring pool broke ({exc}); it was restarted, retry the request.")
-
-    def _restart(self, exc: BaseException) -> None:
-        log.error("rafs serve: scoring pool broke (%s); restarting it", exc)
-        old = self.pool
-        self.start()
-        if old is not None:
-            old.shutdown(wait=False, cancel_futures=True)
+                                    "(--timeout); send smaller batches or raise --timeout.") from None
+        except RuntimeError as exc:  # the pool was closed under the request
+            raise RequestError(503, f"the scoring pool stopped ({exc}); retry.") from None
+        for part in parts:
+            if isinstance(part, Failure):
+                if part.kind == "timeout":
+                    raise RequestError(504, f"scoring {n} items took longer than the server's timeout of "
+                                            f"{self.timeout:g} s (--timeout): {part.reason}; send smaller batches or "
+                                            "raise --timeout.")
+                log.error("rafs serve: a scoring worker failed (%s)", part.reason)
+                raise RequestError(503, f"a scoring worker failed ({part.reason}); it was replaced, retry.")
+        return parts
 
 
 async def _read_json(request: Request, max_bytes: int) -> Any:
@@ -320,7 +313,8 @@ def create_app(*, workers: int = DEFAULTS["workers"], max_batch: int = DEFAULTS[
                max_bytes: int = DEFAULTS["max_bytes"], timeout: float = DEFAULTS["timeout"],
                max_pending: int | None = None, mode: str = DEFAULTS["mode"],
                rafs_config: Mapping[str, Any] | None = None, mp_context: str = "spawn") -> Starlette:
-    """The ASGI app. ``workers`` scoring processes (``mp_context`` ``spawn`` or ``forkserver``), at most
+    """The ASGI app. ``workers`` scoring processes (fresh interpreters, :class:`rewards.adapters.pool.ScoringPool`;
+    ``mp_context`` is checked for ``spawn`` or ``forkserver`` and otherwise unused), at most
     ``max_batch`` items and ``max_bytes`` bytes a request, ``timeout`` seconds a request, at most ``max_pending``
     items in flight (default ``4 * max_batch``); ``mode`` and ``rafs_config`` as in :mod:`rewards.adapters.engines.core`.
 

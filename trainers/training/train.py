@@ -226,7 +226,12 @@ def train(recipe: Recipe, **kwargs: Any) -> Any:
     resume = recipe.training.resume_from_checkpoint
     if isinstance(resume, str) and resume.lower() in ("true", "false"):
         resume = resume.lower() == "true" or None
-    trainer.train(resume_from_checkpoint=resume)
+    from rewards.adapters.pool import close_pools
+
+    try:
+        trainer.train(resume_from_checkpoint=resume)
+    finally:
+        close_pools()  # the reward functions' scoring workers: their cores are free again after training
     trainer.save_model(recipe.training.output_dir)
     return trainer
 

@@ -33,7 +33,8 @@ import numbers
 from dataclasses import dataclass
 from typing import Any, Hashable, Mapping, Sequence
 
-from rewards.adapters.batching import score_by_group
+from rewards.adapters.batching import group_indices, score_by_group
+from rewards.adapters.pool import Failure, check_timeout, check_workers, shared_pool, unscorable
 from rewards.adapters.reward_rules import faithful_accuracy
 
 __all__ = ["Item", "score_items", "score_requests", "group_key", "reward_of", "coerce_gold", "coerce_config", "MODES",
@@ -196,8 +197,14 @@ def group_key(item: Item) -> Hashable | None:
     return None if item.group is None else (item.group, item.gold)
 
 
-def score_items(items: Sequence[Item], *, config: Any = None, mode: str = "auto") -> list[dict[str, Any]]:
+def score_items(items: Sequence[Item], *, config: Any = None, mode: str = "auto", num_workers: int | None = 1,
+                timeout_s: float | None = None) -> list[dict[str, Any]]:
     """Score a flat batch, grouping items by ``(group, gold)``; returns one row per item, in input order.
+
+    ``num_workers > 1`` or a ``timeout_s`` scores the groups on the process's shared scoring pool
+    (:mod:`rewards.adapters.pool`; ``None``: :func:`~rewards.adapters.pool.default_num_workers`), one group per
+    task, with the same rows; a group past ``timeout_s`` seconds has its worker killed and replaced, and its items
+    get the abstaining verdict (the reward an unscorable item gets under ``mode``) with the reason in ``reasons``.
 
     Each row: ``reward`` (float, see the module doc), ``rafs`` (0-100 or ``None``), ``status``, ``failure_type``,
     ``suspect_step``, ``correct`` (``None`` without a ground truth), ``answer``, ``components``
@@ -210,12 +217,35 @@ def score_items(items: Sequence[Item], *, config: Any = None, mode: str = "auto"
     """
     _check_mode(mode)
     cfg = coerce_config(config)
+    workers = check_workers("num_workers", num_workers)
+    timeout_s = check_timeout("timeout_s", timeout_s)
+    if workers is None:
+        from rewards.adapters.pool import default_num_workers
+
+        workers = default_num_workers()
+    if workers > 1 or timeout_s is not None:
+        return _score_on_pool(list(items), cfg, mode, workers, timeout_s)
 
     def score(chunk: list[Item]) -> list[dict[str, Any]]:
         results = _score_chunk(chunk, cfg)
         return [_row(result, *reward_of(result, it.gold, mode)) for it, result in zip(chunk, results)]
 
     return score_by_group(items, key=group_key, score=score, max_size=MAX_GROUP)
+
+
+def _score_on_pool(items: list[Item], cfg, mode: str, workers: int, timeout_s: float | None) -> list[dict[str, Any]]:
+    """:func:`score_items` with one task per group on the shared pool (same grouping, same rows)."""
+    groups = group_indices((group_key(it) for it in items), max_size=MAX_GROUP)
+    replies = shared_pool(workers).map(_score_chunk, [([items[i] for i in g], cfg) for g in groups],
+                                       timeout_s=timeout_s)
+    out: list[dict[str, Any] | None] = [None] * len(items)
+    for positions, reply in zip(groups, replies):
+        if isinstance(reply, Failure):
+            log.warning("RAFS could not score a group of %d: %s", len(positions), reply.reason)
+            reply = [unscorable(f"not scored: {reply.reason}", cfg) for _ in positions]
+        for i, result in zip(positions, reply):
+            out[i] = _row(result, *reward_of(result, items[i].gold, mode))
+    return out  # type: ignore[return-value]
 
 
 def score_requests(rows: Sequence[tuple], config: Mapping[str, Any] | None, mode: str) -> list[dict[str, Any]]:

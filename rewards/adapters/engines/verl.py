@@ -23,7 +23,9 @@ and older verl (top-level group, file paths only)::
 
 Keyword options go through ``custom_reward_function.reward_kwargs`` (verl merges them into every call):
 ``mode`` (``auto`` | ``faithful_accuracy`` | ``rafs``, see :mod:`rewards.adapters.engines.core`), ``rafs_config`` (a dict
-of :class:`~rewards.scoring.score.RAFSConfig` fields) and ``return_dict`` (``False`` returns bare floats).
+of :class:`~rewards.scoring.score.RAFSConfig` fields), ``return_dict`` (``False`` returns bare floats), and
+``num_workers`` / ``timeout_s`` (score on a pool of worker processes with a deadline per group,
+:mod:`rewards.adapters.pool`; default: in this process, no deadline).
 
 **The problem text.** verl does not pass the prompt to ``compute_score``. It is taken from ``extra_info``:
 ``question``, else ``problem``, else ``prompt`` — verl's own ``examples/data_preprocess/gsm8k.py`` writes
@@ -111,16 +113,17 @@ def group_of(data_source: Any, extra_info: Any) -> tuple | None:
     return None
 
 
-def _options(kwargs: dict[str, Any]) -> tuple[str, Any, bool]:
+def _options(kwargs: dict[str, Any]) -> tuple[str, Any, bool, dict[str, Any]]:
     mode = kwargs.pop("mode", "auto")
     rafs_config = kwargs.pop("rafs_config", None)
     return_dict = bool(kwargs.pop("return_dict", True))
+    pool = {k: kwargs.pop(k) for k in ("num_workers", "timeout_s") if k in kwargs}
     unknown = sorted(set(kwargs) - _VERL_KWARGS)
     if unknown and repr(unknown) not in _warned:
         _warned.add(repr(unknown))
-        log.warning("rafs compute_score ignores keyword argument(s) %s; it takes mode, rafs_config, return_dict",
-                    unknown)
-    return mode, rafs_config, return_dict
+        log.warning("rafs compute_score ignores keyword argument(s) %s; it takes mode, rafs_config, return_dict, "
+                    "num_workers, timeout_s", unknown)
+    return mode, rafs_config, return_dict, pool
 
 
 def _verl_dict(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -147,7 +150,7 @@ def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[Any
 
     Raises ``ValueError`` when the four sequences differ in length (a wiring error, not model output).
     """
-    mode, rafs_config, return_dict = _options(dict(kwargs))
+    mode, rafs_config, return_dict, pool = _options(dict(kwargs))
     n = len(solution_strs)
     extra_infos = [None] * n if extra_infos is None else list(extra_infos)
     lengths = {"data_sources": len(data_sources), "solution_strs": n, "ground_truths": len(ground_truths),
@@ -157,7 +160,7 @@ def compute_score_batch(data_sources: Sequence[Any], solution_strs: Sequence[Any
                          "response in each of data_sources, solution_strs, ground_truths and extra_infos.")
     items = [Item(problem_of(extra_infos[i]), solution_strs[i], coerce_gold(ground_truths[i]),
                   group_of(data_sources[i], extra_infos[i])) for i in range(n)]
-    rows = score_items(items, config=rafs_config, mode=mode)
+    rows = score_items(items, config=rafs_config, mode=mode, **pool)
     return [_verl_dict(r) if return_dict else r["reward"] for r in rows]
 
 
@@ -175,7 +178,7 @@ def compute_score(data_source: Any = None, solution_str: Any = None, ground_trut
     if data_sources is not None or ground_truths is not None or extra_infos is not None:
         raise ValueError("compute_score got data_sources/ground_truths/extra_infos without solution_strs; the "
                          "batched form needs solution_strs=[...] (one per response).")
-    mode, rafs_config, return_dict = _options(dict(kwargs))
+    mode, rafs_config, return_dict, pool = _options(dict(kwargs))
     row = score_items([Item(problem_of(extra_info), solution_str, coerce_gold(ground_truth))],
-                      config=rafs_config, mode=mode)[0]
+                      config=rafs_config, mode=mode, **pool)[0]
     return _verl_dict(row) if return_dict else row["reward"]

@@ -31,7 +31,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--markdown", dest="markdown_out", metavar="OUT.md", help="write the report as Markdown")
     p.add_argument("--calibrate-on", metavar="OTHER_DATA", help="choose θ on this split (highest F1 if beyond noise "
                    "over the default) and report DATA at it")
-    p.add_argument("--num-proc", type=int, default=1, metavar="N", help="worker processes for scoring (default 1)")
+    p.add_argument("--num-proc", "--workers", dest="num_proc", type=int, default=1, metavar="N",
+                   help="worker processes for scoring (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the random baseline (default 0)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000, at least 1000)")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="evaluate only the first N rows")

@@ -66,7 +66,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--drop-failure-types", default=None,
                    help="comma-separated failure types to drop (default: silent_failure,overt_failure,"
                         "extraction_failure,invalid_reasoning); 'none' drops none")
-    p.add_argument("--num-proc", type=int, default=None,
+    p.add_argument("--num-proc", "--workers", dest="num_proc", type=int, default=None,
                    help="scoring processes (default: the usable cores, len(os.sched_getaffinity(0))); "
                         "with --engine ray: the CPUs of a local Ray (ignored on a cluster)")
     p.add_argument("--layout", default=None,

@@ -1,0 +1,93 @@
+"""Long traces of distinct plain-text solutions: ``rafs_reward`` beside TRL's ``accuracy_reward``, one core.
+
+A trace of about ``--chars`` characters is built from distinct real solutions (GSM8K train, ``<<...>>`` annotations
+removed, or MATH-500 solutions), one after another, ending in the last one's final answer; every repetition builds
+a new trace from solutions not used before (no memo of an earlier step helps). Both rewards score the same
+conversational completion with the same gold, alternated, timed in CPU seconds of this process
+(``time.process_time``: a shared machine's other jobs do not count); the ratio of the medians is what to read.
+``--lengths`` prints the cost curve (ms per trace against length), whose slope says whether the cost is linear.
+
+Usage: python benchmarks/bench_long_distinct.py [--source gsm8k|math] [--lengths 16000 32000 64000 128000] [--reps 3]
+Target (issue 30): at 128k characters, rafs_reward <= 10x accuracy_reward; cost linear in length.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data"
+
+
+def solutions(source: str) -> list[tuple[str, str]]:
+    """(solution text, final answer) pairs, in file order."""
+    out = []
+    if source == "gsm8k":
+        for line in (DATA / "gsm8k" / "train.jsonl").open():
+            row = json.loads(line)
+            body, answer = row["answer"].rsplit("####", 1)
+            out.append((re.sub(r"<<[^>]*>>", "", body).strip(), answer.strip()))
+    else:
+        path = next((DATA / "math500").glob("*.jsonl"))
+        for line in path.open():
+            row = json.loads(line)
+            out.append((row["solution"].strip(), str(row["answer"]).strip()))
+    return out
+
+
+def trace(pool: list[tuple[str, str]], start: int, chars: int) -> tuple[str, str, int]:
+    """A trace of about ``chars`` characters from ``pool[start:]``; its text, gold and the next unused index."""
+    parts, n, i = [], 0, start
+    while n < chars and i < len(pool):
+        parts.append(pool[i][0])
+        n += len(pool[i][0]) + 2
+        i += 1
+    gold = pool[i - 1][1]
+    return "\n\n".join(parts) + f"\n\nThe answer is $\\boxed{{{gold}}}$.", gold, i
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--source", choices=("gsm8k", "math"), default="gsm8k")
+    ap.add_argument("--lengths", type=int, nargs="+", default=[16_000, 32_000, 64_000, 128_000])
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    from trl.rewards import accuracy_reward
+
+    from rewards.adapters.trl_rewards import get_rafs_reward
+
+    reward = get_rafs_reward(num_workers=1, cache=False)
+    pool = solutions(args.source)
+    problem = "Solve the problems below."
+    warm, _, nxt = trace(pool, 0, 4000)  # imports and first-call costs, untimed
+    reward([problem], [[{"role": "assistant", "content": warm}]], answer=["1"])
+    accuracy_reward([[{"role": "assistant", "content": warm}]], solution=["1"])
+    print(f"bench_long_distinct: {args.source}, {args.reps} reps per length, one core")
+    print(f"{'chars':>8}{'rafs ms':>10}{'trl ms':>9}{'ratio':>8}{'rafs us/char':>14}   (CPU time)")
+    for chars in args.lengths:
+        ours, theirs = [], []
+        for rep in range(args.reps):
+            text, gold, nxt = trace(pool, nxt, chars)
+            completion = [[{"role": "assistant", "content": text}]]
+            order = ("rafs", "trl") if rep % 2 == 0 else ("trl", "rafs")
+            for name in order:
+                t0 = time.process_time()
+                if name == "rafs":
+                    reward([problem], completion, answer=[gold])
+                    ours.append(time.process_time() - t0)
+                else:
+                    accuracy_reward(completion, solution=[gold])
+                    theirs.append(time.process_time() - t0)
+        a, b = statistics.median(ours), statistics.median(theirs)
+        print(f"{chars:>8}{a * 1000:>10.0f}{b * 1000:>9.0f}{a / b:>7.1f}x{a * 1e6 / chars:>14.2f}")
+
+
+if __name__ == "__main__":
+    main()
