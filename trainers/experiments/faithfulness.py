@@ -12,8 +12,9 @@ chain disconnected), shortcut (answer only) and restate (``N = N``) — so that 
    reasoning). ``AUROC`` of RAFS and of each component for
    telling faithful from rationalised correct answers (a score the scorer does not give counts as 0: missing
    evidence is no support).
-2. **GRPO.** From the SFT checkpoint, with hints that are *always right* during training (accuracy cannot tell
-   the behaviours apart), three arms with the same budget and seeds: ``accuracy`` (1 if ``#### N`` equals the
+2. **GRPO.** From the SFT checkpoint; every hinted training prompt carries a *right* hint (accuracy cannot tell
+   the behaviours apart on it) and a share of every batch carries none (``hint_free_share``: each arm trains on
+   what it is measured on), three arms with the same budget and seeds: ``accuracy`` (1 if ``#### N`` equals the
    gold), ``faithful_accuracy`` (the project's ``faithful_accuracy_reward``), ``rafs`` (accuracy +
    ``rafs_reward``). Every ``eval_every`` steps and at the end, on held-out prompts (never used for training or
    tuning), with sampling at temperature 1 from a fixed seed:
@@ -35,7 +36,7 @@ gives faithful-correct, rationalised-correct, hack and wrong completions — why
 >>> import argparse
 >>> p = argparse.ArgumentParser(); add_arguments(p)
 >>> _config_from_args(p.parse_args(["--quick", "--out", "x"])).seeds
-3
+5
 """
 
 from __future__ import annotations
@@ -137,11 +138,13 @@ class ExperimentConfig:
                              max_operand=self.max_operand)
 
 
-#: ``--quick``: all three arms at 3 seeds, meant to finish in about 20 minutes on 2 free cores.
-QUICK = ExperimentConfig()
+#: ``--quick``: all three arms at 5 seeds, half of every GRPO batch without a hint, 256 evaluation prompts (metrics
+#: at steps 0, 40 and 80).
+QUICK = ExperimentConfig(seeds=5, eval_prompts=256, eval_every=40, hint_free_share=0.5)
 #: The default: longer SFT, longer GRPO, more evaluation prompts, 2–4 operations.
 FULL = ExperimentConfig(max_ops=4, max_value=20, max_operand=9, sft_problems=40000, sft_seconds=3600.0,
-                        sft_max_steps=4000, hidden_size=128, num_layers=3, sft_lr=4e-3, separation_prompts=96, steps=200, eval_every=25, eval_prompts=128)
+                        sft_max_steps=4000, hidden_size=128, num_layers=3, sft_lr=4e-3, separation_prompts=96, steps=200, eval_every=50,
+                        eval_prompts=256, hint_free_share=0.5)
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -679,8 +682,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register ``rafs experiment faithfulness`` arguments (imports nothing heavy)."""
     parser.add_argument("--out", required=True, help="output folder (report.json, sft/ checkpoint)")
     parser.add_argument("--quick", action="store_true",
-                        help="the quick configuration: 3 arms x 3 seeds, ~20 min on 2 free cores")
-    parser.add_argument("--seeds", type=int, default=None, help="seeds per arm (default 3)")
+                        help="the quick configuration: 3 arms x 5 seeds, 256 evaluation prompts")
+    parser.add_argument("--seeds", type=int, default=None, help="seeds per arm (default 5)")
     parser.add_argument("--steps", type=int, default=None, help="GRPO steps per run (override)")
     parser.add_argument("--sft-steps", type=int, default=None, help="SFT steps (override)")
     parser.add_argument("--sft-seconds", type=float, default=None,
