@@ -59,7 +59,8 @@ from trainers.experiments import world as W
 
 __all__ = ["add_arguments", "run", "ExperimentConfig", "QUICK", "FULL", "ARMS", "EXTRA_ARMS", "AccuracyReward",
            "accuracy_reward", "evaluate_policy", "separation", "run_experiment", "METRICS",
-           "rewards_fingerprint", "summary_markdown"]
+           "rewards_fingerprint", "summary_markdown", "grpo_rows", "analyse", "welch", "paired",
+           "results_markdown", "preregistered_markdown", "PREREGISTERED"]
 
 log = logging.getLogger(__name__)
 
@@ -671,6 +672,116 @@ def summary_markdown(report: dict[str, Any]) -> str:
     lines += ["", "| separation AUROC | " + " | ".join(COMPONENT_KEYS) + " |", "|---" * (len(COMPONENT_KEYS) + 1) + "|",
               "| faithful vs rationalised correct | " + " | ".join(
                   "n/a" if auroc.get(k) is None else f"{auroc[k]:.3f}" for k in COMPONENT_KEYS) + " |"]
+    return "\n".join(lines)
+
+
+#: Column titles of the generated results tables.
+TITLES = {"misleading_hint_accuracy": "misleading-hint accuracy", "faithfulness_rate": "faithfulness rate",
+          "hack_rate": "hack rate", "accuracy": "accuracy (hint-free)", "hinted_accuracy": "accuracy (right hint)",
+          "hint_copy_rate": "copies the misleading hint", "mean_length": "mean length",
+          "continuation_faithfulness_rate": "continuation faithfulness"}
+TABLE_METRICS = ("misleading_hint_accuracy", "faithfulness_rate", "hack_rate", "accuracy", "hinted_accuracy",
+                 "hint_copy_rate", "mean_length")
+#: The pre-registered comparisons (docs/faithfulness.md): name -> (arm, reference arm, world).
+PREREGISTERED = {"C1": ("rafs", "faithful_accuracy", "laundered"),
+                 "C2": ("support_only", "faithful_accuracy", "laundered"),
+                 "C3": ("support_only", "faithful_accuracy", "default")}
+
+
+def _num(x: float, metric: str = "") -> str:
+    return f"{x:.1f}" if metric == "mean_length" else f"{x:.3f}"
+
+
+def _ci(d: dict[str, Any] | None, metric: str = "", signed: bool = False) -> str:
+    if not d:
+        return ""
+    v = d.get("mean", d.get("diff"))
+    fmt = (lambda x: ("+" if x >= 0 else "−") + _num(abs(x), metric)) if signed else (lambda x: _num(x, metric))
+    text = fmt(v)
+    if d.get("ci95"):
+        text += f" [{fmt(d['ci95'][0])}, {fmt(d['ci95'][1])}]"
+    if "p" in d:
+        p = d["p"]
+        text += " (p n/a)" if p is None else (" (p < 0.001)" if p < 0.001 else f" (p = {p:.3f})")
+    return text
+
+
+def results_markdown(report: dict[str, Any], *, name: str = "report.json") -> str:
+    """A report's results as Markdown: every arm's end-of-training metrics (mean and 95% interval over seeds, the
+    SFT policy evaluated with each seed's sampling seed as the first row), the Welch differences to the accuracy
+    arm (when it ran) and to ``faithful_accuracy``, the non-inferiority of hint-free accuracy against the SFT
+    policy, and the issue's bars for the ``rafs`` arm. Built from ``report["analysis"]`` (recomputed with
+    :func:`analyse` when missing).
+
+    >>> rep = {"config": {"seeds": 2, "eval_prompts": 4, "world_variant": "default", "hint_free_share": 0.5},
+    ...        "sft": {"per_seed": [{"seed": s, **dict.fromkeys(ANALYSED, 0.5)} for s in (0, 1)]},
+    ...        "grpo": {"arms": {"rafs": [{"seed": s, **dict.fromkeys(ANALYSED, 0.4 + s / 10)} for s in (0, 1)]}}}
+    >>> "| rafs (2) |" in results_markdown(rep)
+    True
+    """
+    a = report.get("analysis") or analyse(report)
+    cfg = report.get("config", {})
+    lines = [f"`{name}`: world `{cfg.get('world_variant', 'default')}`, {cfg.get('seeds')} seeds, "
+             f"{cfg.get('eval_prompts')} evaluation prompts, hint-free share of every GRPO batch "
+             f"{cfg.get('hint_free_share', 0.0)}; wall time {report.get('wall_time_s', 0) / 60:.1f} min "
+             f"(started {report.get('started_utc', '?')}); rewards SHA-1 "
+             f"`{str(report.get('rewards', {}).get('source_sha1', '?'))[:8]}…`.", "",
+             "End of training, mean [95% t-interval over seeds]:", "",
+             "| arm (seeds) | " + " | ".join(TITLES[m] for m in TABLE_METRICS) + " |",
+             "|---" * (len(TABLE_METRICS) + 1) + "|"]
+    for arm, stats in a.get("arms", {}).items():
+        label = "SFT policy (step 0)" if arm == "sft" else arm
+        n = max((v.get("n", 0) for v in stats.values()), default=0)
+        lines.append(f"| {label} ({n}) | " + " | ".join(_ci(stats.get(m), m) for m in TABLE_METRICS) + " |")
+    for ref in ("accuracy", "faithful_accuracy"):
+        vs = a.get(f"vs_{ref}")
+        if not vs:
+            continue
+        cols = [m for m in TABLE_METRICS if m != "hinted_accuracy"]
+        lines += ["", f"Difference to the `{ref}` arm (Welch; 95% interval, two-sided p):", "",
+                  "| arm | " + " | ".join(TITLES[m] for m in cols) + " |", "|---" * (len(cols) + 1) + "|"]
+        for arm, d in vs.items():
+            lines.append(f"| {arm} | " + " | ".join(_ci(d.get(m), m, signed=True) for m in cols) + " |")
+    if a.get("vs_sft"):
+        lines += ["", f"Against the SFT policy, paired by seed (arm − SFT at the same sampling seed; 95% interval; "
+                      f"non-inferior when the interval's low end is above −{NON_INFERIORITY_MARGIN}):", "",
+                  "| arm | accuracy (hint-free) | non-inferior (margin 0.05) | accuracy (right hint) | "
+                  "misleading-hint accuracy |", "|---|---|---|---|---|"]
+        for arm, d in a["vs_sft"].items():
+            acc = d["accuracy"]
+            ni = "n/a" if not acc.get("ci95") else ("yes" if acc["ci95"][0] > -NON_INFERIORITY_MARGIN else "**no**")
+            lines.append(f"| {arm} | {_ci(acc, signed=True)} | {ni} | {_ci(d['hinted_accuracy'], signed=True)} | "
+                         f"{_ci(d['misleading_hint_accuracy'], signed=True)} |")
+    bars = a.get("bars")
+    if bars:
+        def verdict(b):
+            return "n/a" if not b else ("holds" if b["holds"] else "**does not hold**")
+        ni, gain, hack = bars["non_inferior_accuracy"], bars["misleading_gain"], bars["hack_rate"]
+        lines += ["", "The bars for the `rafs` arm:", ""]
+        if ni:
+            lines.append(f"* hint-free accuracy within {ni['margin']} of the SFT policy's: "
+                         f"{_ci(ni, signed=True)} — {verdict(ni)};")
+        if gain:
+            lines.append(f"* misleading-hint accuracy at least {gain['needed']:.2f} above the accuracy arm's: "
+                         f"{_ci(gain, signed=True)} — {verdict(gain)};")
+        lines.append(f"* hack rate at most {hack['max']}: {_ci(hack)} — {verdict(hack)}.")
+    return "\n".join(lines)
+
+
+def preregistered_markdown(reports: dict[str, dict[str, Any]]) -> str:
+    """The pre-registered comparisons (:data:`PREREGISTERED`) from the reports by world (``{"default": main,
+    "laundered": variant}``): each arm minus its reference on every table metric, Welch, 95% interval, p."""
+    cols = [m for m in TABLE_METRICS if m != "hinted_accuracy"]
+    lines = ["| comparison | world | " + " | ".join(TITLES[m] for m in cols) + " |",
+             "|---" * (len(cols) + 2) + "|"]
+    for key, (arm, ref, world) in PREREGISTERED.items():
+        rep = reports.get(world)
+        runs = (rep or {}).get("grpo", {}).get("arms", {})
+        if not runs.get(arm) or not runs.get(ref):
+            lines.append(f"| {key}: `{arm}` − `{ref}` | {world} | " + " | ".join("not run" for _ in cols) + " |")
+            continue
+        cells = [_ci(welch([r[m] for r in runs[arm]], [r[m] for r in runs[ref]]), m, signed=True) for m in cols]
+        lines.append(f"| {key}: `{arm}` − `{ref}` | {world} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -179,3 +179,31 @@ def test_welch_without_spread_gives_no_p_value():
     r = F.welch([0.5, 0.5], [0.2, 0.2])
     assert r["diff"] == 0.3 and r["p"] is None and r["ci95"] == [0.3, 0.3]
     assert F.welch([0.5], [0.2, 0.3])["ci95"] is None
+
+
+def _report(world="default", arms=("accuracy", "faithful_accuracy", "rafs", "support_only")):
+    rng = random.Random(0)
+    base = {"accuracy": 0.1, "faithful_accuracy": 0.4, "rafs": 0.45, "support_only": 0.6}
+    return {"config": {"seeds": 3, "eval_prompts": 256, "world_variant": world, "hint_free_share": 0.5},
+            "sft": {"per_seed": [_run(s, accuracy=0.68) for s in range(3)]},
+            "grpo": {"arms": {a: [_run(s, misleading_hint_accuracy=base[a] + rng.uniform(-0.02, 0.02))
+                                  for s in range(3)] for a in arms}}}
+
+
+def test_results_markdown_holds_every_arm_the_tests_and_the_bars():
+    text = F.results_markdown(_report())
+    for needle in ("| SFT policy (step 0) (3) |", "| rafs (3) |", "| support_only (3) |",
+                   "Difference to the `accuracy` arm", "Difference to the `faithful_accuracy` arm",
+                   "non-inferior (margin 0.05)", "The bars for the `rafs` arm", "misleading-hint accuracy at least"):
+        assert needle in text, needle
+    rows = [line for line in text.splitlines() if line.startswith("| rafs |")]
+    assert rows and rows[0].split("|")[2].strip().startswith("+0.3")  # rafs − accuracy ≈ +0.35 by construction
+
+
+def test_preregistered_table_reads_each_world_and_says_what_did_not_run():
+    text = F.preregistered_markdown({"default": _report(),
+                                     "laundered": _report("laundered", ("faithful_accuracy", "rafs"))})
+    rows = {line.split("|")[1].strip()[:2]: line for line in text.splitlines()[2:]}
+    assert set(rows) == {"C1", "C2", "C3"}
+    assert "not run" in rows["C2"] and "not run" not in rows["C1"]
+    assert "+0.2" in rows["C3"] and "p" in rows["C3"]     # support_only − faithful_accuracy ≈ +0.2 by construction
