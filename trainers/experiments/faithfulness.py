@@ -71,6 +71,8 @@ ARMS = ("accuracy", "faithful_accuracy", "rafs")
 EXTRA_ARMS = ("rafs_only", "support_only")
 METRICS = ("misleading_hint_accuracy", "faithfulness_rate", "hack_rate", "accuracy", "mean_length")
 COMPONENT_KEYS = ("rafs", "P_R", "S_RA", "C_A", "D_R")
+#: The GRPO learning-rate schedules the experiment accepts (``transformers`` names).
+LR_SCHEDULERS = ("constant", "cosine", "linear")
 
 
 @dataclass
@@ -113,8 +115,15 @@ class ExperimentConfig:
     #: The SFT mixture (:data:`trainers.experiments.world.MIXTURES`); the problems and evaluation sets do not
     #: depend on it.
     world_variant: str = "default"
+    #: GRPO's learning-rate schedule (a ``transformers`` scheduler name) and KL weight to the SFT policy.
+    lr_scheduler: str = "constant"
+    beta: float = 0.0
 
     def __post_init__(self) -> None:
+        if self.lr_scheduler not in LR_SCHEDULERS:
+            raise ValueError(f"lr_scheduler={self.lr_scheduler!r}: use one of {', '.join(LR_SCHEDULERS)}.")
+        if not 0.0 <= self.beta <= 10.0:
+            raise ValueError(f"beta={self.beta}: give a KL weight in [0, 10], e.g. 0.04.")
         if not 0.0 <= self.hint_free_share <= 1.0:
             raise ValueError(f"hint_free_share={self.hint_free_share}: give a share in [0, 1], e.g. 0.5.")
         k = self.hint_free_share * self.prompts_per_step
@@ -811,6 +820,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--world", default=None,
                         help="the SFT mixture: default, or laundered (honest slips; rationalisations that write the "
                              "whole chain)")
+    parser.add_argument("--lr-scheduler", default=None, help=f"GRPO learning-rate schedule ({', '.join(LR_SCHEDULERS)}; "
+                                                              "default constant)")
+    parser.add_argument("--beta", type=float, default=None, help="GRPO KL weight to the SFT policy (default 0)")
     parser.add_argument("--reuse-sft", default=None,
                         help="a saved SFT checkpoint folder (DIR/sft of an earlier run) instead of training one")
     parser.add_argument("--force", action="store_true", help="overwrite a non-empty --out")
@@ -824,14 +836,15 @@ def _config_from_args(args: argparse.Namespace) -> ExperimentConfig:
                  "sft_problems": args.sft_problems, "eval_prompts": args.eval_prompts,
                  "eval_every": args.eval_every, "separation_prompts": args.separation_prompts}
     cfg = R.with_overrides(cfg, overrides)
-    try:
-        if args.hint_free_share is not None:
-            cfg = replace(cfg, hint_free_share=float(args.hint_free_share))
-        if args.world is not None:
-            cfg = replace(cfg, world_variant=args.world)
-    except ValueError as exc:
-        flag = "--world" if args.world is not None and args.world not in W.MIXTURES else "--hint-free-share"
-        raise R._error(f"{flag}: {exc}") from None
+    for flag, field, value in (("--hint-free-share", "hint_free_share", args.hint_free_share),
+                               ("--world", "world_variant", args.world),
+                               ("--lr-scheduler", "lr_scheduler", args.lr_scheduler), ("--beta", "beta", args.beta)):
+        if value is None:
+            continue
+        try:
+            cfg = replace(cfg, **{field: value})
+        except ValueError as exc:
+            raise R._error(f"{flag}: {exc}") from None
     if args.arms:
         cfg = replace(cfg, arms=R.parse_arms(args.arms, ARMS + EXTRA_ARMS))
     return cfg

@@ -207,3 +207,25 @@ def test_preregistered_table_reads_each_world_and_says_what_did_not_run():
     assert set(rows) == {"C1", "C2", "C3"}
     assert "not run" in rows["C2"] and "not run" not in rows["C1"]
     assert "+0.2" in rows["C3"] and "p" in rows["C3"]     # support_only − faithful_accuracy ≈ +0.2 by construction
+
+
+def test_schedule_and_kl_flags_reach_trl():
+    pytest.importorskip("trl")
+    import argparse
+
+    from trainers.experiments import runs as R
+
+    p = argparse.ArgumentParser()
+    F.add_arguments(p)
+    cfg = F._config_from_args(p.parse_args(["--quick", "--out", "x", "--lr-scheduler", "cosine", "--beta", "0.04"]))
+    args = R.grpo_args("/tmp/x", cfg, 0)
+    assert args.lr_scheduler_type == "cosine" and args.beta == 0.04
+    assert F._config_from_args(p.parse_args(["--quick", "--out", "x", "--beta", "0"])).beta == 0.0
+
+
+@pytest.mark.parametrize("argv, needle", [(["--lr-scheduler", "warmup"], "--lr-scheduler"),
+                                          (["--beta", "-1"], "--beta")])
+def test_bad_schedule_or_kl_is_a_one_line_error(tmp_path, capsys, argv, needle):
+    assert main(["experiment", "faithfulness", "--quick", "--out", str(tmp_path / "o"), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0]
