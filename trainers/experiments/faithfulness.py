@@ -761,7 +761,7 @@ def results_markdown(report: dict[str, Any], *, name: str = "report.json") -> st
             ni = "n/a" if not acc.get("ci95") else ("yes" if acc["ci95"][0] > -NON_INFERIORITY_MARGIN else "**no**")
             lines.append(f"| {arm} | {_ci(acc, signed=True)} | {ni} | {_ci(d['hinted_accuracy'], signed=True)} | "
                          f"{_ci(d['misleading_hint_accuracy'], signed=True)} |")
-    bars = a.get("bars")
+    bars = a.get("bars") if cfg.get("world_variant", "default") == "default" else None  # the bars are the default world's
     if bars:
         def verdict(b):
             return "n/a" if not b else ("holds" if b["holds"] else "**does not hold**")
