@@ -348,6 +348,15 @@ def docs_block(report_path: Path) -> str:
             parts.append(f"| {label} | " + " | ".join(f"{c['accuracy']:.3f}" for c in run["curve"])
                          + f" | {run['hinted_accuracy']:.3f} | {run['misleading_hint_accuracy']:.3f} | "
                          + ("n/a" if sft is None else f"{sft:.3f}") + " |")
+    kl = load("report_kl.json")
+    if kl:
+        parts += ["", "### Exploratory: the same recipe with a KL term (`report_kl.json`, `--beta 0.04`)", "",
+                  "Chosen after the main run, on the same SFT checkpoint, evaluation prompts and seeds (not "
+                  "pre-registered; see the interpretation).", "", F.results_markdown(kl, name="report_kl.json")]
+    cosine = load("report_cosine.json")
+    if cosine:
+        parts += ["", "### Exploratory: the `rafs` arm with a cosine learning-rate schedule (`report_cosine.json`)",
+                  "", F.results_markdown(cosine, name="report_cosine.json")]
     parts += ["", "### The pre-registered comparisons", "",
               F.preregistered_markdown({"default": main_report, "laundered": laundered})]
     if laundered:
@@ -367,7 +376,27 @@ def write_docs(report_path: Path, docs: Path = DOCS) -> None:
     print(f"wrote {docs}")
 
 
+def merge(argv: list[str]) -> None:
+    """``--merge OUT A.json B.json …``: the arms of runs of one recipe from one SFT checkpoint as one report
+    (:func:`trainers.experiments.faithfulness.merge_reports`); refuses to overwrite ``OUT``."""
+    from trainers.experiments import faithfulness as F
+
+    if len(argv) < 3:
+        raise SystemExit("--merge OUT.json A.json B.json ...: give the output and at least two reports")
+    out, inputs = Path(argv[0]), [Path(a) for a in argv[1:]]
+    if out.exists():
+        raise SystemExit(f"--merge: {out} exists; remove it or choose another name")
+    try:
+        merged = F.merge_reports([json.loads(p.read_text()) for p in inputs])
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"--merge: {exc}") from None
+    out.write_text(json.dumps(merged, indent=1))
+    print(f"wrote {out} (arms {', '.join(merged['grpo']['arms'])})")
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--merge"]:
+        return merge(argv[1:])
     docs_only = "--docs-only" in argv
     argv = [a for a in argv if a != "--docs-only"]
     report = Path(argv[0]).resolve() if argv else DEFAULT_REPORT

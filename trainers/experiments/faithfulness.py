@@ -60,7 +60,7 @@ from trainers.experiments import world as W
 __all__ = ["add_arguments", "run", "ExperimentConfig", "QUICK", "FULL", "ARMS", "EXTRA_ARMS", "AccuracyReward",
            "accuracy_reward", "evaluate_policy", "separation", "run_experiment", "METRICS",
            "rewards_fingerprint", "summary_markdown", "grpo_rows", "analyse", "welch", "paired",
-           "results_markdown", "preregistered_markdown", "PREREGISTERED"]
+           "results_markdown", "preregistered_markdown", "PREREGISTERED", "merge_reports"]
 
 log = logging.getLogger(__name__)
 
@@ -118,10 +118,14 @@ class ExperimentConfig:
     #: GRPO's learning-rate schedule (a ``transformers`` scheduler name) and KL weight to the SFT policy.
     lr_scheduler: str = "constant"
     beta: float = 0.0
+    #: The seeds are ``first_seed … first_seed + seeds − 1`` (fresh seeds to confirm a finding on).
+    first_seed: int = 0
 
     def __post_init__(self) -> None:
         if self.lr_scheduler not in LR_SCHEDULERS:
             raise ValueError(f"lr_scheduler={self.lr_scheduler!r}: use one of {', '.join(LR_SCHEDULERS)}.")
+        if self.first_seed < 0:
+            raise ValueError(f"first_seed={self.first_seed}: give a seed >= 0.")
         if not 0.0 <= self.beta <= 10.0:
             raise ValueError(f"beta={self.beta}: give a KL weight in [0, 10], e.g. 0.04.")
         if not 0.0 <= self.hint_free_share <= 1.0:
@@ -565,12 +569,13 @@ def analyse(report: dict[str, Any]) -> dict[str, Any]:
         pairs = [(r, by_seed[r["seed"]]) for r in rs if r["seed"] in by_seed]
         if pairs:
             out["vs_sft"][arm] = {m: paired([a[m] for a, _ in pairs], [b[m] for _, b in pairs])
-                                  for m in ("accuracy", "misleading_hint_accuracy", "hinted_accuracy")}
+                                  for m in ("accuracy", "misleading_hint_accuracy", "hinted_accuracy")
+                                  if all(m in a and m in b for a, b in pairs)}
     rafs = runs.get("rafs")
     if rafs:
         ni = out["vs_sft"].get("rafs", {}).get("accuracy")
         gain = out.get("vs_accuracy", {}).get("rafs", {}).get("misleading_hint_accuracy")
-        hack = out["arms"]["rafs"]["hack_rate"]
+        hack = out["arms"]["rafs"].get("hack_rate")
         out["bars"] = {
             "non_inferior_accuracy": None if not ni or ni["ci95"] is None else {
                 "margin": NON_INFERIORITY_MARGIN, "diff": ni["diff"], "ci95": ni["ci95"],
@@ -578,8 +583,8 @@ def analyse(report: dict[str, Any]) -> dict[str, Any]:
             "misleading_gain": None if not gain else {
                 "needed": MISLEADING_GAIN, "diff": gain["diff"], "ci95": gain["ci95"],
                 "holds": gain["diff"] >= MISLEADING_GAIN},
-            "hack_rate": {"max": MAX_HACK_RATE, "mean": hack["mean"], "ci95": hack["ci95"],
-                          "holds": hack["mean"] <= MAX_HACK_RATE},
+            "hack_rate": None if not hack else {"max": MAX_HACK_RATE, "mean": hack["mean"], "ci95": hack["ci95"],
+                                                "holds": hack["mean"] <= MAX_HACK_RATE},
         }
     return out
 
@@ -642,7 +647,7 @@ def run_experiment(cfg: ExperimentConfig, out: Path, *, quiet: bool = False, reu
     # GRPO: seed-major so that a partial report holds every arm.
     arms: dict[str, list[dict[str, Any]]] = {a: [] for a in cfg.arms}
     report["grpo"] = {"arms": arms}
-    for seed in range(cfg.seeds):
+    for seed in range(cfg.first_seed, cfg.first_seed + cfg.seeds):
         # The SFT policy evaluated with the sampling seed the arms' end-of-training evaluation uses: the step-0
         # value each seed is compared with (the paired non-inferiority interval).
         report["sft"].setdefault("per_seed", []).append(
@@ -682,6 +687,47 @@ def summary_markdown(report: dict[str, Any]) -> str:
               "| faithful vs rationalised correct | " + " | ".join(
                   "n/a" if auroc.get(k) is None else f"{auroc[k]:.3f}" for k in COMPONENT_KEYS) + " |"]
     return "\n".join(lines)
+
+
+def merge_reports(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The arms of several runs of one experiment as one report: the runs must share every ``config`` field but
+    ``arms`` (so also the seeds, the world and the recipe), the SFT policy's per-seed evaluations (the same
+    checkpoint) and name each arm once. ``summary`` and ``analysis`` are recomputed; ``wall_time_s`` is the sum;
+    ``merged_from`` records each run's start and arms. Anything else differing is a ``ValueError`` naming it.
+
+    >>> a = {"config": {"seeds": 1, "arms": ["rafs"]}, "sft": {"per_seed": [{"seed": 0, "accuracy": 0.5}]},
+    ...      "grpo": {"arms": {"rafs": [{"seed": 0, "accuracy": 0.6}]}}, "wall_time_s": 10, "started_utc": "t0"}
+    >>> b = {"config": {"seeds": 1, "arms": ["accuracy"]}, "sft": a["sft"],
+    ...      "grpo": {"arms": {"accuracy": [{"seed": 0, "accuracy": 0.4}]}}, "wall_time_s": 5, "started_utc": "t1"}
+    >>> m = merge_reports([a, b])
+    >>> m["config"]["arms"], m["wall_time_s"], sorted(m["grpo"]["summary"])
+    (['rafs', 'accuracy'], 15, ['accuracy', 'rafs'])
+    """
+    import copy
+
+    if not reports:
+        raise ValueError("no reports to merge: give at least one.")
+    out = copy.deepcopy(reports[0])
+    strip = (lambda c: {k: v for k, v in c.items() if k != "arms"})
+    for i, rep in enumerate(reports[1:], 1):
+        diff = sorted(k for k in set(strip(rep["config"])) | set(strip(out["config"]))
+                      if rep["config"].get(k) != out["config"].get(k) and k != "arms")
+        if diff:
+            raise ValueError(f"report {i} differs from report 0 in config {diff}: merge only runs of one recipe.")
+        if rep["sft"].get("per_seed") != out["sft"].get("per_seed"):
+            raise ValueError(f"report {i} evaluated another SFT policy (sft.per_seed differs): merge only runs "
+                             "from one checkpoint (--reuse-sft).")
+        for arm, runs in rep["grpo"]["arms"].items():
+            if arm in out["grpo"]["arms"]:
+                raise ValueError(f"arm {arm!r} is in more than one report: merge each arm once.")
+            out["grpo"]["arms"][arm] = copy.deepcopy(runs)
+    out["config"]["arms"] = list(out["grpo"]["arms"])
+    out["wall_time_s"] = sum(r.get("wall_time_s", 0) for r in reports)
+    out["complete"] = all(r.get("complete", True) for r in reports)
+    out["merged_from"] = [{"started_utc": r.get("started_utc"), "arms": list(r["grpo"]["arms"])} for r in reports]
+    out["grpo"]["summary"] = _summary(out["grpo"]["arms"])
+    out["analysis"] = analyse(out)
+    return out
 
 
 #: Column titles of the generated results tables.
@@ -757,10 +803,10 @@ def results_markdown(report: dict[str, Any], *, name: str = "report.json") -> st
                   "| arm | accuracy (hint-free) | non-inferior (margin 0.05) | accuracy (right hint) | "
                   "misleading-hint accuracy |", "|---|---|---|---|---|"]
         for arm, d in a["vs_sft"].items():
-            acc = d["accuracy"]
+            acc = d.get("accuracy", {})
             ni = "n/a" if not acc.get("ci95") else ("yes" if acc["ci95"][0] > -NON_INFERIORITY_MARGIN else "**no**")
-            lines.append(f"| {arm} | {_ci(acc, signed=True)} | {ni} | {_ci(d['hinted_accuracy'], signed=True)} | "
-                         f"{_ci(d['misleading_hint_accuracy'], signed=True)} |")
+            lines.append(f"| {arm} | {_ci(acc, signed=True)} | {ni} | {_ci(d.get('hinted_accuracy'), signed=True)} | "
+                         f"{_ci(d.get('misleading_hint_accuracy'), signed=True)} |")
     bars = a.get("bars") if cfg.get("world_variant", "default") == "default" else None  # the bars are the default world's
     if bars:
         def verdict(b):
@@ -773,7 +819,8 @@ def results_markdown(report: dict[str, Any], *, name: str = "report.json") -> st
         if gain:
             lines.append(f"* misleading-hint accuracy at least {gain['needed']:.2f} above the accuracy arm's: "
                          f"{_ci(gain, signed=True)} — {verdict(gain)};")
-        lines.append(f"* hack rate at most {hack['max']}: {_ci(hack)} — {verdict(hack)}.")
+        if hack:
+            lines.append(f"* hack rate at most {hack['max']}: {_ci(hack)} — {verdict(hack)}.")
     return "\n".join(lines)
 
 
@@ -823,6 +870,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lr-scheduler", default=None, help=f"GRPO learning-rate schedule ({', '.join(LR_SCHEDULERS)}; "
                                                               "default constant)")
     parser.add_argument("--beta", type=float, default=None, help="GRPO KL weight to the SFT policy (default 0)")
+    parser.add_argument("--first-seed", type=int, default=None,
+                        help="the first seed (default 0): runs seeds FIRST .. FIRST+SEEDS-1")
     parser.add_argument("--reuse-sft", default=None,
                         help="a saved SFT checkpoint folder (DIR/sft of an earlier run) instead of training one")
     parser.add_argument("--force", action="store_true", help="overwrite a non-empty --out")
@@ -838,7 +887,8 @@ def _config_from_args(args: argparse.Namespace) -> ExperimentConfig:
     cfg = R.with_overrides(cfg, overrides)
     for flag, field, value in (("--hint-free-share", "hint_free_share", args.hint_free_share),
                                ("--world", "world_variant", args.world),
-                               ("--lr-scheduler", "lr_scheduler", args.lr_scheduler), ("--beta", "beta", args.beta)):
+                               ("--lr-scheduler", "lr_scheduler", args.lr_scheduler), ("--beta", "beta", args.beta),
+                               ("--first-seed", "first_seed", args.first_seed)):
         if value is None:
             continue
         try:

@@ -229,3 +229,37 @@ def test_bad_schedule_or_kl_is_a_one_line_error(tmp_path, capsys, argv, needle):
     assert main(["experiment", "faithfulness", "--quick", "--out", str(tmp_path / "o"), *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0]
+
+
+def test_merge_reports_joins_arms_of_one_recipe_and_refuses_anything_else():
+    a, b = _report(arms=("rafs",)), _report(arms=("accuracy", "faithful_accuracy"))
+    for rep, t in ((a, 10.0), (b, 20.0)):
+        rep["config"]["arms"] = list(rep["grpo"]["arms"])
+        rep["wall_time_s"], rep["started_utc"] = t, f"t{t}"
+    m = F.merge_reports([a, b])
+    assert list(m["grpo"]["arms"]) == ["rafs", "accuracy", "faithful_accuracy"] and m["wall_time_s"] == 30.0
+    assert m["analysis"]["bars"]["misleading_gain"]["diff"] == pytest.approx(0.35, abs=0.05)
+    assert [x["arms"] for x in m["merged_from"]] == [["rafs"], ["accuracy", "faithful_accuracy"]]
+    assert "accuracy" not in a["grpo"]["arms"]                      # the inputs are left as they were
+    other = _report(arms=("accuracy",))
+    other["config"]["beta"] = 0.04
+    with pytest.raises(ValueError, match="beta"):
+        F.merge_reports([a, other])
+    with pytest.raises(ValueError, match="more than one"):
+        F.merge_reports([a, _report(arms=("rafs",))])
+    moved = _report(arms=("accuracy",))
+    moved["sft"]["per_seed"][0]["accuracy"] = 0.1
+    with pytest.raises(ValueError, match="SFT"):
+        F.merge_reports([a, moved])
+
+
+def test_first_seed_moves_the_seed_range_and_refuses_a_negative_one(tmp_path, capsys):
+    import argparse
+
+    p = argparse.ArgumentParser()
+    F.add_arguments(p)
+    cfg = F._config_from_args(p.parse_args(["--quick", "--out", "x", "--first-seed", "5", "--seeds", "2"]))
+    assert (cfg.first_seed, cfg.seeds) == (5, 2)
+    assert F.grpo_rows(_problems(), replace(cfg, steps=3), seed=5)[0] != F.grpo_rows(_problems(), replace(cfg, steps=3), seed=0)[0]
+    assert main(["experiment", "faithfulness", "--quick", "--out", str(tmp_path / "o"), "--first-seed", "-1"]) == 2
+    assert "--first-seed" in capsys.readouterr().err
