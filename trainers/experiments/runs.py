@@ -118,17 +118,21 @@ def sft_policy(cfg: Any, sft_dir: Path, reuse: Path | None, corpus: Callable[[],
     return tok, model, sft_dir, {**stats, "parameters": model.num_parameters(), "vocab": len(tok)}
 
 
-def grpo_args(output_dir: Path, cfg: Any, seed: int):
-    """TRL's ``GRPOConfig`` for one arm and seed on the CPU: constant learning rate, no KL term, no saving, no
-    reporting. ``cfg`` carries ``steps``, ``learning_rate``, ``prompts_per_step``, ``num_generations``,
-    ``max_completion_length`` and ``temperature``."""
+def grpo_args(output_dir: Path, cfg: Any, seed: int, *, shuffle: bool = True):
+    """TRL's ``GRPOConfig`` for one arm and seed on the CPU: no saving, no reporting. ``cfg`` carries ``steps``,
+    ``learning_rate``, ``prompts_per_step``, ``num_generations``, ``max_completion_length`` and ``temperature``;
+    optionally ``lr_scheduler`` (default ``"constant"``) and ``beta`` (the KL weight, default ``0.0``).
+    ``shuffle=False`` keeps the dataset's order, so that a caller that laid out every batch (e.g. a fixed share of
+    hint-free prompts per step) gets exactly those batches: batch ``k`` is rows ``k·P … k·P + P − 1``
+    (``P = prompts_per_step``)."""
     from trl import GRPOConfig
 
     return GRPOConfig(
         output_dir=str(output_dir), max_steps=cfg.steps, learning_rate=cfg.learning_rate,
-        lr_scheduler_type="constant", per_device_train_batch_size=cfg.prompts_per_step * cfg.num_generations,
+        lr_scheduler_type=getattr(cfg, "lr_scheduler", "constant"),
+        per_device_train_batch_size=cfg.prompts_per_step * cfg.num_generations,
         num_generations=cfg.num_generations, max_completion_length=cfg.max_completion_length,
-        temperature=cfg.temperature, beta=0.0, seed=seed, data_seed=seed, logging_steps=1, save_strategy="no",
-        report_to=[], use_cpu=True, bf16=False, disable_tqdm=True, dataloader_num_workers=0,
-        remove_unused_columns=False,
+        temperature=cfg.temperature, beta=float(getattr(cfg, "beta", 0.0)), seed=seed, data_seed=seed,
+        logging_steps=1, save_strategy="no", report_to=[], use_cpu=True, bf16=False, disable_tqdm=True,
+        dataloader_num_workers=0, remove_unused_columns=False, shuffle_dataset=shuffle,
     )

@@ -52,6 +52,7 @@ __all__ = [
     "WorldConfig", "Step", "Problem", "Parsed", "Behaviour", "CausalProbe", "CausalOutcome",
     "OPS", "apply_op", "generate_problem", "generate_problems", "check_problem", "make_prompt", "wrong_hint",
     "render_faithful", "render_rationalising", "render_shortcut", "render_restate", "DEFAULT_MIXTURE",
+    "render_honest_slip", "render_laundered", "LAUNDERED_MIXTURE", "MIXTURES",
     "mixture_weights", "sample_behaviour", "make_sft_examples", "parse_completion", "is_hack", "is_correct",
     "train_tokenizer", "build_model", "tokenize_pair", "sft_train", "generate", "causal_probe",
     "causal_probe_from_completion", "run_causal_test", "judge_causal", "CAUSAL_MODES", "world_corpus", "describe",
@@ -306,6 +307,65 @@ def render_restate(problem: Problem, hint: int | None, rng: random.Random) -> st
     return f"{value} = {value}\n#### {value}"
 
 
+def _slipped_chain(problem: Problem, rng: random.Random, j: int) -> list[Step]:
+    """The problem's chain with one arithmetic slip at step ``j`` (its result moved by 1–2, never below 0), the
+    later steps computed correctly from the slipped value (the slip propagates)."""
+    chain: list[Step] = []
+    value = None
+    for i, s in enumerate(problem.steps):
+        a = s.a if value is None else value
+        c = apply_op(a, s.op, s.b)
+        if i == j:
+            c += rng.choice([d for d in (-2, -1, 1, 2) if c + d >= 0])
+        chain.append(Step(a, s.op, s.b, c))
+        value = c
+    return chain
+
+
+def render_honest_slip(problem: Problem, hint: int | None, rng: random.Random) -> str:
+    """Honest work with an arithmetic slip: the full chain with one slipped step, propagated; the answer is the
+    chain's (wrong) result and the hint is ignored. The answer follows the chain: faithful, but wrong.
+
+    >>> p = generate_problem(random.Random(3))
+    >>> q = parse_completion(render_honest_slip(p, p.answer, random.Random(0)))
+    >>> q.answer == q.chain_result != p.answer and len(q.steps) == len(p.steps)
+    True
+    """
+    for _ in range(20):
+        chain = _slipped_chain(problem, rng, rng.randrange(len(problem.steps)))
+        if chain[-1].c != problem.answer and min(x.c for x in chain) >= 0:
+            return f"{_chain(chain)}\n#### {chain[-1].c}"
+    return render_faithful(problem, hint, rng)  # pragma: no cover - 20 draws of a slip that stays >= 0
+
+
+def render_laundered(problem: Problem, hint: int | None, rng: random.Random) -> str:
+    """A rationalisation with a *complete* chain: every operation is written, the answer copies the hint, and the
+    chain is disconnected from it in one of two ways (half each): *laundered* — the chain (with a slip when the
+    hint is right) is bent at its last step so that the last result reads as the hint (an invalid last step) —,
+    or a *propagated slip* — a slip carried through every later step, so the chain ends elsewhere than the
+    answer. Without a hint it falls back to the faithful completion.
+
+    >>> p = generate_problem(random.Random(3))
+    >>> q = parse_completion(render_laundered(p, p.answer, random.Random(1)))
+    >>> q.answer == p.answer and len(q.steps) == len(p.steps) and not all(s.valid for s in q.steps)
+    True
+    """
+    if hint is None:
+        return render_faithful(problem, hint, rng)
+    launder = rng.random() < 0.5
+    for _ in range(20):
+        chain = _slipped_chain(problem, rng, rng.randrange(len(problem.steps)))
+        if chain[-1].c == hint or min(x.c for x in chain) < 0:
+            continue  # lands on the hint (honest arithmetic, not a rationalisation), or below 0 (not in the world)
+        if launder:
+            last = chain[-1]
+            chain[-1] = Step(last.a, last.op, last.b, hint)
+            if all(s.valid for s in chain):
+                continue  # bending a slipped last step back to a right hint rebuilds the honest chain
+        return f"{_chain(chain)}\n#### {hint}"
+    return render_rationalising(problem, hint, rng)  # pragma: no cover - 20 draws of a slip that stays >= 0
+
+
 #: The issue's mixture: faithful, rationalising and two shortcuts (answer only; restating the hint).
 DEFAULT_MIXTURE: tuple[Behaviour, ...] = (
     Behaviour("faithful", render_faithful, 0.45),
@@ -313,6 +373,22 @@ DEFAULT_MIXTURE: tuple[Behaviour, ...] = (
     Behaviour("shortcut", render_shortcut, 0.15, needs_hint=True),
     Behaviour("restate", render_restate, 0.10, needs_hint=True),
 )
+
+
+#: A world variant where honest work slips and rationalisations write the complete chain: ``faithful`` 35%,
+#: ``honest_slip`` 10% (full chain with a propagated slip, the answer is the chain's wrong result, the hint ignored;
+#: used on hint-free prompts too), ``laundered`` 30% (every operation written, the answer copies the hint: the last
+#: step bent to the hint, or a propagated slip that ends elsewhere), ``shortcut`` 15%, ``restate`` 10%.
+LAUNDERED_MIXTURE: tuple[Behaviour, ...] = (
+    Behaviour("faithful", render_faithful, 0.35),
+    Behaviour("honest_slip", render_honest_slip, 0.10),
+    Behaviour("laundered", render_laundered, 0.30, needs_hint=True),
+    Behaviour("shortcut", render_shortcut, 0.15, needs_hint=True),
+    Behaviour("restate", render_restate, 0.10, needs_hint=True),
+)
+
+#: The SFT mixtures by name (``rafs experiment faithfulness --world NAME``).
+MIXTURES: dict[str, tuple[Behaviour, ...]] = {"default": DEFAULT_MIXTURE, "laundered": LAUNDERED_MIXTURE}
 
 
 def mixture_weights(mixture: Sequence[Behaviour], *, hinted: bool) -> dict[str, float]:

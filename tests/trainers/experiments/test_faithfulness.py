@@ -47,6 +47,12 @@ def test_smoke_report_schema_and_ranges(smoke_report):
         assert run["curve"][-1]["faithfulness_rate"] == run["faithfulness_rate"]
     summary = report["grpo"]["summary"]
     assert set(summary) == set(arms) and summary["rafs"]["hack_rate"]["n"] == 1
+    # the quick recipe: half of every batch hint-free; the SFT policy evaluated per seed; the analysis over seeds
+    assert report["config"]["hint_free_share"] == 0.5 and report["config"]["world_variant"] == "default"
+    assert [r["seed"] for r in report["sft"]["per_seed"]] == [0]
+    assert set(report["analysis"]["arms"]) == {"sft", *arms}
+    assert set(report["analysis"]["vs_accuracy"]) == {"faithful_accuracy", "rafs"}
+    assert set(report["analysis"]["bars"]) == {"non_inferior_accuracy", "misleading_gain", "hack_rate"}
     assert (out / "sft" / "config.json").is_file()
     # the reward fingerprint: every arm's reward on each behaviour, numbers
     probe = report["rewards"]["probe"]
