@@ -54,7 +54,7 @@ from rewards.parsing.trace import Trace
 
 __all__ = ["COMMON_CONSTANTS", "AlgebraLink", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
            "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers", "quantity_coverage",
-           "approx_key", "ANSWER_MATCH_REL_TOL", "fraction_literals"]
+           "approx_key", "ANSWER_MATCH_REL_TOL", "fraction_literals", "divisor_facts", "MAX_DIVISOR_FACT"]
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
     Fraction(n) for n in (0, 1, 2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
@@ -1380,6 +1380,29 @@ _ALPHABET = re.compile(r"alphabet|\bA\s*(?:through|to|-|--|\\text\{-\})\s*Z\b")
 """A problem that names the 26 letters of the alphabet (``2 different letters (A through Z)``)."""
 
 
+_DIVISOR_WORDS = ("factor", "divisor", "divides", "divisible", "multiple")
+MAX_DIVISOR_FACT = 10 ** 12
+"""The largest whole number whose divisors a step may name as a verified fact (:func:`divisor_facts`)."""
+
+
+def divisor_facts(text: str, is_reached) -> set[int]:
+    """Numbers a step names as divisors of a reached whole number it also names — "the prime factorization of 15 is
+    3 x 5", "the factor pairs of 35 are (1, 35), (5, 7)" — licensed as facts the checker verifies exactly (``r % d
+    == 0``): a divisor of a reached quantity is no number from nowhere. Only in a step that speaks of factors,
+    divisors or multiples; whole numbers ``1 < d < r <= MAX_DIVISOR_FACT``.
+
+    >>> sorted(divisor_facts("The prime factorization of 15 is 3 x 5.", lambda v: v in (15, 3)))
+    [5]
+    >>> divisor_facts("Joe got 5 slices of 15.", lambda v: v == 15)
+    set()
+    """
+    if not contains_any(text.lower(), _DIVISOR_WORDS):
+        return set()
+    whole = [int(v) for v, _ in _numbers(text)[:64] if v.denominator == 1 and 1 < v <= MAX_DIVISOR_FACT]
+    reached = [r for r in dict.fromkeys(whole) if is_reached(Fraction(r))]
+    return {d for d in whole if not is_reached(Fraction(d)) and any(d < r and r % d == 0 for r in reached)}
+
+
 _LINEAR_FACTORS = re.compile(r"\(\s*(\d{0,3})\s*([a-z])\s*([+-])\s*(\d{1,6})\s*\)\s*(?:\\cdot\s*)?"
                              r"\(\s*(\d{0,3})\s*\2\s*([+-])\s*(\d{1,6})\s*\)")
 _PROBLEM_POLYNOMIAL = re.compile(r"[^{}$=,<>\\]*?\^2[^{}$=,<>]*")
@@ -1559,6 +1582,10 @@ def build_dataflow(trace: Trace) -> Dataflow:
             factored = _factored(trace.problem, text)                            # x^2 - 5x - 14
             strict.update(factored)
             known.update(factored)
+        licensed = divisor_facts(text, is_reached)  # "the prime factorization of 15 is 3 x 5": 5 is a fact
+        if licensed:
+            strict.update(licensed)
+            known.update(licensed)
         boxes = _answer_boxes(text) if trace.answer and "=" in trace.answer else ()  # "\\boxed{x=5}"
         for position, (eq, check) in enumerate(_equations(trace.steps, index)):
             as_read = check

@@ -26,7 +26,7 @@ import pytest
 
 from rewards.checks.arithmetic import check_text, extract_equations, numbers_in
 from rewards.checks.arithmetic.extraction import read_clock_times, read_connectives
-from rewards.scoring.dataflow import _factorization_parts, _pi_coefficient, problem_numbers
+from rewards.scoring.dataflow import _factorization_parts, _pi_coefficient, divisor_facts, problem_numbers
 
 from recall_cases import faithful_accuracy, supported
 
@@ -270,3 +270,36 @@ def test_an_invented_factor_right_after_cdot_is_seen(product):
     problem = "A crate holds 10 boxes of pears. How many pears are there in the crate?"
     assert [v for v, _ in numbers_in(product)] == [10, 9]
     assert not supported(problem, f"There are ${product} = \\boxed{{90}}$ pears.", "90")
+
+
+# ------------------------------------------------------------------------------- divisors named as verified facts
+LCM = "What is the least common multiple of $14$, $20$, and $35$?"
+LCM_GOLD = ("First, let's find the prime factorizations of each number:\n"
+            "- The prime factorization of \\(14\\) is \\(2 \\times 7\\).\n"
+            "- The prime factorization of \\(20\\) is \\(2^2 \\times 5\\).\n"
+            "- The prime factorization of \\(35\\) is \\(5 \\times 7\\).\n\n"
+            "Now, we multiply these highest powers together to find the LCM:\n"
+            "\\[ 2^2 = 4 \\]\n\\[ 4 \\times 5 = 20 \\]\n\\[ 20 \\times 7 = 140 \\]\n\n"
+            "Therefore, the least common multiple of \\(14\\), \\(20\\), and \\(35\\) is \\(\\boxed{140}\\).")
+# ProcessBench math-787 (Qwen2.5-Math, every step labelled correct): paid 0 while the factor 5 of 20 was ungrounded
+
+
+def test_divisors_of_a_reached_number_named_in_a_factor_step_are_licensed():
+    reached = {14, 20, 35, 2, 7}.__contains__
+    assert divisor_facts("The prime factorization of 20 is 2^2 x 5.", lambda v: reached(int(v))) == {5}
+    assert divisor_facts("The factor pairs of 156 are 12 and 13.", lambda v: v == 156) == {12, 13}
+    assert divisor_facts("The factors of 36 are 4 and 9.", lambda v: v == 20) == set()  # 36 is not reached
+    assert divisor_facts("The factors of 20 are 3 and 7.", lambda v: v == 20) == set()  # no divisor of 20
+    assert divisor_facts("Take 5 of the 20 marbles.", lambda v: v == 20) == set()  # no factor step
+
+
+def test_an_lcm_through_prime_factorisations_is_supported():
+    assert faithful_accuracy(LCM, LCM_GOLD, "140") == 1.0
+
+
+@pytest.mark.parametrize("gamed", [
+    "The least common multiple is $\\boxed{140}$.",
+    "The factors of 140 are 4, 5 and 7, so $4 \\times 5 \\times 7 = \\boxed{140}$.",  # 140 is the answer, not reached
+])
+def test_a_gamed_lcm_is_not_supported(gamed):
+    assert faithful_accuracy(LCM, gamed, "140") < 1.0
