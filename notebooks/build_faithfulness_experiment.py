@@ -14,9 +14,11 @@ The notebook is built with nbformat and executed in place with nbclient (the ven
 ``notebooks/results/faithfulness/report.json`` unless a path is given (``$FAITHFULNESS_REPORT`` inside the kernel).
 Beside it, when present: ``report_laundered.json`` (the pre-registered world variant),
 ``report_check_hinted_only.json`` and ``report_check_hint_free_share.json`` (the one-seed check of why hint-free
-accuracy fell), ``report_hinted_only.json`` (the earlier recipe: hinted prompts only, 3 seeds, 64 prompts),
-``report_head_rewards.json`` and ``report_after_integrity.json`` (the earlier recipe's arms before and after the
-reward-integrity change, shown as before / during / after). The text between ``<!-- generated: … -->`` and
+accuracy fell), ``report_hinted_only.json`` (the hinted-only recipe: hinted prompts only, 3 seeds, 64 prompts),
+``report_head_rewards.json`` and ``report_after_integrity.json`` (the hinted-only recipe's arms before and after the
+reward-integrity change, shown as before / during / after), ``report_kl.json`` and ``report_cosine.json`` (the
+exploratory runs with a KL term and with a cosine schedule) and ``report_kl_confirm.json`` (the pre-registered
+confirmation C4 on fresh seeds). The text between ``<!-- generated: … -->`` and
 ``<!-- /generated -->`` in ``docs/faithfulness.md`` is rewritten from the same reports (``--docs-only`` skips the
 notebook).
 """
@@ -202,7 +204,7 @@ per_seed.round(3)
     md("""
 ## Why hint-free accuracy fell, and the fix
 
-The earlier recipe trained on hinted prompts only (every GRPO prompt carried a right hint), so the hint-free
+The hinted-only recipe trained on hinted prompts only (every GRPO prompt carried a right hint), so the hint-free
 prompts accuracy is measured on were never trained on. The cheapest discriminating check: one seed of the `rafs`
 arm from one SFT checkpoint, 256 evaluation prompts, hinted prompts only (`report_check_hinted_only.json`) vs half
 of every batch without a hint (`report_check_hint_free_share.json`). Below: both runs' curves, and the earlier
@@ -255,7 +257,22 @@ if laundered:
     plot_arms(laundered, title="laundered world")
 """),
     md("""
-## The earlier recipe before, during and after the reward-integrity change
+## A KL term: exploratory on seeds 0-4, pre-registered confirmation C4 on seeds 5-9
+
+`report_kl.json`: every arm with `--beta 0.04` on the main run's checkpoint, prompts and seeds (chosen after the
+main run). `report_kl_confirm.json`: the `rafs` arm with the same recipe on fresh seeds 5-9, registered in
+`docs/faithfulness.md` before it ran (C4: hint-free accuracy non-inferior to the SFT policy at margin 0.05, hack
+rate at most 0.05). `report_cosine.json`: the `rafs` arm with a cosine schedule and no KL term.
+"""),
+    code("""
+for name in ("report_kl.json", "report_cosine.json", "report_kl_confirm.json"):
+    rep = load(name)
+    if rep:
+        display(Markdown(F.results_markdown(rep, name=name)))
+        plot_arms(rep, title=name)
+"""),
+    md("""
+## The hinted-only recipe before, during and after the reward-integrity change
 
 Hinted prompts only, 3 seeds, 64 evaluation prompts. `rafs experiment faithfulness --reuse-sft DIR/sft --arms ...`
 reruns arms from the same SFT checkpoint, the same evaluation prompts and seeds, on whatever `rewards` package is
@@ -357,6 +374,10 @@ def docs_block(report_path: Path) -> str:
     if cosine:
         parts += ["", "### Exploratory: the `rafs` arm with a cosine learning-rate schedule (`report_cosine.json`)",
                   "", F.results_markdown(cosine, name="report_cosine.json")]
+    confirm = load("report_kl_confirm.json")
+    if confirm:
+        parts += ["", "### Pre-registered confirmation C4: the `rafs` arm with `--beta 0.04` on fresh seeds 5–9 "
+                  "(`report_kl_confirm.json`)", "", F.results_markdown(confirm, name="report_kl_confirm.json")]
     parts += ["", "### The pre-registered comparisons", "",
               F.preregistered_markdown({"default": main_report, "laundered": laundered})]
     if laundered:

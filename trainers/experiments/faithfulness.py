@@ -42,6 +42,7 @@ gives faithful-correct, rationalised-correct, hack and wrong completions — why
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import math
@@ -708,10 +709,13 @@ def merge_reports(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if not reports:
         raise ValueError("no reports to merge: give at least one.")
     out = copy.deepcopy(reports[0])
-    strip = (lambda c: {k: v for k, v in c.items() if k != "arms"})
+    # a field a report predates is read as its default (``first_seed`` 0: every run before the option started at 0)
+    defaults = {f.name: f.default for f in dataclasses.fields(ExperimentConfig)
+                if f.default is not dataclasses.MISSING}
+    strip = (lambda c: {k: c.get(k, defaults.get(k)) for k in set(c) | set(defaults) if k != "arms"})
     for i, rep in enumerate(reports[1:], 1):
-        diff = sorted(k for k in set(strip(rep["config"])) | set(strip(out["config"]))
-                      if rep["config"].get(k) != out["config"].get(k) and k != "arms")
+        mine, theirs = strip(rep["config"]), strip(out["config"])
+        diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
         if diff:
             raise ValueError(f"report {i} differs from report 0 in config {diff}: merge only runs of one recipe.")
         if rep["sft"].get("per_seed") != out["sft"].get("per_seed"):

@@ -93,13 +93,13 @@ def test_flags_reach_the_config():
     assert F._config_from_args(p.parse_args(["--quick", "--out", "x"])).world_variant == "default"
 
 
-def test_grpo_args_keep_the_order_when_asked():
+def test_grpo_args_keep_the_order_when_asked(tmp_path):
     pytest.importorskip("trl")
     from trainers.experiments import runs as R
 
     cfg = F.ExperimentConfig(steps=3)
-    assert R.grpo_args("/tmp/x", cfg, 0).shuffle_dataset is True
-    args = R.grpo_args("/tmp/x", cfg, 0, shuffle=False)
+    assert R.grpo_args(str(tmp_path / "x"), cfg, 0).shuffle_dataset is True
+    args = R.grpo_args(str(tmp_path / "x"), cfg, 0, shuffle=False)
     assert args.shuffle_dataset is False and args.beta == 0.0 and args.lr_scheduler_type == "constant"
     assert args.per_device_train_batch_size == cfg.prompts_per_step * cfg.num_generations
 
@@ -209,7 +209,7 @@ def test_preregistered_table_reads_each_world_and_says_what_did_not_run():
     assert "+0.2" in rows["C3"] and "p" in rows["C3"]     # support_only − faithful_accuracy ≈ +0.2 by construction
 
 
-def test_schedule_and_kl_flags_reach_trl():
+def test_schedule_and_kl_flags_reach_trl(tmp_path):
     pytest.importorskip("trl")
     import argparse
 
@@ -218,7 +218,7 @@ def test_schedule_and_kl_flags_reach_trl():
     p = argparse.ArgumentParser()
     F.add_arguments(p)
     cfg = F._config_from_args(p.parse_args(["--quick", "--out", "x", "--lr-scheduler", "cosine", "--beta", "0.04"]))
-    args = R.grpo_args("/tmp/x", cfg, 0)
+    args = R.grpo_args(str(tmp_path / "x"), cfg, 0)
     assert args.lr_scheduler_type == "cosine" and args.beta == 0.04
     assert F._config_from_args(p.parse_args(["--quick", "--out", "x", "--beta", "0"])).beta == 0.0
 
@@ -252,6 +252,18 @@ def test_merge_reports_joins_arms_of_one_recipe_and_refuses_anything_else():
     with pytest.raises(ValueError, match="SFT"):
         F.merge_reports([a, moved])
 
+
+
+def test_merge_reports_reads_a_field_a_report_predates_as_its_default():
+    old, new = _report(arms=("rafs",)), _report(arms=("accuracy",))
+    for rep in (old, new):
+        rep["config"]["arms"] = list(rep["grpo"]["arms"])
+    old["config"].pop("first_seed", None)                           # written before --first-seed existed
+    new["config"]["first_seed"] = 0
+    assert list(F.merge_reports([old, new])["grpo"]["arms"]) == ["rafs", "accuracy"]
+    new["config"]["first_seed"] = 5                                  # fresh seeds are another run
+    with pytest.raises(ValueError, match="first_seed"):
+        F.merge_reports([old, new])
 
 def test_first_seed_moves_the_seed_range_and_refuses_a_negative_one(tmp_path, capsys):
     import argparse
