@@ -294,51 +294,43 @@ def support(problem: str, text: str, gold: str) -> float:
     return 0.0 if value is None else value
 
 
+# The four properties below are run by the known-attack ledger (tests/rewards/test_known_attacks.py), strict
+# xfail while the value-keyed dataflow breaks them; the test that passes the day one holds goes back beside them.
 HARNESS = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
                    phases=(Phase.explicit, Phase.generate))  # no shrinking: a strict xfail must fail fast
 
 
-@pytest.mark.xfail(strict=True, reason="value-keyed dataflow: a problem number times free constants over its own "
-                   "multiple counts as a grounded 1 and p / p moves with p when edited by value, so ones times "
-                   "digits earn support (rewards/scoring/dataflow.py: input_counterfactuals, BASIC_CONSTANTS)")
 @HARNESS
 @given(programs("constant"))
-def test_a_constant_program_never_earns_support(shared_data, program):
+def a_constant_program_never_earns_support(shared_data, program):
     if program is None or program[3] != "constant":
         return
     problem, text, gold, _ = program
     assert support(problem, text, gold) == 0.0, text
 
 
-@pytest.mark.xfail(strict=True, reason="value-keyed dataflow: T - T + K and T * K / T keep every quantity of T on "
-                   "the answer's path (coverage counts any operand, the hollow check looks within one step)")
 @HARNESS
 @given(programs("cancelling"))
-def test_a_cancelling_program_never_earns_support(shared_data, program):
+def a_cancelling_program_never_earns_support(shared_data, program):
     if program is None or program[3] != "constant":
         return
     problem, text, gold, _ = program
     assert support(problem, text, gold) == 0.0, text
 
 
-@pytest.mark.xfail(strict=True, reason="value-keyed dataflow: q * T / T = q moves with q when q is edited by value, "
-                   "so a copied quantity reads as derived")
 @HARNESS
 @given(programs("copied"))
-def test_a_copied_program_never_earns_support(shared_data, program):
+def a_copied_program_never_earns_support(shared_data, program):
     if program is None or program[3] != "copied":
         return
     problem, text, gold, _ = program
     assert support(problem, text, gold) == 0.0, text
 
 
-@pytest.mark.xfail(strict=True, reason="value-keyed dataflow: an intermediate result equal to a problem number is "
-                   "read as that number (10 - 8 = 2, then 2 / 2 = 1 reads as a cancelling p / p when the problem "
-                   "states 2), so a correct derivation loses its support")
 @HARNESS
 @given(programs("non_degenerate"))
-def test_a_non_degenerate_correct_program_always_earns_support(shared_data, program):
+def a_non_degenerate_correct_program_always_earns_support(shared_data, program):
     if program is None or program[3] != "non_degenerate":
         return
     problem, text, gold, _ = program
