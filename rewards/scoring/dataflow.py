@@ -1215,6 +1215,10 @@ def fraction_literals(text: str) -> list[tuple[Fraction, tuple[int, int]]]:
     return out
 
 
+_UNKNOWN_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+"""A one-letter name outside a LaTeX command or a word: ``x + 0`` is no number, ``\\frac{9}{2}`` and ``9 eggs`` are."""
+
+
 def _reached_fractions(text: str, is_reached) -> list[tuple[int, int]]:
     """Spans of the fractions ``text`` writes whose value is reached: their numerator and denominator are no stray
     numbers (a restated fractional answer read digit group by digit group stated 21)."""
@@ -1653,14 +1657,21 @@ def build_dataflow(trace: Trace) -> Dataflow:
             if rewrite and reached_roots[derivation[1]] != index:
                 flow.depends_on.add(reached_roots[derivation[1]])  # the equation it rewrites
             rewrite = rewrite or (link is not None and link.kind == "followed")
+            opened = False  # a side before this one computed from numbers alone (no unknown in it)
             for k, side in enumerate(operand_sides):
+                if k:
+                    opened = opened or bool(numbers) and not _UNKNOWN_LETTER.search(operand_sides[k - 1])
                 numbers = _numbers(side)
                 if kind != "solved" and operand_sides is not source_sides and len(numbers) == 1 \
                         and BARE_NUMBER.fullmatch(side):
                     continue  # "<<6=6>>6", "x = 33": a restated or solved value, not an operand
                 # in a verified chain "9 * 10 - 7 = 90 - 7 = 83", a later side rewrites the first: its partial
                 # results are reached when the first side's numbers are
-                chained = (kind == "computed" and k > 0 and reached) or rewrite
+                # (only after a side that computes from numbers alone: after a name, "x = 16 * 3 - 366 = 18" or
+                # "x + 0 = …", the next side is the computation, not a rewrite of one, unless the value it computes
+                # is reached already: "4a + 3 = 7a - 12" solved, then "a = 15/3 = 5")
+                chained = (kind == "computed" and k > 0 and reached
+                           and (opened or _key(derivation[1]) in strict)) or rewrite
                 keys = _number_keys(side)  # looked up by _key: no Fraction hashing
                 # constants added or taken away with no source: one may be a count (+1, 2 legs); several in one
                 # expression are an amount assembled from nothing ("26 - 2 - 2 - 2 - 2", a lucky fee)
@@ -1674,8 +1685,21 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 if solved_exponent is not None:  # "2^6 = 64" solves log_2 64: its 6 is the result, not an operand
                     falling = {*falling, solved_exponent}
                     log_result = Fraction(side[slice(*solved_exponent)])
+                # a fraction written whole whose value an earlier step derived ("-\\frac{5}{2}" after "h = -5/2") is
+                # that value: its numerator and denominator are no numbers from nowhere (not a problem number's value:
+                # "\\frac{438}{6}" is no 73 the problem lists)
+                whole = [(value, span) for value, span in fraction_literals(side)
+                         if any(producers.get(_key(v)) is not None and is_reached(v) and _key(v) not in pnum_keys
+                                for v in (value, -value))] if not chained and "frac" in side else ()
                 for (number, (start, end)), key in zip(numbers, keys):
                     operands += 1
+                    inside = next((value for value, (a, b) in whole if a <= start and end <= b), None)
+                    if inside is not None:
+                        flow.used.append(number)
+                        producer = producers.get(_key(inside)) or producers.get(_key(-inside))
+                        if producer is not None:
+                            flow.depends_on.add(producer)
+                        continue
                     if "-" in side[max(0, start - 3):start] and _NEGATED.search(side, 0, start) and -number in strict:
                         key = _key(-number)  # "23 + (-4)" after "b = -4": the operand is the reached -4
                     flow.used.append(number)

@@ -163,8 +163,17 @@ def test_subscripted_unknowns_are_read_as_unknowns():
     assert follows("s_1 s_2 = 24", "s_2 = 6", {"s_1": Fraction(4)}) is True
 
 
-def test_a_solved_value_substituted_into_an_earlier_equation_derives_the_answer():
-    assert faithful_accuracy(SYMMETRIC, SUBSTITUTED, "6") == 1.0
+def test_a_solved_value_substituted_into_an_earlier_equation_is_linked():
+    # The whole gold no longer earns full credit: its chain "s_1^3 = (x + y + z)^3 = … + 6xyz = 4 + 3 \cdot 12 + 6
+    # \cdot 4 = 64" opens with unknowns, so its numbers are checked one by one and the expansion's 6 is a constant
+    # from nowhere (a chain opened by a name or an unknown hid any number: "x = 16 \cdot 3 - 366 = 18" earned the
+    # gold's reward on every GSM8K problem). What still holds: s_2 = 6 follows by algebra and is the answer's step.
+    from rewards.scoring.dataflow import build_dataflow
+    from rewards.parsing.trace import parse_trace
+
+    flow = build_dataflow(parse_trace(SYMMETRIC, SUBSTITUTED))
+    assert any(link.kind == "followed" and link.value == 6 for link in flow.links.values())
+    assert flow.answer_step == len(flow.steps) - 1
 
 
 @pytest.mark.parametrize("gamed", [
