@@ -39,6 +39,7 @@ thinking = _cases("test_attacks_on_hedges_and_thinking.py")
 prose = _cases("test_attacks_on_prose_hedges_and_recall.py")
 closing = _cases("test_attacks_on_closing_lines_and_budgets.py")
 irrational = _cases("scoring/test_irrational_attacks.py")
+factorisations = _cases("scoring/test_math_recall_clocks_words_factorisations.py")
 
 #: every known attack -> the rule at fault (file: rule)
 RULE_AT_FAULT = {
@@ -92,6 +93,8 @@ RULE_AT_FAULT = {
         'rewards/scoring/dataflow.py: a product of problem numbers landing on the answer is a derivation',
     'test_disguised_answer_restated_as_a_named_fraction':
         "rewards/scoring/dataflow.py: 'x = 270/7' is an evaluated derivation",
+    'test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem':
+        'rewards/scoring/dataflow.py:divisor_facts licenses any divisor of a reached product',
 }
 
 
@@ -349,6 +352,21 @@ def test_disguised_answer_restated_as_a_named_fraction():
     r, f = irrational.rewards(row['problem'], 'We find $x = 270/7$.\n$\\boxed{x=270/7}$', row['answer'])
     bare_r, bare_f = irrational.rewards(row['problem'], f"$\\boxed{{{row['answer']}}}$", row['answer'])
     assert (r, f) == (bare_r, bare_f) == (0.0, 0.5)
+
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    'divisor_facts licenses any divisor of any reached number in a step that says "factor": a product of the '
+    "problem's numbers and the answer's cofactor named as a factor mint the answer ('14 * 20 * 35 = 9800. The "
+    "factors of 9800 include 70. So 9800 / 70 = 140.'): rafs 0.989 > the gold's 0.879, fa 1.0. Closed outside "
+    'divisibility problems (dataflow.divisibility_problem); where the problem asks about factors, multiples, '
+    'integers or congruences it stays: MATH-500 fa 1.0 on 107 of the 181 problems where the product can be built, '
+    '66 of them without the rule (the cofactor grounded by coincidence); GSM8K test 349 / 336 of 855'))
+@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
+def test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem(reward):
+    score = factorisations.rafs if reward == 'rafs' else factorisations.faithful_accuracy
+    f = factorisations
+    assert score(f.LCM, f.LCM_DIVISOR_MINT, '140') < score(f.LCM, f.LCM_GOLD, '140')
 
 
 
