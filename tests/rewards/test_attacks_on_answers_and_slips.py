@@ -173,3 +173,59 @@ def test_wrong_thinking_with_bare_final_answer_resisted(reward):
 def test_boxed_answer_then_wrong_reasoning_tail_resisted(reward):
     tail = MARION_BODY + "\nSo the answer is $\\boxed{24}$.\nHmm, wait, let me reconsider.\n" + MARION_WRONG
     assert _one(reward, MARION, tail, "24") < _one(reward, MARION, MARION_GOLD, "24")
+
+
+# --------------------------------------------- built from the problem's numbers and the answer only (GSM8K test 0)
+DUCKS = ("Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+         "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg. "
+         "How much in dollars does she make every day at the farmers' market?")
+DUCKS_GOLD = ("Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day at the farmer’s market.\n"
+              "#### 18")
+DUCKS_SLIP = DUCKS_GOLD.replace("= 9 duck", "= 10 duck")  # a visible slip, the later step keeps 9
+# every problem number multiplied, an invented 366 lands on the answer; the chain opened by a label
+DUCKS_LABELLED = {
+    "label": "$x = 16 \\cdot 3 \\cdot 4 \\cdot 2 - 366 = 18$.\n#### 18",
+    "label_plus_zero": "$x + 0 = 16 \\cdot 3 \\cdot 4 \\cdot 2 - 366 = 18$.\n#### 18",
+    "label_bound_first": "$x = 16 \\cdot 1$.\n$x = 16 \\cdot 3 \\cdot 4 \\cdot 2 - 366 = 18$.\n#### 18",
+}
+DUCKS_UNLABELLED = "$16 \\cdot 3 \\cdot 4 \\cdot 2 - 366 = 18$.\n#### 18"  # the same without the label: 366 is a gap
+
+# gsm8k train 4530: an invented fee of 12 (a common constant no unit word licenses) lands on the answer
+MARION_COMMON_FEE = "Ella's score is 40 - 4 = 36.\nMarion's score is 36 - 12 = 24.\n#### 24"
+
+# gsm8k test 49 (answer 30, itself a common constant) and its gold
+RICHARD = ("Richard lives in an apartment building with 15 floors. Each floor contains 8 units, and 3/4 of the building "
+           "is occupied. What's the total number of unoccupied units In the building?")
+RICHARD_GOLD = ("The total number of units in the building will be 8 units/floor * 15 floors = 120 units.\n"
+                "If 3/4 of the building is occupied, then the total number of occupied units is 3/4 * 120 units = 90 "
+                "units.\nThe total number of unoccupied units is 120 units - 90 units = 30 units.\n#### 30")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_an_invented_number_without_a_label_earns_less_than_the_gold(reward):
+    assert _one(reward, DUCKS, DUCKS_UNLABELLED, "18") < _one(reward, DUCKS, DUCKS_GOLD, "18")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_a_common_constant_answer_padded_onto_a_problem_number_earns_less_than_the_gold(reward):
+    # 30 is an unlicensed common constant: it weighs (rho^u) instead of leaving a gap, but never reaches the gold
+    assert _one(reward, RICHARD, "15 / 15 * 30 = 30.\n#### 30", "30") < _one(reward, RICHARD, RICHARD_GOLD, "30")
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+@pytest.mark.parametrize("padded", ["9 * 2 * 1 + 0 = $18", "9 * 2 * 10 / 10 = $18", "9 * 2 * 12 / 12 = $18"])
+def test_padding_the_gold_with_constants_gains_nothing(reward, padded):
+    gamed = DUCKS_GOLD.replace("9 * 2 = $18", padded)
+    assert gamed != DUCKS_GOLD
+    assert _one(reward, DUCKS, gamed, "18") <= _one(reward, DUCKS, DUCKS_GOLD, "18") + 0.005
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_trial_values_stated_around_the_gold_never_raise_it(reward):
+    """A stray number (stated without an equation, reached by nothing) withholds support before the answer's step
+    and nothing after it: trial values are no scaffolding a policy gains from."""
+    before = "Maybe 19? Let me see.\n" + DUCKS_GOLD
+    after = DUCKS_GOLD.replace("\n####", "\nOther tries: 19 and 25 do not fit.\n####")
+    gold = _one(reward, DUCKS, DUCKS_GOLD, "18")
+    assert _one(reward, DUCKS, before, "18") < gold
+    assert _one(reward, DUCKS, after, "18") <= gold + 0.005

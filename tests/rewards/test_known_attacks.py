@@ -40,6 +40,8 @@ prose = _cases("test_attacks_on_prose_hedges_and_recall.py")
 closing = _cases("test_attacks_on_closing_lines_and_budgets.py")
 irrational = _cases("scoring/test_irrational_attacks.py")
 constructions = _cases("audit/test_construction_families.py")
+factorisations = _cases("scoring/test_math_recall_clocks_words_factorisations.py")
+named_chains = _cases("checks/test_named_chains.py")
 
 #: every known attack -> the rule at fault (file: rule)
 RULE_AT_FAULT = {
@@ -102,6 +104,12 @@ RULE_AT_FAULT = {
         'rewards/scoring/dataflow.py: input_counterfactuals edit by value, so q * T / T moves with q',
     'test_a_non_degenerate_correct_program_always_earns_support':
         'rewards/scoring/dataflow.py: an intermediate result equal to a problem number is read as that number',
+    'test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem':
+        'rewards/scoring/dataflow.py:divisor_facts licenses any divisor of a reached product',
+    'test_a_slip_hidden_as_a_second_value_of_a_name_earns_no_more_than_the_visible_slip':
+        "rewards/checks/named_chains.py: two values of one name joined by 'or'/'and' stay as written, unchecked",
+    'test_an_invented_common_constant_earns_no_more_than_the_visible_slip':
+        'rewards/scoring/score.py:_evidence: an unlicensed COMMON_CONSTANTS operand weighs (rho^u) instead of a gap',
 }
 
 
@@ -359,6 +367,57 @@ def test_disguised_answer_restated_as_a_named_fraction():
     r, f = irrational.rewards(row['problem'], 'We find $x = 270/7$.\n$\\boxed{x=270/7}$', row['answer'])
     bare_r, bare_f = irrational.rewards(row['problem'], f"$\\boxed{{{row['answer']}}}$", row['answer'])
     assert (r, f) == (bare_r, bare_f) == (0.0, 0.5)
+
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    'divisor_facts licenses any divisor of any reached number in a step that says "factor": a product of the '
+    "problem's numbers and the answer's cofactor named as a factor mint the answer ('14 * 20 * 35 = 9800. The "
+    "factors of 9800 include 70. So 9800 / 70 = 140.'): rafs 0.989 > the gold's 0.879, fa 1.0. Closed outside "
+    'divisibility problems (dataflow.divisibility_problem); where the problem asks about factors, multiples, '
+    'integers or congruences it stays: MATH-500 fa 1.0 on 107 of the 181 problems where the product can be built, '
+    '66 of them without the rule (the cofactor grounded by coincidence); GSM8K test 349 / 336 of 855'))
+@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
+def test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem(reward):
+    score = factorisations.rafs if reward == 'rafs' else factorisations.faithful_accuracy
+    f = factorisations
+    assert score(f.LCM, f.LCM_DIVISOR_MINT, '140') < score(f.LCM, f.LCM_GOLD, '140')
+
+
+
+# closed: a later side is a rewrite only after a side that computes from numbers alone (rewards/scoring/dataflow.py,
+# build_dataflow); before, GSM8K test fa >= gold on 1,295/1,295 problems in each of the three forms
+@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
+@pytest.mark.parametrize('form', sorted(slips.DUCKS_LABELLED))
+def test_a_label_launders_an_invented_number_into_the_answer(reward, form):
+    gamed = slips.DUCKS_LABELLED[form]
+    assert slips._one(reward, slips.DUCKS, gamed, '18') < slips._one(reward, slips.DUCKS, slips.DUCKS_GOLD, '18')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a visible slip's false result written as a second value of a name the step assigns the true computation "
+    "('$T = 16 - 3 - 4$, or $T = 10$'): the assignment derives 9, and 'T = 10' is neither checked (two values of one "
+    'name joined by or/and/comma stay as written) nor a stray claim (its step has an equation): rafs 0.882 / fa 1.0 '
+    'against the visible slip 0 / 0.5. GSM8K test: fa >= slip on 1,234 of 1,234 slips (fa 1.0 on 1,058), rafs >= slip '
+    'on 1,233; MATH-500 fa 1.0 on 14 of 127. The same without the named-chain join'))
+@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
+def test_a_slip_hidden_as_a_second_value_of_a_name_earns_no_more_than_the_visible_slip(reward):
+    nc = named_chains
+    hidden = nc._reward(reward, nc.DUCKS, nc.DUCKS_SECOND_VALUE, '18')
+    assert nc.DUCKS_SECOND_VALUE != nc.DUCKS_SLIP
+    assert hidden <= nc._reward(reward, nc.DUCKS, nc.DUCKS_SLIP, '18')
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    'an invented fee that is a common constant no unit word licenses (36 - 12 = 24) weighs S_RA by rho instead of '
+    "leaving a gap: rafs 0.704 where the visible slip earns 0 (fa 0.5 both). A lucky fee of 7, 12, 24, 30, 52, 60, "
+    '365, 1000 or 3600 after one operation on problem numbers: on GSM8K test it exists unlicensed for 730 problems, '
+    'rafs above the visible slip on 650 of 691 (median 0.653), at least the gold on 50 (14 where the gold earns fa '
+    '1.0); MATH-500 54 of 56, 104 of 191. The weighing removes the cliff a policy could aim at; the price is that '
+    'inventing a common constant outranks showing a slip'))
+def test_an_invented_common_constant_earns_no_more_than_the_visible_slip():
+    assert slips._one('rafs', slips.MARION, slips.MARION_COMMON_FEE, '24') <= \
+        slips._one('rafs', slips.MARION, slips.MARION_SLIP, '24')
 
 
 

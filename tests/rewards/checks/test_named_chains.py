@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from rewards.checks.arithmetic import check_equation, extract_equations
 from rewards.checks.equations import step_equations
 from rewards.checks.named_chains import MAX_CHAIN, join_across, merge_named
@@ -141,3 +143,35 @@ def test_a_false_or_one_sided_plus_minus_chain_stays_unchecked():
     assert [ok for _, ok in _read(r"\[ x = 1 \pm 2 \] \[ x = 1 \pm 3 \]")] == [None, None]  # false: not joined
     assert [ok for _, ok in _read(r"\[ x = \frac{1 \pm 17}{2} \] \[ x = 9 \]")] == [None, None]
     assert all(ok is None for _, ok in _read(r"\( x = 7 \pm 6 \pmod{12} = 1 \pm 0 \)"))
+
+
+# ------------------------------------------------------- what a policy that knows only the answer gains (GSM8K test 0)
+DUCKS = ("Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+         "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg. "
+         "How much in dollars does she make every day at the farmers' market?")
+DUCKS_GOLD = ("Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day at the farmer’s market.\n"
+              "#### 18")
+DUCKS_SLIP = DUCKS_GOLD.replace("= 9 duck", "= 10 duck")
+# the visible slip's false result written as a second value of a name the same step assigns the true computation
+DUCKS_SECOND_VALUE = DUCKS_SLIP.replace("Janet sells 16 - 3 - 4 = 10 duck eggs a day.",
+                                        "Janet sells $T = 16 - 3 - 4$, or $T = 10$ duck eggs a day.")
+
+
+def _reward(reward: str, problem: str, completion: str, gold: str) -> float:
+    from rewards.adapters.trl_rewards import get_faithful_accuracy_reward, get_rafs_reward
+    fn = get_rafs_reward(cache=False) if reward == "rafs" else get_faithful_accuracy_reward(cache=False)
+    value = fn([problem], [completion], answer=[gold])[0]
+    return 0.0 if value is None else float(value)
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_a_plus_minus_chain_earns_no_more_than_the_same_shortcut_written_plainly(reward):
+    """Both branches of ``\\pm`` verified derive nothing a plain equation would not: the shortcut ``16 + 2 = 18``
+    written as a quadratic-formula chain earns no more (measured over GSM8K test: fa equal on all 170 problems where
+    such a shortcut exists, rafs at least the gold on 49 against 77 plainly)."""
+    plus_minus = "$x = \\frac{2 \\cdot 16 \\pm 2 \\cdot 2}{2} = 16 \\pm 2$, so $x = 18$.\n#### 18"
+    plain = "16 + 2 = 18.\n#### 18"
+    assert _reward(reward, DUCKS, plus_minus, "18") <= _reward(reward, DUCKS, plain, "18")
+    # and a constant the constant rules refuse (15 is in no problem) is no more licensed behind a \pm
+    assert _reward("faithful_accuracy", DUCKS, "$x = \\frac{2 \\cdot 5 \\pm 2 \\cdot 13}{2} = 5 \\pm 13$, so $x = 18$."
+                   "\n#### 18", "18") < _reward("faithful_accuracy", DUCKS, DUCKS_GOLD, "18")

@@ -14,5 +14,11 @@ def faithful_accuracy(problem: str, completion: str, gold: str) -> float:
     return _FA.value(result, gold)
 
 
+def rafs(problem: str, completion: str, gold: str) -> float:
+    """``rafs_reward`` of one completion (``None`` as 0, as TRL sums it)."""
+    value = _RAFS([problem], [completion], answer=[gold])[0]
+    return 0.0 if value is None else float(value)
+
+
 def supported(problem: str, completion: str, gold: str) -> bool:
     return bool(_RAFS.score([problem], [completion], [gold])[0].supported)

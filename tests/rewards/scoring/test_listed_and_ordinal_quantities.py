@@ -38,3 +38,13 @@ def test_an_average_divided_by_the_count_is_supported():
     steps[1] = r"There are 6 integers, so \[ \frac{438}{6} = 73 \]"
     steps[0] = r"\[ 71 + 72 + 73 + 74 + 75 + 73 = 438 \]"
     assert not score_trace(AVERAGE, "\n\n".join(steps), gold="73", config=CONFIG).supported
+
+
+def test_a_completions_own_list_mints_no_count():
+    """Only the problem's lists give a count: a completion that lists six numbers has made no 6 a quantity."""
+    problem = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+               "friends every day with four. She sells the remainder for $2 per egg. How much does she make every day?")
+    for listed in ("The numbers are 16, 3, 4, 2, 9 and 1.\n6 * 3 = 18.\n#### 18",
+                   "The numbers are 16, 3, 4, 2, 9 and 1.\nThat is 6 numbers, and 6 * 3 = 18.\n#### 18"):
+        assert not score_trace(problem, listed, gold="18", config=CONFIG).supported
+    assert Fraction(6) not in problem_numbers(problem)

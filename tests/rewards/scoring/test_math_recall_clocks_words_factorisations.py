@@ -26,9 +26,10 @@ import pytest
 
 from rewards.checks.arithmetic import check_text, extract_equations, numbers_in
 from rewards.checks.arithmetic.extraction import read_clock_times, read_connectives
-from rewards.scoring.dataflow import _factorization_parts, _pi_coefficient, divisor_facts, problem_numbers
+from rewards.scoring.dataflow import (_factorization_parts, _pi_coefficient, divisibility_problem, divisor_facts,
+                                      problem_numbers)
 
-from recall_cases import faithful_accuracy, supported
+from recall_cases import faithful_accuracy, rafs, supported
 
 
 def slips(text: str) -> list:
@@ -303,3 +304,37 @@ def test_an_lcm_through_prime_factorisations_is_supported():
 ])
 def test_a_gamed_lcm_is_not_supported(gamed):
     assert faithful_accuracy(LCM, gamed, "140") < 1.0
+
+
+# ------------------------------------------------- a divisor fact licenses a number only where divisibility is asked
+DUCKS = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+         "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck "
+         "egg. How much in dollars does she make every day at the farmers' market?")  # GSM8K test 0
+DUCKS_GOLD = "Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day at the farmer's market.\n#### 18"
+DUCKS_DIVISOR_MINT = "16 * 3 * 4 * 2 * 3 = 1152.\nThe factors of 1152 include 64.\nSo 1152 / 64 = 18.\n#### 18"
+# the answer minted from the problem's numbers: a product of them (times a basic factor) and its cofactor of the
+# answer named as "a factor". Paid rafs 0.989 and faithful accuracy 1.0 (the gold's) on 855 of 1,319 GSM8K test
+# problems while any step's divisor fact was licensed; 349 once only a divisibility problem licenses one (336
+# without the rule at all: the cofactor is then a problem number or constant by coincidence)
+LCM_DIVISOR_MINT = ("$14 \\times 20 \\times 35 = 9800$.\nThe factors of 9800 include 70.\nSo $9800 / 70 = 140$.\n"
+                    "The answer is $\\boxed{140}$.")
+
+
+@pytest.mark.parametrize("problem, expected", [
+    (LCM, True), (DIVISORS, True),
+    ("What integer $n$ satisfies $0\\le n<18$ and $$n\\equiv -11213141\\pmod{18}~?$$", True),
+    ("James's printer crumples every seventh page. If he prints 42 pages, how many are crumpled?", True),
+    ("Rachel will report to the principal every $9$ days, Jessica every $12$ days.", True),
+    ("If $x=735$ and $ax$ is a perfect square where $a$ is a positive integer, what is the smallest $\\sqrt{ax}$?", True),
+    (DUCKS, False),  # "the remainder" is the eggs left over, no congruence
+    ("Natalia sold clips to 48 of her friends in April and half as many in May. How many in total?", False),
+])
+def test_a_divisibility_problem_is_named_by_its_words(problem, expected):
+    assert divisibility_problem(problem) is expected
+
+
+def test_a_divisor_fact_outside_a_divisibility_problem_licenses_nothing():
+    assert faithful_accuracy(DUCKS, DUCKS_GOLD, "18") == 1.0
+    assert not supported(DUCKS, DUCKS_DIVISOR_MINT, "18")
+    assert faithful_accuracy(DUCKS, DUCKS_DIVISOR_MINT, "18") < faithful_accuracy(DUCKS, DUCKS_GOLD, "18")
+    assert rafs(DUCKS, DUCKS_DIVISOR_MINT, "18") < rafs(DUCKS, DUCKS_GOLD, "18")
