@@ -13,17 +13,13 @@ missing evidence is no support, :attr:`Evidence.reward_mode`; ``"evaluation"``: 
              · ρ            when the derivation is hollow (reward mode)           (hollow_factor; ungrounded_penalty)
              · (used / stated)^γ  the problem's numerals the derivation uses      (unused_quantity_factor;
                                   (reward mode)                                    unused_exponent)
-             · ρ^u for u ungrounded quantities feeding the answer                  (ungrounded_factor;
-                                                                                   ungrounded_penalty)
+             · 0 (reward mode) or ρ^u (evaluation) for u ungrounded quantities     (ungrounded_factor;
+                                  feeding the answer                               ungrounded_penalty)
              · 0 when the completion hedges between final answers (reward mode)   (hedge_factor)
 
 ``P_R`` (step validity) is ``GM(q)^(1-λ) · min(q)^λ`` (``lam``) over :func:`counted_steps` — the answer's derivation
 and every refuted step, superseded steps left out, each distinct step once in reward mode — times ``ρ`` when the
-derivation is hollow; in reward mode an unsupported answer has ``P_R = 0``. Unsupported (reward mode): no
-verified derivation from the problem reaches the answer, a gap breaks it (a number stated before the answer's step
-without a derivation, or an operand on the way that is neither reached nor a common constant — a hidden slip's
-result), or the completion hedges. An unlicensed common constant on the way (2, 10, 100, …) is no gap: it weighs
-through ``ρ^u`` and withholds full support (faithful accuracy pays ``u``), with no cliff a policy can aim at. ``RAFS = 100 · exp(Σ_m w_m · log(s_m +
+derivation is hollow; in reward mode an unsupported answer has ``P_R = 0``. ``RAFS = 100 · exp(Σ_m w_m · log(s_m +
 ε))`` over the available components (``weights``, ``eps``), and 0 for an unsupported answer in reward mode. Each
 factor is kept in :attr:`RAFSResult.terms <rewards.scoring.verdict.RAFSResult.terms>` under its name, so a reward
 of 0.37 says where it comes from.
@@ -68,8 +64,6 @@ class Evidence:
             edit).
         feeding: ungrounded quantities on the best derivation of the answer (``"5 (step 2)"``), and in reward mode
             numbers stated before the answer's step without a derivation.
-        withheld: reward mode: the gaps among them — stated numbers and operands that are no common constant —
-            which leave the answer unsupported.
         hollow: why the derivation carries no support (reward mode; ``None`` when it does).
         quantities: ``(used, stated)``: the problem's numerals the derivation uses, of those it states (reward
             mode; ``None`` when not read).
@@ -97,13 +91,12 @@ class Evidence:
     last_derived: object
     correct: bool | None
     group: dict[str, float | None] = field(default_factory=dict)
-    withheld: list[str] = field(default_factory=list)
 
     @property
     def unsupported(self) -> bool:
         """Reward mode: no verified derivation from the problem reaches the answer, a quantity from nowhere feeds
         it, or the completion hedges — the answer earns the unverifiable floor."""
-        return self.reward_mode and (not self.path or bool(self.withheld) or bool(self.hedge))
+        return self.reward_mode and (not self.path or bool(self.feeding) or bool(self.hedge))
 
 
 # ----------------------------------------------------------------------------------------------- S_RA, term by term
@@ -139,11 +132,11 @@ def unused_quantity_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | 
 
 
 def ungrounded_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | None]:
-    """``ρ^u`` (``ungrounded_penalty``) for ``u`` quantities from nowhere on the way to the answer. In reward mode a
-    gap among them (:attr:`Evidence.withheld`) makes the answer unsupported instead (RAFS 0)."""
+    """A quantity from nowhere on the way to the answer: 0 in reward mode (no support), ``ρ^u`` in evaluation
+    (``ungrounded_penalty``, ``u`` the number of such quantities)."""
     if not ev.feeding:
         return 1.0, None
-    return cfg.ungrounded_penalty ** len(ev.feeding), None
+    return (0.0 if ev.reward_mode else cfg.ungrounded_penalty ** len(ev.feeding)), None
 
 
 def hedge_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | None]:

@@ -46,7 +46,7 @@ from rewards.checks.answers import (answers_equivalent, approximate_value, canon
                                     named_value, numeric_value)
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
-from rewards.scoring.dataflow import (COMMON_CONSTANTS, Dataflow, Intervention, answer_derivations, build_dataflow,
+from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, build_dataflow,
                                       fraction_literals,
                                       input_counterfactuals, quantity_coverage)
 from rewards.scoring.config import COMPONENTS, DEFAULT_CONFIGS, MODES, USES, RAFSConfig
@@ -125,15 +125,9 @@ def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True,
     counts. ``strict`` reads :attr:`~rewards.scoring.dataflow.StepFlow.unsupported` (what a reward needs: reached
     from the problem); otherwise ``ungrounded`` (a number the trace stated earlier counts as grounded).
     ``derivations``: :func:`~rewards.scoring.dataflow.answer_derivations` of ``flow`` when the caller has them."""
-    return [f"{v} (step {t})" for v, t in _ungrounded_operands(flow, strict, derivations)]
-
-
-def _ungrounded_operands(flow: Dataflow, strict: bool = True,
-                         derivations: list[frozenset[int]] | None = None) -> list[tuple[Fraction, int]]:
-    """``(value, step)`` of each ungrounded operand of the best-grounded derivation of the answer."""
-    best: list[tuple[Fraction, int]] | None = None
+    best: list[str] | None = None
     for path in answer_derivations(flow) if derivations is None else derivations:
-        found = [(v, t) for t in sorted(path)
+        found = [f"{v} (step {t})" for t in sorted(path)
                  for v in dict.fromkeys(flow.steps[t].unsupported if strict else flow.steps[t].ungrounded)]
         if best is None or len(found) < len(best):
             best = found
@@ -383,17 +377,13 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
     withheld: list[str] = []
     if reward_mode:
         checks, withheld = _note_stray_claims(flow, checks, superseded, trace)
-    operands = _ungrounded_operands(flow, derivations=derivations)
-    feeding = [f"{v} (step {t})" for v, t in operands] + withheld
-    # an unexplained intermediate value (not a common constant) is a gap in the chain, as a stray claim is: the
-    # derivation from the problem is broken there (a hidden slip's result); an unlicensed constant only weighs
-    gaps = [f"{v} (step {t})" for v, t in operands if v not in COMMON_CONSTANTS] if reward_mode else []
+    feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + withheld
     hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding else None
     quantities = quantity_coverage(trace, flow, path) if reward_mode and path and cfg.unused_exponent > 0 else None
     return Evidence(
         trace=trace, reward_mode=reward_mode, checks=checks, superseded=superseded,
         revision_reasons=revision_reasons, coverage=coverage, implied=implied, path=path, sensitivity=raw_sens,
-        feeding=feeding, withheld=withheld + gaps, hollow=hollow, quantities=quantities,
+        feeding=feeding, hollow=hollow, quantities=quantities,
         hedge=_hedged(trace) if trace.other_answers else [],
         grounded=reward_mode or _grounded_derivation(flow, derivations), last_derived=flow.last_derived,
         correct=correct, group=group)

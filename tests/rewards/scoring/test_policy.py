@@ -33,7 +33,7 @@ def test_the_battery_covers_every_modifier():
     terms = [score_trace(p, t, gold=a, mode="reward").terms for p, t, a in BATTERY]
     assert any(x.get("hollow", 1.0) < 1 for x in terms)
     assert any(x.get("unused_quantities", 1.0) < 1 for x in terms)
-    assert any(x.get("ungrounded", 1.0) < 1 for x in terms)
+    assert any(x.get("ungrounded", 1.0) == 0 for x in terms)
     assert any(x.get("hedge", 1.0) == 0 for x in terms)
 
 
@@ -48,7 +48,7 @@ def test_the_documented_support_formula_reproduces_the_code_on_the_audit_battery
         assert t["implication"] in (0.0, 0.1, 0.2, 0.7, 1.0)
         assert t["sensitivity"] == 0.0 or cfg.sens_floor <= t["sensitivity"] <= 1.0
         assert t["hollow"] in (1.0, cfg.ungrounded_penalty)
-        assert t["ungrounded"] in [cfg.ungrounded_penalty ** u for u in range(8)] and t["hedge"] in (0.0, 1.0)
+        assert t["ungrounded"] in (0.0, 1.0) and t["hedge"] in (0.0, 1.0)
         assert 0.0 <= t["unused_quantities"] <= 1.0  # (used / stated)^γ, used may be 0
         expected = math.sqrt(t["implication"] * t["sensitivity"])
         expected *= t["hollow"] * t["unused_quantities"] * t["ungrounded"] * t["hedge"]
@@ -86,37 +86,3 @@ def test_a_users_verifier_config_is_kept_where_the_revision_analysis_refutes():
 def test_component_helpers_stay_the_documented_functions():
     assert C.support(0.25, 1.0) == pytest.approx(0.5)
     assert C.support(0.0, 1.0) == 0.0
-
-
-def test_an_unlicensed_constant_weighs_and_a_gap_leaves_the_answer_unsupported():
-    """No cliff for a constant from nowhere (rafs pays between the floor and full; faithful accuracy ``u``), but an
-    unexplained intermediate value — a hidden slip's result — is a gap: RAFS 0, like a stray claim."""
-    from rewards import faithful_accuracy_reward
-
-    weighed = gaps = 0
-    for problem, text, gold in BATTERY:
-        r = score_trace(problem, text, gold=gold, mode="reward")
-        if r.status == "abstain" or "ungrounded" not in r.terms:
-            continue
-        if 0.0 < r.terms["ungrounded"] < 1.0:
-            if r.score > 0:
-                weighed += 1
-                assert r.supported is False and r.score < 100 * 0.99
-                assert faithful_accuracy_reward([problem], [text], answer=[gold]) == [0.5]
-            else:
-                gaps += 1
-                assert any("stated without a derivation" in why or "ungrounded quantity feeds" in why
-                           for why in r.reasons)
-    assert weighed and gaps
-
-
-def test_a_hidden_slips_result_is_a_gap_not_a_weighed_constant():
-    problem = ("Nancy bought a pie sliced it into 8 pieces. She gave 1/2 to Joe and Darcy, and she gave 1/4 to Carl. "
-               "How many slices were left?")
-    visible = ("The total number of slices she gave to Joe and Darcy is 1/2 x 8 = 5.\n"
-               "The total slice she gave to Carl is 1/4 x 8 = 2.\nTherefore, the total slices left is 8 - 4 - 2 = 2.\n"
-               "#### 2")
-    hidden = visible.replace("1/2 x 8 = 5", "5")
-    r_hidden = score_trace(problem, hidden, gold="2", mode="reward")
-    r_visible = score_trace(problem, visible, gold="2", mode="reward")
-    assert r_hidden.score <= r_visible.score and r_hidden.suspect_step is None
