@@ -50,6 +50,7 @@ from rewards.scoring.dataflow import (COMMON_CONSTANTS, Dataflow, Intervention, 
                                       fraction_literals,
                                       input_counterfactuals, quantity_coverage)
 from rewards.scoring.config import COMPONENTS, DEFAULT_CONFIGS, MODES, USES, RAFSConfig
+from rewards.scoring.derivation import DerivationFunction, derivation_function
 from rewards.scoring.policy import Evidence, abstain, decide
 from rewards.scoring.revisions import analyse_revisions
 from rewards.scoring.verdict import FAILURE_TYPES, RAFSResult
@@ -158,7 +159,8 @@ picks one ends on a computation whose result is not the answer, and then names t
 calculator annotation."""
 
 
-def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], path: frozenset[int]) -> str | None:
+def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], path: frozenset[int],
+                       copies: bool = True) -> str | None:
     """Why a derivation of the answer that the dataflow found is no support for it (``None`` when it is):
 
     * *inert*: the answer is reached in one step, with an operand written twice (``20 - 20 + 1 = 1``), that no edit
@@ -175,7 +177,9 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
     a copy spread over several steps is out of reach of this check. None of these is proof of gaming, so the answer
     counts as not *supported* (the faithful-accuracy reward pays ``u``) and ``S_RA`` is multiplied by ``ρ``
     (``ungrounded_penalty``), rather than zeroed. Read only under ``missing_evidence="no_support"`` (rewards).
-    ``path`` is the answer's derivation (:func:`~rewards.scoring.dataflow.answer_path`).
+    ``path`` is the answer's derivation (:func:`~rewards.scoring.dataflow.answer_path`). ``copies=False`` skips
+    *inert* and *copied*: the caller read the derivation as a function of the problem's quantities
+    (:mod:`rewards.scoring.derivation`), which answers both exactly.
     """
     answer = flow.answer_value
     moving = [e for e in edits if e.moves]
@@ -183,9 +187,9 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
     repeated = step is not None and len(step.used) > len(set(step.used))
     algebra = any(key[0] == flow.answer_step and link.kind == "followed" and link.value == answer
                   for key, link in flow.links.items())  # a root chosen from a grounded equation is no copy
-    if repeated and edits and not moving and len(path) == 1 and not algebra:
+    if copies and repeated and edits and not moving and len(path) == 1 and not algebra:
         return "no edit of the problem's quantities moves the answer, which one step reaches: its operands cancel"
-    if repeated and moving and all(e.old == answer and e.expected == e.new for e in moving):
+    if copies and repeated and moving and all(e.old == answer and e.expected == e.new for e in moving):
         return f"the answer {answer} is a problem quantity carried through unchanged: its other operands cancel"
     # the chain's last computation that is not a repeat of an earlier one (same operands, same results): a summary
     # that restates the thinking's work ("40 - 4 = 36" again) concludes nothing new
@@ -388,15 +392,34 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
     # an unexplained intermediate value (not a common constant) is a gap in the chain, as a stray claim is: the
     # derivation from the problem is broken there (a hidden slip's result); an unlicensed constant only weighs
     gaps = [f"{v} (step {t})" for v, t in operands if v not in COMMON_CONSTANTS] if reward_mode else []
-    hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding else None
-    quantities = quantity_coverage(trace, flow, path) if reward_mode and path and cfg.unused_exponent > 0 else None
+    hedge = _hedged(trace) if trace.other_answers else []
+    function = _derivation_reading(trace, flow, derivations) \
+        if reward_mode and cfg.derivation_function and path and not hedge else None
+    degenerate = function.degenerate if function is not None else None
+    read = function is not None and degenerate is None  # the function answers what value-keyed edits guess at
+    if read:
+        raw_sens = len(function.used) / len(function.written)
+    hollow = _hollow_derivation(trace, flow, edits, path, copies=not read) \
+        if reward_mode and path and not feeding else None
+    quantities = quantity_coverage(trace, flow, path, used=function.used_values() if read else None) \
+        if reward_mode and path and cfg.unused_exponent > 0 else None
     return Evidence(
         trace=trace, reward_mode=reward_mode, checks=checks, superseded=superseded,
         revision_reasons=revision_reasons, coverage=coverage, implied=implied, path=path, sensitivity=raw_sens,
         feeding=feeding, withheld=withheld + gaps, hollow=hollow, quantities=quantities,
-        hedge=_hedged(trace) if trace.other_answers else [],
-        grounded=reward_mode or _grounded_derivation(flow, derivations), last_derived=flow.last_derived,
-        correct=correct, group=group)
+        hedge=hedge, grounded=reward_mode or _grounded_derivation(flow, derivations), last_derived=flow.last_derived,
+        correct=correct, group=group, degenerate=degenerate)
+
+
+def _derivation_reading(trace: Trace, flow: Dataflow, derivations: list[frozenset[int]]) -> DerivationFunction | None:
+    """The answer's derivation read as a function of the problem's quantities
+    (:func:`~rewards.scoring.derivation.derivation_function`; ``None``: no function could be built — no evidence
+    either way). Never raises on untrusted input."""
+    try:
+        return derivation_function(trace, flow, derivations)
+    except Exception as exc:  # noqa: BLE001 - an analysis bug must never crash a reward; nothing is withheld
+        log.warning("derivation function failed (%s: %s); scoring without it", type(exc).__name__, exc)
+        return None
 
 
 def _single(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: RAFSConfig,
