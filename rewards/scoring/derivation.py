@@ -32,7 +32,8 @@ way), and so has a trace over :data:`MAX_NODES` nodes.
 random points modulo the prime ``2^61 - 1`` (a non-zero rational function of degree ``d`` vanishes at a random
 point with probability at most ``d / p``: Schwartz–Zippel; the points are seeded, so the verdict is deterministic):
 
-* ``constant`` — ``f`` depends on no quantity (ones times digits; ``T - T + K``);
+* ``constant`` — ``f`` is written from the problem's quantities but depends on none (ones times digits;
+  ``T - T + K``; a derivation that writes no quantity at all has no function here);
 * ``copied`` — ``f`` is one quantity while the derivation writes others, or writes it again (``q · T / T``;
   ``15 · 15 / 15``; ``6 · 2 = 12``, then ``18 · 12 / 12``);
 * ``cancelling`` — a sub-expression written from the problem's quantities is a constant (``16 · 100 / 1600``, a
@@ -63,7 +64,9 @@ Fraction(20, 1)
 
 from __future__ import annotations
 
+import math
 import random
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -224,7 +227,8 @@ class _Side:
                 and self.kind(3) not in ("%", "!", "c") and not (self.kind(3) == "o" and self.val(3) == "^") \
                 and not (self.i > 0 and self.t[self.i - 1][0] == "o" and self.t[self.i - 1][1] in "/^"):
             a, b = num_exact(self.val()), num_exact(self.val(2))
-            if a is not None and b is not None and 0 < a < b:  # "3/4": a proper fraction, a value or a division
+            if a is not None and b is not None and 0 < a < b and type(a) is int and type(b) is int \
+                    and math.gcd(a, b) == 1:  # "3/4": a proper fraction in lowest terms, a value or a division
                 self.i += 3
                 return ("frac", ("n", Fraction(a)), ("n", Fraction(b)))
         node = self.primary()
@@ -454,13 +458,18 @@ class _Reading:
             return [*options, ("/",)]
         if options and key == 100 and not syms:
             options.append(("c",))  # "(75/100) * 100" after a total of 100
-        if not options and isinstance(key, int) and key > 100 and key in _FREE and key % 100 == 0 \
-                and key // 100 in self.here and key // 100 in self.qs.by_value:
-            # "10 * 100 / 1000": a common constant that is 100 times a quantity the same side writes is that
-            return [("t", ("q", self.qs.by_value[key // 100][0]), "*", _HUNDRED)]
+        if not options and key in _FREE:  # "$68 * 0.25" where the problem says 25%: that percent, not a quarter
+            for i in self.qs.by_value.get(_k(v * 100), ()):
+                if i in self.qs.percent:
+                    return [("t", ("q", i), "/", _HUNDRED)]
+        if not options and key in _FREE and key not in (0, 1) and _k(v / 100) in self.here \
+                and not self.producers.get(_k(v / 100)):
+            # "10 * 100 / 1000", "4 * 50 / 0.5": a constant that is 100 times a literal the same side writes is that
+            return [("t", ("lit", v / 100), "*", _HUNDRED)]
         if not options:
             transforms = self.transforms(v)
-            if transforms and transforms[0][1][0] == "lit" and transforms[0][3] == _HUNDRED:
+            if transforms and transforms[0][0] == "t" and transforms[0][1][0] == "lit" \
+                    and transforms[0][3] == _HUNDRED:
                 return transforms[:1]  # "20 * 100 / 2000": 100 times the 20 the side writes, no other reading
             options.extend(transforms)
             if key in _FREE or key in self.unit_keys:
@@ -488,7 +497,8 @@ class _Reading:
                 if value == v:
                     out.append(("p", i, how))
         for base, how, factor in bases:  # quantities first, then derived values
-            if _k(base) in self.here:  # "4 * 100 / 400": 400 is 100 times the 4 this side writes, read as it is
+            if _k(base) in self.here and not self.producers.get(_k(base)):  # "4 * 100 / 400": 400 is 100 times
+                # the 4 this side writes, read as it is (not a derived 80 in "80 / .8" for the problem's 80%)
                 out.append(("t", ("lit", base), how, factor))
                 continue
             for i in self.qs.by_value.get(_k(base), ()):
@@ -574,9 +584,9 @@ class _Reading:
         return self.make(pick, v / 100)
 
     def build_side(self, ast) -> int:
-        """The node of a whole operand side: ``60 / 60`` (a value and the unit factor a word names, the side's only
-        numbers) divides by the unit, not by the quantity again."""
-        if ast[0] in ("*", "/") and ast[1][0] == ast[2][0] == "n" and ast[1][1] == ast[2][1] \
+        """The node of a whole operand side: ``60 / 60``, ``60 - 60`` (a value and the unit factor a word names, the
+        side's only numbers) takes the unit, not the quantity again."""
+        if ast[0] in ("*", "/", "-") and ast[1][0] == ast[2][0] == "n" and ast[1][1] == ast[2][1] \
                 and _k(ast[1][1]) in self.unit_keys and _k(ast[1][1]) not in _SMALL_FACTORS:
             return self.op(ast[0], self.leaf(ast[1][1]), self.const(ast[2][1]))
         return self.build(ast)
@@ -817,9 +827,12 @@ def _verdict(r: _Reading, root: int) -> tuple[str | None, frozenset[int], frozen
             break
     if vals is None:
         return None
+    if not written:
+        return None  # no problem quantity this reading links to the answer (a counting or factoring rule of the
+        # dataflow, prose between steps): no function, the dataflow's own reading stands
     at = vals[root]
     quoted = ", ".join(r.qs.labels[i] for i in written)
-    if not written or at[0] == at[1] == at[2]:
+    if at[0] == at[1] == at[2]:
         return (f"constant: the answer {_num(r.value[root])} is the same whatever the problem's quantities are",
                 frozenset(written), frozenset())
     for i in written:  # "18 * 12 / 12", "15 * 15 / 15": other quantities, or this one again, written around it
@@ -1015,10 +1028,21 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
     return r, [found.get((t, _k(v))) for t, v in roots]
 
 
+_EXPRESSION_OP = re.compile(r"\d\s*(?:[-+*/^×÷]|\\cdot|\\times|\\div)\s*[\d({\\]")
+
+
+def _given_expression(problem: str) -> bool:
+    """Whether the problem states an expression to work with (``5^5\div5^4-5^3+5^2\cdot5^1``, two operations
+    between numbers or more): its own cancellations are the problem's, not a disguise, so no function is read."""
+    return len(_EXPRESSION_OP.findall(problem[:4000])) >= 2
+
+
 def derivation_function(trace: Trace, flow: Dataflow,
                         derivations: list[frozenset[int]] | None = None) -> DerivationFunction | None:
     """The answer's derivation as a function of the problem's quantities (module docstring), or ``None`` when it
-    cannot be built within the bounds (no derived answer, an opaque step on the way, too many nodes).
+    cannot be built within the bounds (no derived answer, an opaque step on the way, too many nodes), when algebra
+    (an equation with unknowns, :class:`~rewards.scoring.dataflow.AlgebraLink`) is on the way, or when the problem
+    states an expression of its own (:func:`_given_expression`).
 
     ``derivations``: :func:`~rewards.scoring.dataflow.answer_derivations` of ``flow`` when the caller has them.
     With several derivations of the answer (algebra derives it twice) the last one that can be read decides; with
@@ -1027,18 +1051,31 @@ def derivation_function(trace: Trace, flow: Dataflow,
         return None
     if derivations is None:
         derivations = answer_derivations(flow)
-    if not derivations:
+    if not derivations or _given_expression(trace.problem):
         return None
+    last = max(max(d) for d in derivations)
+    if any(step <= last for step, _ in flow.links):
+        return None  # algebra (an equation with unknowns) on the way: its links are not read here
     answer = flow.answer_value
     target = answer if answer in flow.steps[flow.answer_step].produced else answer / 100
     roots = sorted({max(d) for d in derivations}, reverse=True)
     plan = derivation_entries(trace, flow)
     qs = _quantities(trace.problem)
-    for root in roots:  # the last derivation decides; an earlier one only where the last cannot be read
-        function = _function_of(trace, flow, plan, (root, target), qs)
-        if function is not None:
-            return function
-    return None
+    function = None
+    for k, root in enumerate(roots):  # the last derivation decides; an earlier one where the last cannot be read
+        found = _function_of(trace, flow, plan, (root, target), qs)
+        if found is None:
+            continue
+        if function is None:
+            function = found
+            if function.degenerate is not None:
+                return function
+        elif found.degenerate is not None and found.degenerate.startswith("cancelling"):
+            # a constant written from quantities on an earlier derivation of the answer ("24 + 4 * 4000 / 40 -
+            # 400 = 24" before another "= 24") is no less a disguise for a later reading that steps around it
+            return DerivationFunction(found.degenerate, function.written, function.used, function.values,
+                                      function.labels, function.answer, function.readings, function._graph)
+    return function
 
 
 def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction],
