@@ -9,9 +9,9 @@ from, once, where it is read:
 * a result an earlier step derived (the latest such step) -> that step's expression;
 * a problem quantity -> its symbol (a value the problem states twice has two symbols: a later expression prefers
   the occurrence used least so far; within one expression a value is read one way);
-* a value that is only a transform of one of these — ``100q``, ``q/100``, ``1/q``, ``-q``, a percent's
-  ``1 ± q/100`` and ``100 ± q``, a unit conversion ``q·u`` or ``q/u`` by a unit factor a word names — -> that
-  transform (the basic and common constants, 0–4, 10, 100, 7, 12, 60 …, are never read as transforms);
+* a value that is only a transform of one of these — ``100q``, ``q/100``, ``-q``, a percent's ``1 ± q/100`` and
+  ``100 ± q`` — -> that transform (the basic and common constants, 0–4, 10, 100, 7, 12, 60 …, are never read as
+  transforms, except 100 times a literal the same side writes: ``10 · 100 / 1000``);
 * a basic or common constant (0–4, 10, 100, ½, 7, 12, 60 …) or a unit factor a word names (36 inches in a yard)
   -> the number itself (a free constant);
 * anything else has a source this reading cannot name (an algebra step, a rewrite): the step is opaque.
@@ -38,7 +38,8 @@ point with probability at most ``d / p``: Schwartz–Zippel; the points are seed
   ``15 · 15 / 15``; ``6 · 2 = 12``, then ``18 · 12 / 12``);
 * ``cancelling`` — a sub-expression written from the problem's quantities is a constant (``16 · 100 / 1600``, a
   disguised zero ``2 · 300 / 3 - 200``): a constant is a constant whatever it is written from (a product with a
-  written zero, "6 hats with no stripes: 6 · 0", is no disguise).
+  written zero, "6 hats with no stripes: 6 · 0", is no disguise); or a quantity one expression writes cancels in
+  that expression (``50 + 20 - 50``).
 
 A quantity written on the way that cancels across steps (``20 - 5 = 15``, ``12 + 15 = 27``, ``27 - 20 = 7``: the
 answer does not depend on the 20) is *unused* (:attr:`DerivationFunction.cancelled`), not degenerate: honest
@@ -332,6 +333,8 @@ class _Quantities:
     labels: tuple[str, ...]
     percent: frozenset[int]
     by_value: dict
+    stated: int = 0
+    """Symbols ``0..stated-1`` are numerals the problem writes; the rest are values it only implies."""
 
 
 @lru_cache(maxsize=1024)
@@ -347,6 +350,7 @@ def _quantities(problem: str) -> _Quantities:
             percent.add(len(values))
         values.append(value)
         labels.append(problem[start:end].strip() or str(value))
+    n_stated = len(values)
     seen = set(values)
     implied_by_percent = {f(values[i]) for i in percent
                           for f in (lambda q: q / 100, lambda q: 1 + q / 100, lambda q: 1 - q / 100,
@@ -359,7 +363,7 @@ def _quantities(problem: str) -> _Quantities:
     by_value: dict[int | Fraction, list[int]] = {}  # by _k
     for i, v in enumerate(values):
         by_value.setdefault(_k(v), []).append(i)
-    return _Quantities(tuple(values), tuple(labels), frozenset(percent), by_value)
+    return _Quantities(tuple(values), tuple(labels), frozenset(percent), by_value, n_stated)
 
 
 @lru_cache(maxsize=256)
@@ -371,7 +375,7 @@ class _Reading:
     """One linking of every literal on the way to its source, as a node list."""
 
     __slots__ = ("qs", "units", "choices", "seen", "kind", "a", "b", "value", "syms", "consts", "uses",
-                 "producers", "literals", "entry", "current", "unit_keys", "stray", "fixed", "here")
+                 "producers", "literals", "entry", "current", "unit_keys", "stray", "fixed", "here", "tops")
 
     def __init__(self, qs: _Quantities, units: frozenset[Fraction], choices: tuple[int, ...]):
         self.qs, self.units, self.choices = qs, units, choices
@@ -379,6 +383,7 @@ class _Reading:
         self.stray: frozenset = frozenset()  # the current step's operands the dataflow reaches from nowhere
         self.fixed: dict = {}  # _k(value) -> its reading in the expression being built (one reading per value)
         self.here: dict = {}  # _k(value) -> how often the expression being built writes it
+        self.tops: dict[int, int] = {}  # the node of each written expression -> its entry
         self.seen: list[int] = []  # the number of readings of each ambiguous literal met, in order
         self.kind: list[str] = []
         self.a: list = []
@@ -480,17 +485,14 @@ class _Reading:
         return options
 
     def transforms(self, v: Fraction) -> list[tuple]:
-        """``v`` as a transform of a quantity (first) or a derived value: ``100x``, ``x/100``, ``-x``, ``1/x``, a
-        percent's ``1 ± q/100`` and ``100 ± q``, ``x·u`` and ``x/u`` for a unit factor ``u`` a word names. Never
-        for the basic and common constants (2 is not 200 / 100)."""
+        """``v`` as a transform of a quantity (first) or a derived value: ``100x``, ``x/100``, ``-x``, a percent's
+        ``1 ± q/100`` and ``100 ± q``. Never for the basic and common constants (2 is not 200 / 100). A unit
+        conversion or a reciprocal written without its computation ("160 pints" for 20 gallons) is not guessed:
+        with no other source the literal is opaque."""
         if _k(v) in _FREE or _k(v) in self.unit_keys:  # 36 inches in a yard is a unit factor, not 12 * three
             return []
         out: list[tuple] = []
         bases = [(v / 100, "*", _HUNDRED), (v * 100, "/", _HUNDRED), (-v, "neg", None)]
-        if v != 0:
-            bases.append((1 / v, "inv", None))
-        bases.extend((v / u, "*", u) for u in sorted(self.units) if u > 0)
-        bases.extend((v * u, "/", u) for u in sorted(self.units) if u > 0)
         for i in sorted(self.qs.percent):
             q = self.qs.values[i]
             for value, how in ((1 + q / 100, "1+"), (1 - q / 100, "1-"), (100 + q, "100+"), (100 - q, "100-")):
@@ -501,8 +503,9 @@ class _Reading:
                 # the 4 this side writes, read as it is (not a derived 80 in "80 / .8" for the problem's 80%)
                 out.append(("t", ("lit", base), how, factor))
                 continue
-            for i in self.qs.by_value.get(_k(base), ()):
-                out.append(("t", ("q", i), how, factor))
+            for i in self.qs.by_value.get(_k(base), ()):  # of a numeral the problem writes, not of a value it
+                if i < self.qs.stated:                     # implies (20 is no 480 minutes over 24)
+                    out.append(("t", ("q", i), how, factor))
         for base, how, factor in bases:
             for node in self.producers.get(_k(base), ()):
                 if node >= 0:
@@ -850,6 +853,32 @@ def _verdict(r: _Reading, root: int) -> tuple[str | None, frozenset[int], frozen
     for run, constant, syms in _constant_runs(r, order, vals):  # "... + 2 * 300 / 3 - 200" in a longer sum
         return (f"cancelling: {run} is the constant {_num(constant)}, written from the problem's "
                 f"{', '.join(r.qs.labels[i] for i in sorted(syms))}", frozenset(written), frozenset())
+    for n in order:  # a quantity written in one expression that cancels there: "50 + 20 - 50"
+        e = r.tops.get(n)
+        if e is None or r.entry[n] != e:
+            continue
+        direct, inherited = set(), set()
+        stack, seen = [n], set()
+        while stack:
+            m = stack.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            if r.entry[m] != e:  # an earlier step's value: its quantities may cancel honestly across steps
+                inherited |= r.syms[m]
+                continue
+            if r.kind[m] == "q":
+                direct.add(r.a[m])
+            elif r.kind[m] != "c":
+                stack.append(r.a[m])
+                if r.kind[m] not in ("neg", "^"):
+                    stack.append(r.b[m])
+        v = vals[n]
+        for i in sorted(direct - inherited):
+            k = written.index(i)
+            if v[_POINTS + 2 * k] == v[0] and v[_POINTS + 2 * k + 1] == v[1]:
+                return (f"cancelling: the problem's {r.qs.labels[i]} is written in {_render(r, n)} and cancels "
+                        "there", frozenset(written), frozenset())
     # a quantity that cancels across steps is written but unused (weighed by the caller, not degenerate)
     used = {i for k, i in enumerate(written)
             if at[_POINTS + 2 * k] != at[0] or at[_POINTS + 2 * k + 1] != at[1]}
@@ -1000,6 +1029,7 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
                         candidate = None
                     if candidate is not None and r.value[candidate] == value:
                         node = candidate
+                        r.tops.setdefault(candidate, r.entry[candidate])
                         break
                     del r.kind[mark[0]:], r.a[mark[0]:], r.b[mark[0]:], r.value[mark[0]:], r.syms[mark[0]:], \
                         r.entry[mark[0]:]
@@ -1032,7 +1062,7 @@ _EXPRESSION_OP = re.compile(r"\d\s*(?:[-+*/^×÷]|\\cdot|\\times|\\div)\s*[\d({\
 
 
 def _given_expression(problem: str) -> bool:
-    """Whether the problem states an expression to work with (``5^5\div5^4-5^3+5^2\cdot5^1``, two operations
+    r"""Whether the problem states an expression to work with (``5^5\div5^4-5^3+5^2\cdot5^1``, two operations
     between numbers or more): its own cancellations are the problem's, not a disguise, so no function is read."""
     return len(_EXPRESSION_OP.findall(problem[:4000])) >= 2
 

@@ -159,8 +159,7 @@ picks one ends on a computation whose result is not the answer, and then names t
 calculator annotation."""
 
 
-def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], path: frozenset[int],
-                       copies: bool = True) -> str | None:
+def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], path: frozenset[int]) -> str | None:
     """Why a derivation of the answer that the dataflow found is no support for it (``None`` when it is):
 
     * *inert*: the answer is reached in one step, with an operand written twice (``20 - 20 + 1 = 1``), that no edit
@@ -177,9 +176,7 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
     a copy spread over several steps is out of reach of this check. None of these is proof of gaming, so the answer
     counts as not *supported* (the faithful-accuracy reward pays ``u``) and ``S_RA`` is multiplied by ``ρ``
     (``ungrounded_penalty``), rather than zeroed. Read only under ``missing_evidence="no_support"`` (rewards).
-    ``path`` is the answer's derivation (:func:`~rewards.scoring.dataflow.answer_path`). ``copies=False`` skips
-    *inert* and *copied*: the caller read the derivation as a function of the problem's quantities
-    (:mod:`rewards.scoring.derivation`), which answers both exactly.
+    ``path`` is the answer's derivation (:func:`~rewards.scoring.dataflow.answer_path`).
     """
     answer = flow.answer_value
     moving = [e for e in edits if e.moves]
@@ -187,9 +184,9 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
     repeated = step is not None and len(step.used) > len(set(step.used))
     algebra = any(key[0] == flow.answer_step and link.kind == "followed" and link.value == answer
                   for key, link in flow.links.items())  # a root chosen from a grounded equation is no copy
-    if copies and repeated and edits and not moving and len(path) == 1 and not algebra:
+    if repeated and edits and not moving and len(path) == 1 and not algebra:
         return "no edit of the problem's quantities moves the answer, which one step reaches: its operands cancel"
-    if copies and repeated and moving and all(e.old == answer and e.expected == e.new for e in moving):
+    if repeated and moving and all(e.old == answer and e.expected == e.new for e in moving):
         return f"the answer {answer} is a problem quantity carried through unchanged: its other operands cancel"
     # the chain's last computation that is not a repeat of an earlier one (same operands, same results): a summary
     # that restates the thinking's work ("40 - 4 = 36" again) concludes nothing new
@@ -396,12 +393,11 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
     function = _derivation_reading(trace, flow, derivations) \
         if reward_mode and cfg.derivation_function and path and not hedge else None
     degenerate = function.degenerate if function is not None else None
-    read = function is not None and degenerate is None  # the function answers what value-keyed edits guess at
-    if read:
-        raw_sens = len(function.used) / len(function.written)
-    hollow = _hollow_derivation(trace, flow, edits, path, copies=not read) \
-        if reward_mode and path and not feeding else None
-    quantities = quantity_coverage(trace, flow, path, used=function.used_values() if read else None) \
+    hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding else None
+    # the quantities a (non-degenerate) function depends on are the ones the derivation uses: one that cancels is
+    # not used, a number word it depends on is (the value-keyed reading counts operands on the path)
+    used = function.used_values() if function is not None and degenerate is None else None
+    quantities = quantity_coverage(trace, flow, path, used=used) \
         if reward_mode and path and cfg.unused_exponent > 0 else None
     return Evidence(
         trace=trace, reward_mode=reward_mode, checks=checks, superseded=superseded,
