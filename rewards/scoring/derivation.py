@@ -38,8 +38,7 @@ point with probability at most ``d / p``: Schwartz–Zippel; the points are seed
   ``15 · 15 / 15``; ``6 · 2 = 12``, then ``18 · 12 / 12``);
 * ``cancelling`` — a sub-expression written from the problem's quantities is a constant (``16 · 100 / 1600``, a
   disguised zero ``2 · 300 / 3 - 200``): a constant is a constant whatever it is written from (a product with a
-  written zero, "6 hats with no stripes: 6 · 0", is no disguise); or a quantity one expression writes cancels in
-  that expression (``50 + 20 - 50``).
+  written zero, "6 hats with no stripes: 6 · 0", is no disguise).
 
 A quantity written on the way that cancels across steps (``20 - 5 = 15``, ``12 + 15 = 27``, ``27 - 20 = 7``: the
 answer does not depend on the 20) is *unused* (:attr:`DerivationFunction.cancelled`), not degenerate: honest
@@ -375,7 +374,7 @@ class _Reading:
     """One linking of every literal on the way to its source, as a node list."""
 
     __slots__ = ("qs", "units", "choices", "seen", "kind", "a", "b", "value", "syms", "consts", "uses",
-                 "producers", "literals", "entry", "current", "unit_keys", "stray", "fixed", "here", "tops")
+                 "producers", "literals", "entry", "current", "unit_keys", "stray", "fixed", "here")
 
     def __init__(self, qs: _Quantities, units: frozenset[Fraction], choices: tuple[int, ...]):
         self.qs, self.units, self.choices = qs, units, choices
@@ -383,7 +382,6 @@ class _Reading:
         self.stray: frozenset = frozenset()  # the current step's operands the dataflow reaches from nowhere
         self.fixed: dict = {}  # _k(value) -> its reading in the expression being built (one reading per value)
         self.here: dict = {}  # _k(value) -> how often the expression being built writes it
-        self.tops: dict[int, int] = {}  # the node of each written expression -> its entry
         self.seen: list[int] = []  # the number of readings of each ambiguous literal met, in order
         self.kind: list[str] = []
         self.a: list = []
@@ -459,8 +457,8 @@ class _Reading:
         if syms and (not options or self.here.get(key, 0) > 1):  # a value just derived is that value; the stated
             # one too only where the side writes it twice; of several stated, the one used least so far first
             options.extend(("q", i) for i in sorted(syms, key=lambda i: (self.uses.get(i, 0), i)))
-        if fraction:  # "3/4": a value derived or stated, else the division of two literals
-            return [*options, ("/",)]
+        if fraction:  # "3/4": a value derived or stated, a half or a quarter, else the division of two literals
+            return [*options, *([("c",)] if key in _FREE else []), ("/",)]
         if options and key == 100 and not syms:
             options.append(("c",))  # "(75/100) * 100" after a total of 100
         if not options and key in _FREE:  # "$68 * 0.25" where the problem says 25%: that percent, not a quarter
@@ -546,7 +544,8 @@ class _Reading:
                 node = self.op("neg", x, None)
             elif how == "inv":
                 node = self.op("/", self.const(Fraction(1)), x)
-            elif _k(factor) in self.here:  # "50 * 100 / 5000": the factor read as the written 100 is
+            elif how == "*" and _k(factor) in self.here and _k(factor) != _k(v):  # "50 * 100 / 5000": the factor
+                # of 5000 = 100 · 50 read as the written 100 is (not 100 itself: "2 * 100 / 1 - 200")
                 node = self.op(how, x, self.leaf(factor))
             else:
                 node = self.op(how, x, self.const(factor))
@@ -808,7 +807,7 @@ def _render_run(r: _Reading, cls: str, run) -> str:
     return " ".join(out)
 
 
-def _verdict(r: _Reading, root: int) -> tuple[str | None, frozenset[int], frozenset[int]] | None:
+def _verdict(r: _Reading, root: int, lenient: bool = False) -> tuple[str | None, frozenset[int], frozenset[int]] | None:
     """``(degenerate reason or None, written symbols, used symbols)`` of the node ``root``; ``None`` when no point
     could be evaluated. Columns: :data:`_POINTS` random points, then for each written quantity two of them with that
     quantity alone moved."""
@@ -835,6 +834,16 @@ def _verdict(r: _Reading, root: int) -> tuple[str | None, frozenset[int], frozen
         # dataflow, prose between steps): no function, the dataflow's own reading stands
     at = vals[root]
     quoted = ", ".join(r.qs.labels[i] for i in written)
+    if lenient:  # the problem's own expression may cancel by design (5^1 - 5^3 + 5^3): only a product written
+        for n in order:  # from quantities that is a constant (16 * 100 / 1600, 4 / 4) is no derivation there
+            if r.kind[n] in ("*", "/") and r.syms[n] and n not in r.literals and not _times_zero(r, n) \
+                    and vals[n][0] == vals[n][1] == vals[n][2]:
+                return (f"cancelling: {_render(r, n)} is the constant {_num(r.value[n])}, written from the "
+                        f"problem's {', '.join(r.qs.labels[i] for i in sorted(r.syms[n]))}", frozenset(written),
+                        frozenset())
+        used = {i for k, i in enumerate(written)
+                if at[_POINTS + 2 * k] != at[0] or at[_POINTS + 2 * k + 1] != at[1]}
+        return None, frozenset(written), frozenset(used)
     if at[0] == at[1] == at[2]:
         return (f"constant: the answer {_num(r.value[root])} is the same whatever the problem's quantities are",
                 frozenset(written), frozenset())
@@ -853,32 +862,6 @@ def _verdict(r: _Reading, root: int) -> tuple[str | None, frozenset[int], frozen
     for run, constant, syms in _constant_runs(r, order, vals):  # "... + 2 * 300 / 3 - 200" in a longer sum
         return (f"cancelling: {run} is the constant {_num(constant)}, written from the problem's "
                 f"{', '.join(r.qs.labels[i] for i in sorted(syms))}", frozenset(written), frozenset())
-    for n in order:  # a quantity written in one expression that cancels there: "50 + 20 - 50"
-        e = r.tops.get(n)
-        if e is None or r.entry[n] != e:
-            continue
-        direct, inherited = set(), set()
-        stack, seen = [n], set()
-        while stack:
-            m = stack.pop()
-            if m in seen:
-                continue
-            seen.add(m)
-            if r.entry[m] != e:  # an earlier step's value: its quantities may cancel honestly across steps
-                inherited |= r.syms[m]
-                continue
-            if r.kind[m] == "q":
-                direct.add(r.a[m])
-            elif r.kind[m] != "c":
-                stack.append(r.a[m])
-                if r.kind[m] not in ("neg", "^"):
-                    stack.append(r.b[m])
-        v = vals[n]
-        for i in sorted(direct - inherited):
-            k = written.index(i)
-            if v[_POINTS + 2 * k] == v[0] and v[_POINTS + 2 * k + 1] == v[1]:
-                return (f"cancelling: the problem's {r.qs.labels[i]} is written in {_render(r, n)} and cancels "
-                        "there", frozenset(written), frozenset())
     # a quantity that cancels across steps is written but unused (weighed by the caller, not degenerate)
     used = {i for k, i in enumerate(written)
             if at[_POINTS + 2 * k] != at[0] or at[_POINTS + 2 * k + 1] != at[1]}
@@ -1029,7 +1012,6 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
                         candidate = None
                     if candidate is not None and r.value[candidate] == value:
                         node = candidate
-                        r.tops.setdefault(candidate, r.entry[candidate])
                         break
                     del r.kind[mark[0]:], r.a[mark[0]:], r.b[mark[0]:], r.value[mark[0]:], r.syms[mark[0]:], \
                         r.entry[mark[0]:]
@@ -1058,21 +1040,24 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
     return r, [found.get((t, _k(v))) for t, v in roots]
 
 
-_EXPRESSION_OP = re.compile(r"\d\s*(?:[-+*/^×÷]|\\cdot|\\times|\\div)\s*[\d({\\]")
+_EXPRESSION_OP = re.compile(r"\d\s*(?:[-+*^×÷]|\\cdot|\\times|\\div)\s*[\d({\\]")
 
 
 def _given_expression(problem: str) -> bool:
-    r"""Whether the problem states an expression to work with (``5^5\div5^4-5^3+5^2\cdot5^1``, two operations
-    between numbers or more): its own cancellations are the problem's, not a disguise, so no function is read."""
-    return len(_EXPRESSION_OP.findall(problem[:4000])) >= 2
+    r"""Whether the problem states an expression to work with (``5^5\div5^4-5^3+5^2\cdot5^1``: two operations
+    between numbers or more; a fraction ``1/2`` is a number, not an operation) or is written in LaTeX
+    (``a\star b = 9a+2b-ab+5``: competition problems define the expressions their solutions expand). Its own
+    cancellations are the problem's, not a disguise: only a constant product written from quantities counts."""
+    return "\\" in problem or len(_EXPRESSION_OP.findall(problem[:4000])) >= 2
 
 
 def derivation_function(trace: Trace, flow: Dataflow,
                         derivations: list[frozenset[int]] | None = None) -> DerivationFunction | None:
     """The answer's derivation as a function of the problem's quantities (module docstring), or ``None`` when it
-    cannot be built within the bounds (no derived answer, an opaque step on the way, too many nodes), when algebra
-    (an equation with unknowns, :class:`~rewards.scoring.dataflow.AlgebraLink`) is on the way, or when the problem
-    states an expression of its own (:func:`_given_expression`).
+    cannot be built within the bounds (no derived answer, an opaque step on the way, too many nodes) or when algebra
+    (an equation with unknowns, :class:`~rewards.scoring.dataflow.AlgebraLink`) is on the way. Where the problem
+    states an expression of its own (:func:`_given_expression`), only a product written from quantities that is a
+    constant makes it degenerate (the problem's expression may cancel by design).
 
     ``derivations``: :func:`~rewards.scoring.dataflow.answer_derivations` of ``flow`` when the caller has them.
     With several derivations of the answer (algebra derives it twice) the last one that can be read decides; with
@@ -1081,8 +1066,9 @@ def derivation_function(trace: Trace, flow: Dataflow,
         return None
     if derivations is None:
         derivations = answer_derivations(flow)
-    if not derivations or _given_expression(trace.problem):
+    if not derivations:
         return None
+    lenient = _given_expression(trace.problem)
     last = max(max(d) for d in derivations)
     if any(step <= last for step, _ in flow.links):
         return None  # algebra (an equation with unknowns) on the way: its links are not read here
@@ -1093,7 +1079,7 @@ def derivation_function(trace: Trace, flow: Dataflow,
     qs = _quantities(trace.problem)
     function = None
     for k, root in enumerate(roots):  # the last derivation decides; an earlier one where the last cannot be read
-        found = _function_of(trace, flow, plan, (root, target), qs)
+        found = _function_of(trace, flow, plan, (root, target), qs, lenient)
         if found is None:
             continue
         if function is None:
@@ -1108,8 +1094,8 @@ def derivation_function(trace: Trace, flow: Dataflow,
     return function
 
 
-def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction],
-                 qs: _Quantities) -> DerivationFunction | None:
+def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction], qs: _Quantities,
+                 lenient: bool = False) -> DerivationFunction | None:
     """The function of the derivation ending at ``root`` (``(step, value)``): the first reading of its ambiguous
     literals that is not degenerate, else the first reading; ``None`` when no reading can be built."""
     best: DerivationFunction | None = None
@@ -1124,7 +1110,7 @@ def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction],
             r, (node,) = _read(trace, flow, plan, [root], qs, choices)
         except (_Unreadable, RecursionError):
             continue
-        verdict = _verdict(r, node) if node is not None else None
+        verdict = _verdict(r, node, lenient) if node is not None else None
         if verdict is None:
             if not r.seen:
                 break  # opaque, and no other reading to try
