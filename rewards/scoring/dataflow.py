@@ -2062,8 +2062,7 @@ def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None 
     ``path``: the answer's derivation steps when the caller has them (:func:`answer_path`); ``used``: the values of
     the quantities the answer depends on when the caller knows them (the derivation read as a function of the
     problem's quantities, :meth:`rewards.scoring.derivation.DerivationFunction.used_values`: a quantity that cancels
-    is not used), instead of every operand on the path; a value among them the problem does not write as a numeral
-    (a number word, "double") counts as a stated quantity used.
+    is not used), instead of every operand on the path.
 
     The paper's skipped muffins: an answer reached without a quantity the problem gives is evidence that the
     derivation is a shortcut that happens to land. Not proof: half of GSM8K's gold solutions leave a distractor or a
@@ -2083,22 +2082,19 @@ def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None 
               _NUMERAL.search(problem[start:start + 2])}
     if not stated:
         return 0, 0
-    words = 0
     if used is None:
         operands: set[Fraction] = set()
         for t in answer_path(flow) if path is None else path:
             operands.update(flow.steps[t].used)
         used = operands
-    else:  # a quantity the problem writes in words ("five", "double") that the answer depends on counts too
-        words = len(used - stated)
     if not used:
         return 0, len(stated)
     units = flow.units
-    hits = words
+    hits = 0
     for v in stated:
         if v in used or v / 100 in used or any(v * u in used or v / u in used for u in units):
             hits += 1
-    return hits, len(stated) + words
+    return hits, len(stated)
 
 
 

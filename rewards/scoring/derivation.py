@@ -457,8 +457,8 @@ class _Reading:
         if syms and (not options or self.here.get(key, 0) > 1):  # a value just derived is that value; the stated
             # one too only where the side writes it twice; of several stated, the one used least so far first
             options.extend(("q", i) for i in sorted(syms, key=lambda i: (self.uses.get(i, 0), i)))
-        if fraction:  # "3/4": a value derived or stated, a half or a quarter, else the division of two literals
-            return [*options, *([("c",)] if key in _FREE else []), ("/",)]
+        if fraction:  # "3/4": a value derived or stated, else the division of two literals
+            return [*options, ("/",)]
         if options and key == 100 and not syms:
             options.append(("c",))  # "(75/100) * 100" after a total of 100
         if not options and key in _FREE:  # "$68 * 0.25" where the problem says 25%: that percent, not a quarter

@@ -394,11 +394,11 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
         if reward_mode and cfg.derivation_function and path and not hedge else None
     degenerate = function.degenerate if function is not None else None
     hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding else None
-    # the quantities a (non-degenerate) function depends on are the ones the derivation uses: one that cancels is
-    # not used, a number word it depends on is (the value-keyed reading counts operands on the path)
-    used = function.used_values() if function is not None and degenerate is None else None
-    quantities = quantity_coverage(trace, flow, path, used=used) \
-        if reward_mode and path and cfg.unused_exponent > 0 else None
+    quantities = quantity_coverage(trace, flow, path) if reward_mode and path and cfg.unused_exponent > 0 else None
+    if quantities is not None and quantities[0] == 0 and function is not None and degenerate is None:
+        # the value-keyed path found no stated quantity (10 - 8 = 2, then 2 / 2 when the problem states a 2: the
+        # path stops at the 2); the quantities the function depends on are the ones the derivation uses
+        quantities = quantity_coverage(trace, flow, path, used=function.used_values())
     return Evidence(
         trace=trace, reward_mode=reward_mode, checks=checks, superseded=superseded,
         revision_reasons=revision_reasons, coverage=coverage, implied=implied, path=path, sensitivity=raw_sens,
