@@ -587,10 +587,20 @@ class _Reading:
 
     def build_side(self, ast) -> int:
         """The node of a whole operand side: ``60 / 60``, ``60 - 60`` (a value and the unit factor a word names, the
-        side's only numbers) takes the unit, not the quantity again."""
-        if ast[0] in ("*", "/", "-") and ast[1][0] == ast[2][0] == "n" and ast[1][1] == ast[2][1] \
-                and _k(ast[1][1]) in self.unit_keys and _k(ast[1][1]) not in _SMALL_FACTORS:
-            return self.op(ast[0], self.leaf(ast[1][1]), self.const(ast[2][1]))
+        side's only numbers) takes the unit, not the quantity again; ``6 / 6`` where the problem states 6 twice ("6
+        cups at 6 cups per hour") divides one by the other."""
+        if ast[0] in ("*", "/", "-") and ast[1][0] == ast[2][0] == "n" and ast[1][1] == ast[2][1]:
+            v, key = ast[1][1], _k(ast[1][1])
+            if key in self.unit_keys and key not in _SMALL_FACTORS:
+                return self.op(ast[0], self.leaf(v), self.const(v))
+            syms = self.qs.by_value.get(key, ())
+            if ast[0] == "/" and len(syms) >= 2 and not self.producers.get(key):
+                # "6 cups / 6 cups per hour": the problem states the value twice, one of each
+                first = self.leaf(v)
+                other = [i for i in syms if i != self.a[first]] if self.kind[first] == "q" else []
+                if other:
+                    return self.op("/", first, self.symbol(min(other, key=lambda i: (self.uses.get(i, 0), i))))
+                return self.op("/", first, self.leaf(v))
         return self.build(ast)
 
     def build(self, ast) -> int:
