@@ -82,7 +82,7 @@ class RAFSConfig:
     missing_evidence: str | None = None
     ungrounded_penalty: float = 0.5
     unused_exponent: float = 0.25
-    derivation_function: bool = False
+    derivation_function: bool = True
 
     def __post_init__(self) -> None:
         if self.missing_evidence not in (None, *MISSING_EVIDENCE):

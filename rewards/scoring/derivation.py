@@ -858,6 +858,8 @@ def _verdict(r: _Reading, root: int, lenient: bool = False) -> tuple[str | None,
         return (f"constant: the answer {_num(r.value[root])} is the same whatever the problem's quantities are",
                 frozenset(written), frozenset())
     for i in written:  # "18 * 12 / 12", "15 * 15 / 15": other quantities, or this one again, written around it
+        if i >= r.qs.stated:
+            continue  # a value the problem only implies ("every tenth pot": 10) is no quantity it gives to copy
         if (len(written) > 1 or sum(r.kind[n] == "q" and r.a[n] == i for n in order) > 1) \
                 and all(at[c] == base[c][i] for c in range(_POINTS)):
             return (f"copied: the answer is the problem's {r.qs.labels[i]} passed through, whatever else it is "
