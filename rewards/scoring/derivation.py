@@ -17,10 +17,12 @@ from, once, where it is read:
 * anything else has a source this reading cannot name (an algebra step, a rewrite): the step is opaque.
 
 Downstream, an occurrence *is* its source's expression: nothing is matched by value again, so a derived 1600 that
-is ``100·16`` follows 16 when 16 is edited, and ``16 · 100 / 1600`` is the constant 1 it is. Where a literal has
-several sources (a derived 2 and the problem's 2; a value the problem states twice; a unit factor that is also a
-problem number, ``60/60``), the other readings are tried too (at most :data:`MAX_READINGS`), and a derivation is
-degenerate only when every reading is.
+is ``100·16`` follows 16 when 16 is edited, and ``16 · 100 / 1600`` is the constant 1 it is. A value an earlier step
+derived is that value; the problem's equal quantity is another reading only where the side writes the value twice
+(``10 - 8 = 2``, then ``2 / 2``). Where a literal has several sources (two earlier steps derived it; the problem
+states it twice; a derived 100 and the 100 of a percent) the other readings are tried too (at most
+:data:`MAX_READINGS`), and a derivation is degenerate only when every reading is. A step written again computes what
+it computed the first time; ``60 / 60`` with 60 a unit a word names divides by the unit.
 
 The operand sides are parsed from the arithmetic checker's tokens (:func:`rewards.checks.arithmetic.tokens.tokenize`)
 by a small bounded recursive descent over ``+ - * /``, ``×``, ``\cdot``, ``\frac``, brackets, ``%`` and whole
@@ -36,9 +38,15 @@ point with probability at most ``d / p``: Schwartz–Zippel; the points are seed
   ``T - T + K``; a derivation that writes no quantity at all has no function here);
 * ``copied`` — ``f`` is one quantity while the derivation writes others, or writes it again (``q · T / T``;
   ``15 · 15 / 15``; ``6 · 2 = 12``, then ``18 · 12 / 12``);
-* ``cancelling`` — a sub-expression written from the problem's quantities is a constant (``16 · 100 / 1600``, a
-  disguised zero ``2 · 300 / 3 - 200``): a constant is a constant whatever it is written from (a product with a
-  written zero, "6 hats with no stripes: 6 · 0", is no disguise).
+* ``cancelling`` — a sub-expression, or a run of consecutive terms of a sum, written from the problem's quantities
+  is a constant (``16 · 100 / 1600``; a disguised zero ``18 + 2 · 300 / 3 - 200``): a constant is a constant
+  whatever it is written from (a product with a written zero, "6 hats with no stripes: 6 · 0", is no disguise).
+
+The last derivation of the answer decides (an earlier one where the last cannot be read), and an earlier derivation
+with a disguised constant makes it degenerate too. On a competition problem (LaTeX, or an expression of its own:
+:func:`_given_expression`) only a constant product counts, since the problem's own expressions cancel by design
+(``5^1 - 5^3 + 5^3``). Algebra on the way (:class:`~rewards.scoring.dataflow.AlgebraLink`) or a derivation that writes
+no problem quantity gives no function.
 
 A quantity written on the way that cancels across steps (``20 - 5 = 15``, ``12 + 15 = 27``, ``27 - 20 = 7``: the
 answer does not depend on the 20) is *unused* (:attr:`DerivationFunction.cancelled`), not degenerate: honest
@@ -542,8 +550,6 @@ class _Reading:
             x = self.leaf(source[1]) if source[0] == "lit" else self._make(source, v)
             if how == "neg":
                 node = self.op("neg", x, None)
-            elif how == "inv":
-                node = self.op("/", self.const(Fraction(1)), x)
             elif how == "*" and _k(factor) in self.here and _k(factor) != _k(v):  # "50 * 100 / 5000": the factor
                 # of 5000 = 100 · 50 read as the written 100 is (not 100 itself: "2 * 100 / 1 - 200")
                 node = self.op(how, x, self.leaf(factor))
