@@ -61,6 +61,11 @@ class RAFSConfig:
             ``(used / stated)^γ``, the share of the problem's numerals the answer's derivation uses
             (:func:`~rewards.scoring.dataflow.quantity_coverage`; the paper's skipped muffins). Weighed, not
             blocking: half of GSM8K's gold solutions leave a distractor unused. 0 turns it off.
+        derivation_function: under ``missing_evidence="no_support"`` read the answer's derivation as a function of
+            the problem's quantities (:mod:`rewards.scoring.derivation`): a degenerate one — constant, a quantity
+            copied through, or a quantity or sub-expression that cancels — withholds support (the answer is
+            unsupported, like a gap; no step is refuted). A derivation the function cannot be built for changes
+            nothing.
     """
 
     weights: Mapping[str, float] = field(default_factory=lambda: {"P_R": 0.4, "S_RA": 0.3, "C_A": 0.15, "D_R": 0.15})
@@ -77,6 +82,7 @@ class RAFSConfig:
     missing_evidence: str | None = None
     ungrounded_penalty: float = 0.5
     unused_exponent: float = 0.25
+    derivation_function: bool = True
 
     def __post_init__(self) -> None:
         if self.missing_evidence not in (None, *MISSING_EVIDENCE):
@@ -95,6 +101,8 @@ class RAFSConfig:
                 raise ValueError(f"RAFSConfig.{name}={value!r} is outside [{lo}, {hi}].")
         if self.group_mode not in ("group", "member"):
             raise ValueError(f"RAFSConfig.group_mode={self.group_mode!r}: use 'group' or 'member'.")
+        if not isinstance(self.derivation_function, bool):
+            raise ValueError(f"RAFSConfig.derivation_function={self.derivation_function!r} must be True or False.")
         if self.m_min < 1:
             raise ValueError(f"RAFSConfig.m_min={self.m_min!r} must be >= 1.")
 

@@ -55,7 +55,7 @@ from rewards.parsing.trace import Trace
 __all__ = ["COMMON_CONSTANTS", "AlgebraLink", "StepFlow", "Dataflow", "Intervention", "build_dataflow", "counterfactuals",
            "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers", "quantity_coverage",
            "approx_key", "ANSWER_MATCH_REL_TOL", "fraction_literals", "divisor_facts", "divisibility_problem",
-           "MAX_DIVISOR_FACT"]
+           "MAX_DIVISOR_FACT", "derivation_entries", "BASIC_CONSTANTS"]
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
     Fraction(n) for n in (0, 1, 2, 3, 4, 7, 10, 12, 24, 30, 52, 60, 100, 365, 1000, 3600)
@@ -2147,11 +2147,15 @@ def input_counterfactuals(trace: Trace, flow: Dataflow, *,
 _NUMERAL = re.compile(r"\d")
 
 
-def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None = None) -> tuple[int, int]:
+def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None = None,
+                      used: frozenset[Fraction] | None = None) -> tuple[int, int]:
     r"""``(used, stated)``: how many of the distinct quantities the problem writes as numerals (``48``, ``$18.00``,
     ``20%``; not number words, which are often no quantity: "one day", "a pair") the answer's derivation uses as
     an operand — as written, in percent (``20`` as ``0.2``), or converted by a unit factor (``2`` weeks as ``14``).
-    ``path``: the answer's derivation steps when the caller has them (:func:`answer_path`).
+    ``path``: the answer's derivation steps when the caller has them (:func:`answer_path`); ``used``: the values of
+    the quantities the answer depends on when the caller knows them (the derivation read as a function of the
+    problem's quantities, :meth:`rewards.scoring.derivation.DerivationFunction.used_values`: a quantity that cancels
+    is not used), instead of every operand on the path.
 
     The paper's skipped muffins: an answer reached without a quantity the problem gives is evidence that the
     derivation is a shortcut that happens to land. Not proof: half of GSM8K's gold solutions leave a distractor or a
@@ -2171,9 +2175,11 @@ def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None 
               _NUMERAL.search(problem[start:start + 2])}
     if not stated:
         return 0, 0
-    used: set[Fraction] = set()
-    for t in answer_path(flow) if path is None else path:
-        used.update(flow.steps[t].used)
+    if used is None:
+        operands: set[Fraction] = set()
+        for t in answer_path(flow) if path is None else path:
+            operands.update(flow.steps[t].used)
+        used = operands
     if not used:
         return 0, len(stated)
     units = flow.units
@@ -2183,3 +2189,14 @@ def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None 
             hits += 1
     return hits, len(stated)
 
+
+
+def derivation_entries(trace: Trace, flow: Dataflow) -> list[list[tuple[tuple[str, ...], Fraction, str]]]:
+    """Per step, what its equations derive, in order: ``(operand sides, value, kind)`` (``kind`` one of
+    ``computed``, ``evaluated``, ``solved``, ``followed``, ``substituted``, ``congruence``), then the computations
+    written with unit words (:func:`wordy_derivations`, as ``computed``). The reading the counterfactual propagation
+    uses (worked out once per trace); :mod:`rewards.scoring.derivation` builds the answer's function from it."""
+    plan = _propagation_plan(trace, flow)
+    return [[(tuple(d[0]), d[1], d[2]) for _eq, _link, d, _key in entries]
+            + [(tuple(sides), result, "computed") for sides, result in flow.steps[k].wordy]
+            for k, entries in enumerate(plan)]

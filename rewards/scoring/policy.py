@@ -16,10 +16,16 @@ missing evidence is no support, :attr:`Evidence.reward_mode`; ``"evaluation"``: 
              · 0 (reward mode) or ρ^u (evaluation) for u ungrounded quantities     (ungrounded_factor;
                                   feeding the answer                               ungrounded_penalty)
              · 0 when the completion hedges between final answers (reward mode)   (hedge_factor)
+             · 0 when the answer's derivation, read as a function of the problem's   (derivation_factor;
+               quantities, is degenerate: constant, copied or cancelling (reward      derivation_function)
+               mode; rewards.scoring.derivation)
 
 ``P_R`` (step validity) is ``GM(q)^(1-λ) · min(q)^λ`` (``lam``) over :func:`counted_steps` — the answer's derivation
 and every refuted step, superseded steps left out, each distinct step once in reward mode — times ``ρ`` when the
-derivation is hollow; in reward mode an unsupported answer has ``P_R = 0``. ``RAFS = 100 · exp(Σ_m w_m · log(s_m +
+derivation is hollow; in reward mode an unsupported answer has ``P_R = 0``. Unsupported (reward mode): no
+verified derivation from the problem reaches the answer, a quantity from nowhere feeds it (a number stated before the
+answer's step without a derivation, or an operand on the way that nothing reached), the completion hedges, or
+(``derivation_function``) the derivation is no function of the problem. ``RAFS = 100 · exp(Σ_m w_m · log(s_m +
 ε))`` over the available components (``weights``, ``eps``), and 0 for an unsupported answer in reward mode. Each
 factor is kept in :attr:`RAFSResult.terms <rewards.scoring.verdict.RAFSResult.terms>` under its name, so a reward
 of 0.37 says where it comes from.
@@ -27,7 +33,7 @@ of 0.37 says where it comes from.
 >>> from rewards.scoring.score import score_trace
 >>> r = score_trace("Tom has 3 boxes of 4 pens and 2 bags.", "3 * 4 = 12 pens.\n#### 12", mode="reward")
 >>> sorted(r.terms)
-['hedge', 'hollow', 'implication', 'sensitivity', 'ungrounded', 'unused_quantities']
+['derivation', 'hedge', 'hollow', 'implication', 'sensitivity', 'ungrounded', 'unused_quantities']
 >>> round(r.terms["unused_quantities"], 4) == round((2 / 3) ** 0.25, 4)
 True
 """
@@ -44,7 +50,8 @@ from rewards.scoring.verdict import RAFSResult, failure_type
 from rewards.verifiers.base import StepCheck
 
 __all__ = ["Evidence", "decide", "abstain", "SUPPORT_MODIFIERS", "counted_steps", "implication_credit",
-           "sensitivity_credit", "hollow_factor", "unused_quantity_factor", "ungrounded_factor", "hedge_factor"]
+           "sensitivity_credit", "hollow_factor", "unused_quantity_factor", "ungrounded_factor", "hedge_factor",
+           "derivation_factor"]
 
 
 @dataclass
@@ -72,6 +79,9 @@ class Evidence:
         last_derived: the chain's last derived value (for the reason when it is not the answer).
         correct: the answer equals the gold (``None``: no gold).
         group: ``C_A`` and ``D_R`` from the group (``None`` each when absent).
+        degenerate: reward mode with ``derivation_function``: why the answer's derivation, read as a function of the
+            problem's quantities (:func:`~rewards.scoring.derivation.derivation_function`), is no derivation
+            (``None``: it is one, or no function could be built).
     """
 
     trace: Trace
@@ -91,12 +101,14 @@ class Evidence:
     last_derived: object
     correct: bool | None
     group: dict[str, float | None] = field(default_factory=dict)
+    degenerate: str | None = None
 
     @property
     def unsupported(self) -> bool:
         """Reward mode: no verified derivation from the problem reaches the answer, a quantity from nowhere feeds
-        it, or the completion hedges — the answer earns the unverifiable floor."""
-        return self.reward_mode and (not self.path or bool(self.feeding) or bool(self.hedge))
+        it, the completion hedges, or the derivation is degenerate — the answer earns the unverifiable floor."""
+        return self.reward_mode and (not self.path or bool(self.feeding) or bool(self.hedge)
+                                     or self.degenerate is not None)
 
 
 # ----------------------------------------------------------------------------------------------- S_RA, term by term
@@ -145,11 +157,21 @@ def hedge_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | None]:
     return (0.0, None) if ev.reward_mode and ev.hedge else (1.0, None)
 
 
+def derivation_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | None]:
+    """0 (reward mode, ``derivation_function``) when the answer's derivation, read as a function of the problem's
+    quantities, is degenerate: constant, a quantity copied through, or a written quantity or sub-expression that
+    cancels (:mod:`rewards.scoring.derivation`). It withholds support, like a gap; it refutes no step."""
+    if ev.degenerate is None:
+        return 1.0, None
+    return 0.0, f"the derivation is no function of the problem ({ev.degenerate}): no support"
+
+
 SUPPORT_MODIFIERS: tuple[tuple[str, Callable[[Evidence, RAFSConfig], tuple[float, str | None]]], ...] = (
     ("hollow", hollow_factor),
     ("unused_quantities", unused_quantity_factor),
     ("ungrounded", ungrounded_factor),
     ("hedge", hedge_factor),
+    ("derivation", derivation_factor),
 )
 """The factors of ``S_RA`` after ``sqrt(p_imp' · sens')``, applied in this order; each is ``(factor, reason)``."""
 
@@ -237,7 +259,7 @@ def decide(ev: Evidence, cfg: RAFSConfig) -> RAFSResult:
     # the way. Sensitivity itself only weighs S_RA: value-keyed propagation cannot tell two equal quantities apart
     # ("$3 / 3 people" stays 1 under any edit), so an answer that does not move is weaker evidence, not none.
     supported = (bool(ev.path) and ev.sensitivity is not None and not ev.feeding and ev.hollow is None
-                 and not (ev.reward_mode and ev.hedge))
+                 and not (ev.reward_mode and ev.hedge) and ev.degenerate is None)
     reasons = list(ev.revision_reasons)
     if ev.hedge:
         reasons.append(f"states several final answers ({', '.join([*ev.hedge[:3], ev.trace.answer])}): a hedge is no "
@@ -260,7 +282,7 @@ def decide(ev: Evidence, cfg: RAFSConfig) -> RAFSResult:
         reasons.append("ungrounded quantity feeds the answer: " + ", ".join(ev.feeding))
     # the status is evidence for people (and the SFT filter): in evaluation it blocks only what the trace never
     # stated anywhere (soft grounding); a reward needs the stricter "reached from the problem"
-    blocking = bool(ev.feeding or ev.hollow) if ev.reward_mode else not ev.grounded
+    blocking = bool(ev.feeding or ev.hollow or ev.degenerate) if ev.reward_mode else not ev.grounded
     accept = score is not None and score >= cfg.tau_accept and suspect is None and not blocking
     valid = suspect is None and not blocking and (supported or not ev.reward_mode)
     result = RAFSResult(score, "accept" if accept else "review", failure_type(valid, ev.correct, ev.implied), suspect,

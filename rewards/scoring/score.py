@@ -50,6 +50,7 @@ from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations
                                       fraction_literals,
                                       input_counterfactuals, quantity_coverage)
 from rewards.scoring.config import COMPONENTS, DEFAULT_CONFIGS, MODES, USES, RAFSConfig
+from rewards.scoring.derivation import DerivationFunction, derivation_function
 from rewards.scoring.policy import Evidence, abstain, decide
 from rewards.scoring.revisions import analyse_revisions
 from rewards.scoring.verdict import FAILURE_TYPES, RAFSResult
@@ -378,15 +379,33 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
     if reward_mode:
         checks, withheld = _note_stray_claims(flow, checks, superseded, trace)
     feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + withheld
+    hedge = _hedged(trace) if trace.other_answers else []
+    function = _derivation_reading(trace, flow, derivations) \
+        if reward_mode and cfg.derivation_function and path and not hedge else None
+    degenerate = function.degenerate if function is not None else None
     hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding else None
     quantities = quantity_coverage(trace, flow, path) if reward_mode and path and cfg.unused_exponent > 0 else None
+    if quantities is not None and quantities[0] == 0 and function is not None and degenerate is None:
+        # the value-keyed path found no stated quantity (10 - 8 = 2, then 2 / 2 when the problem states a 2: the
+        # path stops at the 2); the quantities the function depends on are the ones the derivation uses
+        quantities = quantity_coverage(trace, flow, path, used=function.used_values())
     return Evidence(
         trace=trace, reward_mode=reward_mode, checks=checks, superseded=superseded,
         revision_reasons=revision_reasons, coverage=coverage, implied=implied, path=path, sensitivity=raw_sens,
         feeding=feeding, hollow=hollow, quantities=quantities,
-        hedge=_hedged(trace) if trace.other_answers else [],
-        grounded=reward_mode or _grounded_derivation(flow, derivations), last_derived=flow.last_derived,
-        correct=correct, group=group)
+        hedge=hedge, grounded=reward_mode or _grounded_derivation(flow, derivations), last_derived=flow.last_derived,
+        correct=correct, group=group, degenerate=degenerate)
+
+
+def _derivation_reading(trace: Trace, flow: Dataflow, derivations: list[frozenset[int]]) -> DerivationFunction | None:
+    """The answer's derivation read as a function of the problem's quantities
+    (:func:`~rewards.scoring.derivation.derivation_function`; ``None``: no function could be built — no evidence
+    either way). Never raises on untrusted input."""
+    try:
+        return derivation_function(trace, flow, derivations)
+    except Exception as exc:  # noqa: BLE001 - an analysis bug must never crash a reward; nothing is withheld
+        log.warning("derivation function failed (%s: %s); scoring without it", type(exc).__name__, exc)
+        return None
 
 
 def _single(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: RAFSConfig,

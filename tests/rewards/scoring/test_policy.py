@@ -50,8 +50,9 @@ def test_the_documented_support_formula_reproduces_the_code_on_the_audit_battery
         assert t["hollow"] in (1.0, cfg.ungrounded_penalty)
         assert t["ungrounded"] in (0.0, 1.0) and t["hedge"] in (0.0, 1.0)
         assert 0.0 <= t["unused_quantities"] <= 1.0  # (used / stated)^γ, used may be 0
+        assert t["derivation"] in (0.0, 1.0)  # 0: a degenerate derivation (derivation_function)
         expected = math.sqrt(t["implication"] * t["sensitivity"])
-        expected *= t["hollow"] * t["unused_quantities"] * t["ungrounded"] * t["hedge"]
+        expected *= t["hollow"] * t["unused_quantities"] * t["ungrounded"] * t["hedge"] * t["derivation"]
         assert r.components["S_RA"] == pytest.approx(expected, abs=1e-12), text
 
 
