@@ -187,7 +187,12 @@ def test_congruence_shortcut_math_below_gold(reward):
     row = _math500("test/intermediate_algebra/1407.json")
     gold = row["solution"]
     shortcut = "Since $4 + 12 \\equiv 6 \\pmod{10}$, the answer is 6.\nThe answer is $\\boxed{6}$."
-    assert _below_gold(reward, row["problem"], shortcut, gold, row["answer"])
+    # the congruence derives nothing: the shortcut earns what the bare answer does, and no more than the gold (which
+    # now ties at that floor: its expansion's coefficients are checked one by one, see
+    # test_math_recall_rewrites_and_congruences.py)
+    bare = _one(reward, row["problem"], f"The answer is $\\boxed{{{row['answer']}}}$.", row["answer"])
+    assert _one(reward, row["problem"], shortcut, row["answer"]) == bare
+    assert _one(reward, row["problem"], shortcut, row["answer"]) <= _one(reward, row["problem"], gold, row["answer"])
 
 
 # fixed (dataflow.modular_problem: a congruence derives only where the problem asks for a residue)
