@@ -165,17 +165,20 @@ def curves(runs, metric):
                 table[i, steps.index(c["step"])] = c[metric]
     return np.array(steps), table
 
+def band(runs, metric):  # steps, the mean over seeds, the half-width of its 95% t-interval (0 with one seed)
+    steps, t = curves(runs, metric)
+    n = np.sum(~np.isnan(t), axis=0)
+    mean = np.nanmean(t, axis=0)
+    sd = np.nanstd(t, axis=0, ddof=1) if len(runs) > 1 else np.zeros_like(mean)
+    return steps, mean, np.where(n > 1, stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n), 0.0)
+
 def plot_arms(rep, title=None, ls="-"):
     fig, axes = plt.subplots(2, 3, figsize=(14, 7))
     for ax, (metric, name) in zip(axes.flat, METRICS):
         for arm, runs in rep["grpo"]["arms"].items():
             if not runs:
                 continue
-            steps, t = curves(runs, metric)
-            n = np.sum(~np.isnan(t), axis=0)
-            mean = np.nanmean(t, axis=0)
-            sd = np.nanstd(t, axis=0, ddof=1) if len(runs) > 1 else np.zeros_like(mean)
-            half = np.where(n > 1, stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n), 0.0)
+            steps, mean, half = band(runs, metric)
             ax.plot(steps, mean, ls=ls, marker="o", color=colors.get(arm), label=f"{arm} (n={len(runs)})")
             ax.fill_between(steps, mean - half, mean + half, color=colors.get(arm), alpha=0.15)
         ax.set_title(name); ax.set_xlabel("GRPO step")
@@ -315,11 +318,7 @@ for ax, (metric, title) in zip(axes.flat, METRICS):
         for arm, runs in rep["grpo"]["arms"].items():
             if not runs or arm not in colors:
                 continue
-            steps, t = curves(runs, metric)
-            n = np.sum(~np.isnan(t), axis=0)
-            mean = np.nanmean(t, axis=0)
-            sd = np.nanstd(t, axis=0, ddof=1) if len(runs) > 1 else np.zeros_like(mean)
-            half = np.where(n > 1, stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n), 0.0)
+            steps, mean, half = band(runs, metric)
             ax.plot(steps, mean, ls=styles[label], marker="o", ms=3, color=colors[arm], label=f"{arm} ({label})")
             ax.fill_between(steps, mean - half, mean + half, color=colors[arm], alpha=0.08)
     ax.set_title(title); ax.set_xlabel("GRPO step")

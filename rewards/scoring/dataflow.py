@@ -1688,11 +1688,10 @@ def build_dataflow(trace: Trace) -> Dataflow:
             if rewrite and reached_roots[derivation[1]] != index:
                 flow.depends_on.add(reached_roots[derivation[1]])  # the equation it rewrites
             rewrite = rewrite or (link is not None and link.kind == "followed")
-            opened = False  # a side before this one computed from numbers alone (no unknown in it)
+            opened = False  # some side so far computed from numbers alone (no unknown in it)
             for k, side in enumerate(operand_sides):
-                if k:
-                    opened = opened or bool(numbers) and not _UNKNOWN_LETTER.search(operand_sides[k - 1])
                 numbers = _numbers(side)
+                opened_before, opened = opened, opened or bool(numbers) and not _UNKNOWN_LETTER.search(side)
                 if kind != "solved" and operand_sides is not source_sides and len(numbers) == 1 \
                         and BARE_NUMBER.fullmatch(side):
                     continue  # "<<6=6>>6", "x = 33": a restated or solved value, not an operand
@@ -1702,7 +1701,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
                 # "x + 0 = …", the next side is the computation, not a rewrite of one, unless the value it computes
                 # is reached already: "4a + 3 = 7a - 12" solved, then "a = 15/3 = 5")
                 chained = (kind == "computed" and k > 0 and reached
-                           and (opened or _key(derivation[1]) in strict)) or rewrite
+                           and (opened_before or _key(derivation[1]) in strict)) or rewrite
                 keys = _number_keys(side)  # looked up by _key: no Fraction hashing
                 # constants added or taken away with no source: one may be a count (+1, 2 legs); several in one
                 # expression are an amount assembled from nothing ("26 - 2 - 2 - 2 - 2", a lucky fee)
@@ -1724,7 +1723,8 @@ def build_dataflow(trace: Trace) -> Dataflow:
                                 for v in (value, -value))] if not chained and "frac" in side else ()
                 for (number, (start, end)), key in zip(numbers, keys):
                     operands += 1
-                    inside = next((value for value, (a, b) in whole if a <= start and end <= b), None)
+                    inside = next((value for value, (a, b) in whole if a <= start and end <= b), None) \
+                        if whole else None
                     if inside is not None:
                         flow.used.append(number)
                         producer = producers.get(_key(inside)) or producers.get(_key(-inside))
