@@ -780,7 +780,7 @@ def test_divided_differences_in_integers_match_fraction_arithmetic():
     import random
     from fractions import Fraction
 
-    from rewards.checks import algebra
+    from rewards.checks.algebra import lines, points
     from rewards.checks.polynomials import trim
 
     def slow(xs, ys):
@@ -788,7 +788,7 @@ def test_divided_differences_in_integers_match_fraction_arithmetic():
         for j in range(1, n):
             for i in range(n - 1, j - 1, -1):
                 dd[i] = (dd[i] - dd[i - 1]) / (xs[i] - xs[i - j])
-        if any(c != 0 for c in dd[algebra.MAX_DEGREE + 1:]):
+        if any(c != 0 for c in dd[lines.MAX_DEGREE + 1:]):
             return None
         deg = max((k for k, c in enumerate(dd) if c != 0), default=-1)
         coef = [Fraction(0)] * (deg + 1)
@@ -802,7 +802,7 @@ def test_divided_differences_in_integers_match_fraction_arithmetic():
     for trial in range(120):
         xs = []
         while len(xs) < 12:
-            x = algebra._draw(rng)
+            x = points.draw(rng)
             if x not in xs:
                 xs.append(x)
         degree = trial % 9  # up to MAX_DEGREE + 2: some fit no polynomial of low degree
@@ -810,8 +810,8 @@ def test_divided_differences_in_integers_match_fraction_arithmetic():
         ys = [sum(c * x ** k for k, c in enumerate(poly)) for x in xs]
         if trial % 5 == 0:
             ys[rng.randrange(12)] += Fraction(1, 7)  # a value off the polynomial
-        assert algebra._interpolate(xs, ys) == slow(xs, ys), (xs, ys)
-    assert algebra._interpolate([Fraction(1), Fraction(2), Fraction(3)], [Fraction(2), Fraction(4), Fraction(6)]) \
+        assert lines.interpolate(xs, ys) == slow(xs, ys), (xs, ys)
+    assert lines.interpolate([Fraction(1), Fraction(2), Fraction(3)], [Fraction(2), Fraction(4), Fraction(6)]) \
         == [0, 2]
 
 

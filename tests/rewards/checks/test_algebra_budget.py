@@ -7,8 +7,8 @@ import random
 import threading
 import time
 
-import rewards.checks.algebra as algebra
 from rewards.checks.algebra import MAX_WORK, algebra_work, combines, identical, rational_roots, relation
+from rewards.checks.algebra import combinations, relations, roots
 from rewards.scoring.dataflow import ALGEBRA_WORK, build_dataflow
 from rewards.parsing.trace import parse_trace
 from rewards.scoring.score import RAFSConfig, score_trace
@@ -27,7 +27,7 @@ HEAVY_PROBLEM = "Let x and y be numbers with x + 2y = 30 and x - y = 4. Find x."
 
 
 def _clear():
-    for fn in (algebra._relation, algebra._combines, algebra._identical, algebra._line_fit):
+    for fn in (relations._relation, combinations._combines, relations._identical, roots._line_fit):
         fn.cache_clear()
 
 
