@@ -199,86 +199,117 @@ def _chains(text: str, toks: list[Token], source: str, out: list, plain_text: st
     for e in eq_idx:
         if e <= done:
             continue
-        start = _walk_back(toks, e, 0)
-        sides = []
-        if start < e:
-            sides.append((start, e))
-        while True:
-            end = _walk_fwd(toks, e, n)
-            if end > e + 1:
-                sides.append((e + 1, end))
-            if end < n and toks[end][0] == "=":
-                e = end
-                continue
-            break
-        done = e
-        clean = []
-        last = len(sides) - 1
-        for idx, (a, b) in enumerate(sides):
-            a2, b2, partial = _trim(toks, a, b)
-            if a2 >= b2:
-                continue
-            if idx == 0 and a > 0:
-                # the expression runs on to the left ("30/100%1000", "3 1/2", "$350 000")
-                pk = toks[a - 1][0]
-                if pk in "n%!)}d#" or (pk == "$" and toks[a2][0] == "n"):
-                    partial = True
-                elif pk in "wvt" or (pk == "|" and toks[a - 1][1][:1].isalpha()):
-                    if toks[a2][0] == "o":  # "50 students - 10 baking - 5 = 35"
-                        partial = True
-                    else:  # "25 classmates + his 1 teacher + 1 = 27"
-                        j = a - 1
-                        while j > 0 and a - j <= 3 and toks[j][0] in "wv":
-                            j -= 1
-                        kj = toks[j][0]
-                        if kj == "o" or (kj == "x" and j > 0 and toks[j - 1][0] in END_KINDS):
-                            partial = True
-            if idx == last and b < n:
-                nk = toks[b][0]
-                if nk in "n({$#" and not (nk == "$" and toks[b2 - 1][0] == "$") and \
-                        not (nk == "(" and toks[b][4] and source != "latex"):
-                    partial = True
-            clean.append((a2, b2, partial, a, b))
+        sides, done = _chain_sides(toks, e, n)
+        clean = _trimmed_sides(toks, sides, n, source)
         if len(clean) < 2:
             continue
         if budget is not None:
             budget.sides -= len(clean)
             if budget.sides < 0:
                 return
-        rel_list = []
-        for j in range(len(clean) - 1):
-            approx = False
-            for q in range(clean[j][1], clean[j + 1][0]):
-                if toks[q][0] == "=" and toks[q][1] == "~":
-                    approx = True
-            rel_list.append("≈" if approx else "=")
-        vals = []
-        texts = []
-        side_toks = []
-        for idx, (a, b, partial, orig_a, orig_b) in enumerate(clean):
-            st = toks[a:b]
-            full = toks[orig_a:orig_b]
-            side_toks.append((st, full))
-            r = None if partial else eval_tokens(st)
-            if r.__class__ is Value:
-                if idx == 0 and source == "plain" and orig_a > 0:
-                    # "4 students drank 1.5 quarts = 4 * 1.5": a lone number right after prose
-                    # is a description, not the left side of a calculation
-                    pt = toks[orig_a - 1]
-                    if (pt[0] in _WORDY or (pt[0] == "|" and pt[1][:1].isalpha())) and \
-                            lone_decimals(st) >= 0:  # side_meta(st, full).dec, the one field read here
-                        r = None
-                vals.append(r if r.__class__ is Value else None)
-            else:
-                vals.append(None)
-            raw = src[toks[a][2]:toks[b - 1][3]]
-            if plain_text is not None and "  " in raw:
-                raw = _WS.sub(" ", raw)
-            texts.append(raw)
+        rel_list = _relations(toks, clean)
+        vals, texts, side_toks = _read_sides(toks, clean, source, src, plain_text is not None)
         span = (toks[clean[0][0]][2], toks[clean[-1][1] - 1][3])
         if annots is not None and _restates(annots[0], annots[1], span, vals):
             continue
         out.append(Equation(texts, vals, span, source, tuple(rel_list), "≈" in rel_list, tuple(side_toks)))
+
+
+def _chain_sides(toks: list[Token], e: int, n: int) -> tuple[list[tuple[int, int]], int]:
+    """The sides ``(start, end)`` of the chain ``A = B = ...`` through the ``=`` at ``e``, and the index of its last
+    ``=``."""
+    start = _walk_back(toks, e, 0)
+    sides = []
+    if start < e:
+        sides.append((start, e))
+    while True:
+        end = _walk_fwd(toks, e, n)
+        if end > e + 1:
+            sides.append((e + 1, end))
+        if end < n and toks[end][0] == "=":
+            e = end
+            continue
+        return sides, e
+
+
+def _trimmed_sides(toks: list[Token], sides: list[tuple[int, int]], n: int, source: str) -> list[tuple]:
+    """Each side trimmed (:func:`_trim`) as ``(start, end, partial, raw start, raw end)``, empty ones dropped;
+    ``partial`` also when the first side's expression runs on to the left or the last one's to the right."""
+    clean = []
+    last = len(sides) - 1
+    for idx, (a, b) in enumerate(sides):
+        a2, b2, partial = _trim(toks, a, b)
+        if a2 >= b2:
+            continue
+        if idx == 0 and a > 0 and _runs_on_left(toks, a, a2):
+            partial = True
+        if idx == last and b < n:
+            nk = toks[b][0]
+            if nk in "n({$#" and not (nk == "$" and toks[b2 - 1][0] == "$") and \
+                    not (nk == "(" and toks[b][4] and source != "latex"):
+                partial = True
+        clean.append((a2, b2, partial, a, b))
+    return clean
+
+
+def _runs_on_left(toks: list[Token], a: int, a2: int) -> bool:
+    """Whether the expression of the side starting at ``a`` (trimmed to ``a2``) runs on to the left
+    ("30/100%1000", "3 1/2", "$350 000", "50 students - 10 baking - 5 = 35")."""
+    pk = toks[a - 1][0]
+    if pk in "n%!)}d#" or (pk == "$" and toks[a2][0] == "n"):
+        return True
+    if pk in "wvt" or (pk == "|" and toks[a - 1][1][:1].isalpha()):
+        if toks[a2][0] == "o":  # "50 students - 10 baking - 5 = 35"
+            return True
+        # "25 classmates + his 1 teacher + 1 = 27"
+        j = a - 1
+        while j > 0 and a - j <= 3 and toks[j][0] in "wv":
+            j -= 1
+        kj = toks[j][0]
+        return kj == "o" or (kj == "x" and j > 0 and toks[j - 1][0] in END_KINDS)
+    return False
+
+
+def _relations(toks: list[Token], clean: list[tuple]) -> list[str]:
+    """The relation between each two consecutive sides: ``≈`` when a ``~`` stands between them, else ``=``."""
+    rel_list = []
+    for j in range(len(clean) - 1):
+        approx = False
+        for q in range(clean[j][1], clean[j + 1][0]):
+            if toks[q][0] == "=" and toks[q][1] == "~":
+                approx = True
+        rel_list.append("≈" if approx else "=")
+    return rel_list
+
+
+def _read_sides(toks: list[Token], clean: list[tuple], source: str, src: str,
+                plain: bool) -> tuple[list, list[str], list[tuple]]:
+    """Each side's value (None when partial or not evaluable), text (its blanks collapsed in ``plain`` text) and
+    ``(trimmed tokens, raw tokens)``."""
+    vals = []
+    texts = []
+    side_toks = []
+    for idx, (a, b, partial, orig_a, orig_b) in enumerate(clean):
+        st = toks[a:b]
+        full = toks[orig_a:orig_b]
+        side_toks.append((st, full))
+        r = None if partial else eval_tokens(st)
+        if r.__class__ is Value:
+            if idx == 0 and source == "plain" and orig_a > 0:
+                # "4 students drank 1.5 quarts = 4 * 1.5": a lone number right after prose
+                # is a description, not the left side of a calculation
+                pt = toks[orig_a - 1]
+                if (pt[0] in _WORDY or (pt[0] == "|" and pt[1][:1].isalpha())) and \
+                        lone_decimals(st) >= 0:  # side_meta(st, full).dec, the one field read here
+                    r = None
+            vals.append(r if r.__class__ is Value else None)
+        else:
+            vals.append(None)
+        raw = src[toks[a][2]:toks[b - 1][3]]
+        if plain and "  " in raw:
+            raw = _WS.sub(" ", raw)
+        texts.append(raw)
+    return vals, texts, side_toks
 
 
 def _restates(annots: list, starts: list, span: tuple, values: list) -> bool:

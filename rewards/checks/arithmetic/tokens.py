@@ -139,7 +139,7 @@ def tokenize(text: str, pos: int, end: int, latex: bool, out: list[Token], bang:
     an operand is a factorial (a lone expression, not prose)."""
     append = out.append
     new = _new
-    prev_kind = out[-1][0] if out else ""
+    prev_kind = out[-1][0] if out else ""  # always the kind of the last token in ``out``
     skip = 0  # the end of a unit's exponent read with it (15\text{ cm}^2)
     for m in _TOK_RE.finditer(text, pos, end):
         if skip:
@@ -166,114 +166,18 @@ def tokenize(text: str, pos: int, end: int, latex: bool, out: list[Token], bang:
             prev_kind = "n"
             continue
         elif g == 12:
-            w = m.group(12)
-            lw = w.lower()
-            if " " in w:
-                # a run of words: in prose a unit phrase ("pink calla lilies") or a boundary
-                if latex:
-                    tok = ("v", w, s, pos, sp)
-                elif lw in _MULTI_KEYWORDS:
-                    tok = ("w", _MULTI_KEYWORDS[lw], s, pos, sp)
-                else:
-                    parts = lw.split()
-                    if len(parts) > 3 or not _PROSE_WORDS.isdisjoint(parts):
-                        tok = ("|", lw, s, pos, sp)  # prose, not a unit phrase
-                    else:
-                        tok = ("w", lw, s, pos, sp)
-            elif lw in _WORD_FUNCS and (latex or len(w) > 1):
-                k, v = _WORD_FUNCS[lw]
-                tok = (k, v, s, pos, sp)
-            elif w == "x" or w == "X":
-                tok = ("x", "x", s, pos, sp)
-            elif latex or len(w) == 1:
-                tok = ("v", w, s, pos, sp)
-            elif not sp and prev_kind == "n" and lw not in _UNIT_SHORT:
-                tok = ("v", w, s, pos, sp)  # 2xy: juxtaposed letters are variables
-            elif len(w) == 2 and lw not in _UNIT_SHORT and lw not in KEYWORDS and lw != "by":
-                tok = ("|", lw, s, pos, sp)  # short English word: a boundary
-            else:
-                tok = ("w", lw, s, pos, sp)
+            tok = _word_token(m.group(12), s, pos, sp, latex, prev_kind)
         elif g == 13:
-            ch = m.group(13)
-            kv = _CHAR.get(ch)
-            if kv is not None:
-                tok = (kv[0], kv[1], s, pos, sp)
-            elif ch in _SUPERSCRIPT:
-                append(new(Token, ("o", "^", s, pos, sp)))
-                tok = ("n", _SUPERSCRIPT[ch], s, pos, False)
-            elif ch == "–":
-                # en dash: a minus between spaces ("22 – 7"), else a range or a dash ("5–7")
-                if sp and pos < end and text[pos] in " \t":
-                    tok = ("o", "-", s, pos, sp)
-                else:
-                    tok = ("|", ch, s, pos, sp)
-            elif ch == "!":
-                # factorial in math mode, or right after an operand when an operand/operator follows
-                if latex or (bang and not sp):
-                    tok = ("!", "!", s, pos, sp)
-                else:
-                    j = pos
-                    while j < end and text[j] == " ":
-                        j += 1
-                    nxt = text[j] if j < end else ""
-                    if (not sp and prev_kind in "n)}" and nxt and nxt in "=+-*/)^×÷!,<>≈") \
-                            or nxt.isdigit() or nxt == "(":
-                        tok = ("!", "!", s, pos, sp)
-                    else:
-                        tok = ("|", "!", s, pos, sp)
-            elif ch == "&":
-                # alignment: &= or =& are just '='; otherwise a column separator (boundary)
-                j = pos
-                while j < end and text[j] in " \t":
-                    j += 1
-                if (j < end and text[j] == "=") or prev_kind == "=":
-                    continue
-                tok = ("|", "&", s, pos, sp)
-            else:
-                tok = ("|", ch, s, pos, sp)
+            tok = _char_token(m.group(13), text, s, pos, end, sp, latex, bang, prev_kind, out)
         elif g == 11:
-            name = m.group(11)[1:]
-            if name in _SKIP_CMDS:
-                continue  # layout only
-            if name == "\\" and _ALIGN_CONT.match(text, pos, end):
-                continue  # "a &= b \\ &= c": the chain goes on
-            kv = _CMD.get(name)
-            if kv is None:
-                if name.startswith(("begin", "end")) and "{" in name:
-                    tok = ("|", name, s, pos, sp)  # \begin{align}: a boundary
-                else:
-                    tok = ("c", name, s, pos, sp)  # unknown command: not numeric
-            elif kv[0] == "t":  # \text without a braced argument
-                tok = ("|", name, s, pos, sp)
-            else:
-                tok = (kv[0], kv[1], s, pos, sp)
+            tok = _command_token(m.group(11)[1:], text, s, pos, end, sp)
         elif g == 4:
-            name = m.group(3)
-            content = m.group(4)
-            if any(ch.isdigit() for ch in content):
-                if not _TEXT_QTY.match(content):  # \text{Ways to choose 4 students}
-                    tok = ("c", "text", s, pos, sp)
-                else:  # \text{20 minutes}: read its numbers as plain text
-                    tokenize(text, m.start(4), m.end(4), False, out)
-                    prev_kind = out[-1][0] if out else ""
-                    continue
-            else:
-                c = content.strip().replace("\\ ", " ")
-                if not c:
-                    continue
-                lc = c.lower()
-                if name == "operatorname" and c in FUNCS:
-                    tok = ("c", c, s, pos, sp)
-                elif lc in KEYWORDS:  # \text{ of }
-                    tok = ("w", lc, s, pos, sp)
-                elif _TEXT_SEP.search(c) or c.count(" ") >= 3:
-                    tok = ("|", c, s, pos, sp)
-                else:
-                    tok = ("t", c, s, pos, sp)
-                    if prev_kind == "n" and pos < end and text[pos] == "^" and c.isalpha():  # cm^2: a unit
-                        power = _UNIT_POWER.match(text, pos, end)
-                        if power:
-                            skip = power.end()
+            tok = _text_token(m, text, s, pos, sp, out)
+            if tok is not None and tok[0] == "t" and prev_kind == "n" and pos < end and text[pos] == "^" \
+                    and tok[1].isalpha():  # cm^2: a unit
+                power = _UNIT_POWER.match(text, pos, end)
+                if power:
+                    skip = power.end()
         elif g == 7:  # \frac34
             append(new(Token, ("c", "frac" if "frac" in m.group(5) else "binom", s, m.end(5), sp)))
             for gg in (6, 7):
@@ -286,9 +190,118 @@ def tokenize(text: str, pos: int, end: int, latex: bool, out: list[Token], bang:
         elif g == 9:  # \sqrt2
             append(new(Token, ("c", "sqrt", s, m.end(8), sp)))
             tok = ("n", m.group(9), m.start(9), pos, False)
-        elif g == 10:
+        else:  # group 10, or (never) trailing whitespace: no token
             continue
-        else:  # pragma: no cover - only trailing whitespace is left
+        if tok is None:  # layout, an alignment mark, or a \text{..} whose numbers were read into ``out``
+            prev_kind = out[-1][0] if out else ""
             continue
         append(new(Token, tok))
         prev_kind = tok[0]
+
+
+def _word_token(w: str, s: int, pos: int, sp: bool, latex: bool, prev_kind: str) -> tuple:
+    """A run of letters (``x``, ``cm``, ``pink calla lilies``): a variable, a keyword, a unit, a function name or
+    a prose boundary."""
+    lw = w.lower()
+    if " " in w:
+        # a run of words: in prose a unit phrase ("pink calla lilies") or a boundary
+        if latex:
+            return ("v", w, s, pos, sp)
+        if lw in _MULTI_KEYWORDS:
+            return ("w", _MULTI_KEYWORDS[lw], s, pos, sp)
+        parts = lw.split()
+        if len(parts) > 3 or not _PROSE_WORDS.isdisjoint(parts):
+            return ("|", lw, s, pos, sp)  # prose, not a unit phrase
+        return ("w", lw, s, pos, sp)
+    if lw in _WORD_FUNCS and (latex or len(w) > 1):
+        k, v = _WORD_FUNCS[lw]
+        return (k, v, s, pos, sp)
+    if w == "x" or w == "X":
+        return ("x", "x", s, pos, sp)
+    if latex or len(w) == 1:
+        return ("v", w, s, pos, sp)
+    if not sp and prev_kind == "n" and lw not in _UNIT_SHORT:
+        return ("v", w, s, pos, sp)  # 2xy: juxtaposed letters are variables
+    if len(w) == 2 and lw not in _UNIT_SHORT and lw not in KEYWORDS and lw != "by":
+        return ("|", lw, s, pos, sp)  # short English word: a boundary
+    return ("w", lw, s, pos, sp)
+
+
+def _char_token(ch: str, text: str, s: int, pos: int, end: int, sp: bool, latex: bool, bang: bool,
+                prev_kind: str, out: list[Token]) -> tuple | None:
+    """One character (an operator, a bracket, ``²``, ``–``, ``!``, ``&``, punctuation); None for an alignment
+    ``&`` next to ``=``. A superscript digit appends its ``^`` to ``out`` and returns the digit."""
+    kv = _CHAR.get(ch)
+    if kv is not None:
+        return (kv[0], kv[1], s, pos, sp)
+    if ch in _SUPERSCRIPT:
+        out.append(_new(Token, ("o", "^", s, pos, sp)))
+        return ("n", _SUPERSCRIPT[ch], s, pos, False)
+    if ch == "–":
+        # en dash: a minus between spaces ("22 – 7"), else a range or a dash ("5–7")
+        if sp and pos < end and text[pos] in " \t":
+            return ("o", "-", s, pos, sp)
+        return ("|", ch, s, pos, sp)
+    if ch == "!":
+        return ("!", "!", s, pos, sp) if _is_factorial(text, pos, end, sp, latex, bang, prev_kind) \
+            else ("|", "!", s, pos, sp)
+    if ch == "&":
+        # alignment: &= or =& are just '='; otherwise a column separator (boundary)
+        j = pos
+        while j < end and text[j] in " \t":
+            j += 1
+        if (j < end and text[j] == "=") or prev_kind == "=":
+            return None
+        return ("|", "&", s, pos, sp)
+    return ("|", ch, s, pos, sp)
+
+
+def _is_factorial(text: str, pos: int, end: int, sp: bool, latex: bool, bang: bool, prev_kind: str) -> bool:
+    """``!`` is a factorial in math mode, or right after an operand when an operand or an operator follows."""
+    if latex or (bang and not sp):
+        return True
+    j = pos
+    while j < end and text[j] == " ":
+        j += 1
+    nxt = text[j] if j < end else ""
+    return bool((not sp and prev_kind in "n)}" and nxt and nxt in "=+-*/)^×÷!,<>≈") or nxt.isdigit() or nxt == "(")
+
+
+def _command_token(name: str, text: str, s: int, pos: int, end: int, sp: bool) -> tuple | None:
+    """A backslash command (``name`` without its backslash); None for layout only (``\\left``, ``\\,``) and for a
+    line break that continues an aligned chain (``a &= b \\\\ &= c``)."""
+    if name in _SKIP_CMDS:
+        return None  # layout only
+    if name == "\\" and _ALIGN_CONT.match(text, pos, end):
+        return None  # "a &= b \\ &= c": the chain goes on
+    kv = _CMD.get(name)
+    if kv is None:
+        if name.startswith(("begin", "end")) and "{" in name:
+            return ("|", name, s, pos, sp)  # \begin{align}: a boundary
+        return ("c", name, s, pos, sp)  # unknown command: not numeric
+    if kv[0] == "t":  # \text without a braced argument
+        return ("|", name, s, pos, sp)
+    return (kv[0], kv[1], s, pos, sp)
+
+
+def _text_token(m: re.Match, text: str, s: int, pos: int, sp: bool, out: list[Token]) -> tuple | None:
+    """``\\text{..}`` and its kin (``m.group(3)`` the command, ``m.group(4)`` the content): a label, a keyword, a
+    unit or a boundary; None when empty, or when it holds a quantity (``\\text{20 minutes}``), whose tokens are
+    then read as plain text into ``out``."""
+    name, content = m.group(3), m.group(4)
+    if any(ch.isdigit() for ch in content):
+        if not _TEXT_QTY.match(content):  # \text{Ways to choose 4 students}
+            return ("c", "text", s, pos, sp)
+        tokenize(text, m.start(4), m.end(4), False, out)  # \text{20 minutes}: read its numbers as plain text
+        return None
+    c = content.strip().replace("\\ ", " ")
+    if not c:
+        return None
+    lc = c.lower()
+    if name == "operatorname" and c in FUNCS:
+        return ("c", c, s, pos, sp)
+    if lc in KEYWORDS:  # \text{ of }
+        return ("w", lc, s, pos, sp)
+    if _TEXT_SEP.search(c) or c.count(" ") >= 3:
+        return ("|", c, s, pos, sp)
+    return ("t", c, s, pos, sp)
