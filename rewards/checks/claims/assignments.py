@@ -34,6 +34,7 @@ alarm, 6 gold flags.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
 
@@ -88,68 +89,87 @@ def _substitute(side: str, env: dict[str, Fraction]) -> str:
     return _LETTER.sub(lambda m: _literal(env[m.group(1)]) if m.group(1) in env else m.group(0), _TEXT.sub(" ", side))
 
 
-def _step_claims(step: str) -> list[EquationCheck]:
-    env: dict[str, Fraction] = {}
-    ambiguous: set[str] = set()
-    assigned_at: dict[str, int] = {}
-    out: list[EquationCheck] = []
+@dataclass
+class _Assignments:
+    """The letters a step has assigned so far: ``values``, where each assignment ends (``at``), and the letters
+    given more than one value or cut off mid-value (``ambiguous``: never substituted)."""
 
+    values: dict[str, Fraction] = field(default_factory=dict)
+    at: dict[str, int] = field(default_factory=dict)
+    ambiguous: set[str] = field(default_factory=set)
+
+    def read(self, step: str, eq: Equation) -> bool:
+        """Record ``eq`` when it is an assignment ``v = c`` (the value may sit on either side); whether it was."""
+        for j in (0, 1):
+            m = _SINGLE.fullmatch(eq.sides[j])
+            other = eq.values[1 - j]
+            if m and _UNFINISHED.match(step, eq.span[1]):  # "x = 0.\\overline{1331}": read only in part
+                self.ambiguous.add(m.group(1))
+                return True
+            if m and other is not None and other.is_exact and other.exact is not None:
+                v = m.group(1)
+                if v in self.values and self.values[v] != other.exact:
+                    self.ambiguous.add(v)
+                self.values[v] = other.exact
+                self.at[v] = eq.span[1]
+                return True
+        return False
+
+    def follows_from(self, step: str, v: str, start: int) -> bool:
+        """The text before ``start`` derives from ``v``'s assignment: close to it, no restart (a case, a trial) in
+        between, and a consequence word (``so``, ``then``, ``\\Rightarrow``)."""
+        return not (start - self.at[v] > MAX_GAP or _RESTART.search(step, self.at[v], start)
+                    or not _CONSEQUENCE.search(step, self.at[v], start))
+
+
+def _step_claims(step: str) -> list[EquationCheck]:
+    seen = _Assignments()
+    out: list[EquationCheck] = []
     for eq, _ in step_equations(step)[:MAX_EQUATIONS]:
         sides = eq.sides
         if len(sides) < 2 or any(len(s) > MAX_SIDE_CHARS for s in sides):
             continue
-        # an assignment: v = c (the value may sit on either side)
-        if len(sides) == 2:
-            for j in (0, 1):
-                m = _SINGLE.fullmatch(sides[j])
-                other = eq.values[1 - j]
-                if m and _UNFINISHED.match(step, eq.span[1]):  # "x = 0.\\overline{1331}": read only in part
-                    ambiguous.add(m.group(1))
-                    break
-                if m and other is not None and other.is_exact and other.exact is not None:
-                    v = m.group(1)
-                    if v in env and env[v] != other.exact:
-                        ambiguous.add(v)
-                    env[v] = other.exact
-                    assigned_at[v] = eq.span[1]
-                    break
-            else:
-                m = None
-            if m:
-                continue
+        if len(sides) == 2 and seen.read(step, eq):
+            continue
         single = [m.group(1) for m in map(_SINGLE.fullmatch, sides) if m]
         if single:  # "x = \\pi, 2\\pi": another value for the letter (a list of solutions), not a claim
-            ambiguous.update(single)
+            seen.ambiguous.update(single)
             continue
         if eq.approximate or any(_EXCLUDED.search(s) for s in sides):
             continue
         letter_sets = [_letters(s) for s in sides]
         names = set().union(*letter_sets)
-        if not names or names & _RESERVED or names & ambiguous or not names <= env.keys():
+        if not names or names & _RESERVED or names & seen.ambiguous or not names <= seen.values.keys():
             continue
         if all(letter_sets):  # "x^3 - 4x^2 = (x - 1)(...)": an identity or a condition, not a value
             continue
-        if any(eq.span[0] - assigned_at[v] > MAX_GAP or _RESTART.search(step, assigned_at[v], eq.span[0])
-               or not _CONSEQUENCE.search(step, assigned_at[v], eq.span[0]) for v in names):
+        if not all(seen.follows_from(step, v, eq.span[0]) for v in names):
             continue
-        subs = [_substitute(s, env) for s in sides]
-        text = "$" + " = ".join(subs) + "$"
-        for sub_eq in extract_equations(text)[:1]:
-            if len(sub_eq.sides) != len(sides):
-                break
-            check = check_equation(sub_eq)
-            if check.ok is False:
-                given = ", ".join(f"{v} = {format_value(env[v], rounded=True, max_len=11)}" for v in sorted(names))
-                i = next(k for k, ok in enumerate(check.pairs) if ok is False)
-                a, b = sides[i], sides[i + 1]
-                va, vb = sub_eq.values[i], sub_eq.values[i + 1]
-                if _letters(a) or not _letters(b):
-                    detail = f"with {given}: {a.strip()} evaluates to {_v(va)}, not {b.strip()}"
-                else:
-                    detail = f"with {given}: {b.strip()} evaluates to {_v(vb)}, not {a.strip()}"
-                out.append(EquationCheck(Equation(sides=list(sides), values=[None] * len(sides), span=eq.span,
-                                                  source="claim"), False, detail, check.pairs))
+        check = _substituted_check(eq, names, seen.values)
+        if check is not None:
+            out.append(check)
     return out
+
+
+def _substituted_check(eq: Equation, names: set[str], env: dict[str, Fraction]) -> EquationCheck | None:
+    """``eq`` with the assigned values put in, as a failed check when it is false; None otherwise."""
+    sides = eq.sides
+    text = "$" + " = ".join(_substitute(s, env) for s in sides) + "$"
+    for sub_eq in extract_equations(text)[:1]:
+        if len(sub_eq.sides) != len(sides):
+            break
+        check = check_equation(sub_eq)
+        if check.ok is False:
+            given = ", ".join(f"{v} = {format_value(env[v], rounded=True, max_len=11)}" for v in sorted(names))
+            i = next(k for k, ok in enumerate(check.pairs) if ok is False)
+            a, b = sides[i], sides[i + 1]
+            if _letters(a) or not _letters(b):
+                detail = f"with {given}: {a.strip()} evaluates to {_v(sub_eq.values[i])}, not {b.strip()}"
+            else:
+                detail = f"with {given}: {b.strip()} evaluates to {_v(sub_eq.values[i + 1])}, not {a.strip()}"
+            return EquationCheck(Equation(sides=list(sides), values=[None] * len(sides), span=eq.span,
+                                          source="claim"), False, detail, check.pairs)
+    return None
 
 
 def _v(value) -> str:

@@ -310,46 +310,59 @@ def congruence_checks(text: str) -> list[EquationCheck]:
     clauses = _clauses(text)
     out: list[EquationCheck] = _implication_checks(clauses)
     for c in clauses:
-        if not c.cong:
-            continue
-        n = len(c.sides)
-        # an unparenthesised "mod m" before an "=" is the binary operation (17 mod 5 = 2): keep it in the side
-        moduli: list[tuple[int, str]] = []
-        sides = list(c.sides)
-        for k, modulus, paren, raw in c.marks:
-            if not paren and k < n - 1 and c.rels[k] == "=":
-                sides[k] = sides[k] + " " + raw
-                continue
-            moduli.append((k, modulus))
-        values = [None if k in c.dirty else _side_value(s) for k, s in enumerate(sides)]
-        for i, rel in enumerate(c.rels):
-            a, b = values[i], values[i + 1]
-            if a is None or b is None:
-                continue
-            follow = [mod for k, mod in moduli if k >= i + 1]
-            if not follow:
-                continue
-            m = _int_value(follow[0])
-            if m is None:
-                continue
-            ra, rb = _residue(a, m), _residue(b, m)
-            if ra is None or rb is None:
-                continue
-            holds = (ra == rb) if rel != "≢" else (ra != rb)
-            if holds:
-                continue
-            sa, sb = sides[i].strip(), sides[i + 1].strip()
-            if rel == "≢":
-                detail = f"{sa} ≢ {sb} (mod {m}) is false: both are ≡ {ra} (mod {m})"
-            else:
-                detail = (f"{sa} ≡ {sb} (mod {m}) is false: {_fmt(a, 'the left side')} ≡ {ra} and "
-                          f"{_fmt(b, 'the right side')} ≡ {rb} (mod {m})")
-            eq = Equation(sides=[s.strip() for s in sides], values=[_val(v) for v in values],
-                          span=(c.start, c.end), source="claim", relations=tuple(c.rels))
-            pairs = tuple(False if j == i else None for j in range(len(c.rels)))
-            out.append(EquationCheck(eq, False, detail, pairs))
-            break
+        if c.cong:
+            check = _chain_check(c)
+            if check is not None:
+                out.append(check)
     return out
+
+
+def _sides_and_moduli(c) -> tuple[list[str], list[tuple[int, str]]]:
+    """A clause's sides and its moduli ``(index of the side it follows, modulus text)``; an unparenthesised
+    "mod m" before an "=" is the binary operation (17 mod 5 = 2): kept in the side, no modulus."""
+    n = len(c.sides)
+    moduli: list[tuple[int, str]] = []
+    sides = list(c.sides)
+    for k, modulus, paren, raw in c.marks:
+        if not paren and k < n - 1 and c.rels[k] == "=":
+            sides[k] = sides[k] + " " + raw
+            continue
+        moduli.append((k, modulus))
+    return sides, moduli
+
+
+def _chain_check(c) -> EquationCheck | None:
+    """The failed check of a congruence chain's first false link (each link read modulo the first modulus after
+    it), or None when every link that can be read holds."""
+    sides, moduli = _sides_and_moduli(c)
+    values = [None if k in c.dirty else _side_value(s) for k, s in enumerate(sides)]
+    for i, rel in enumerate(c.rels):
+        a, b = values[i], values[i + 1]
+        if a is None or b is None:
+            continue
+        follow = [mod for k, mod in moduli if k >= i + 1]
+        if not follow:
+            continue
+        m = _int_value(follow[0])
+        if m is None:
+            continue
+        ra, rb = _residue(a, m), _residue(b, m)
+        if ra is None or rb is None:
+            continue
+        holds = (ra == rb) if rel != "≢" else (ra != rb)
+        if holds:
+            continue
+        sa, sb = sides[i].strip(), sides[i + 1].strip()
+        if rel == "≢":
+            detail = f"{sa} ≢ {sb} (mod {m}) is false: both are ≡ {ra} (mod {m})"
+        else:
+            detail = (f"{sa} ≡ {sb} (mod {m}) is false: {_fmt(a, 'the left side')} ≡ {ra} and "
+                      f"{_fmt(b, 'the right side')} ≡ {rb} (mod {m})")
+        eq = Equation(sides=[s.strip() for s in sides], values=[_val(v) for v in values],
+                      span=(c.start, c.end), source="claim", relations=tuple(c.rels))
+        pairs = tuple(False if j == i else None for j in range(len(c.rels)))
+        return EquationCheck(eq, False, detail, pairs)
+    return None
 
 
 def _val(x: Fraction | None) -> Value | None:

@@ -282,40 +282,51 @@ def continuation_chains(steps: Sequence[str], problem: str = "") -> list[tuple[i
             prev = pieces(k - 1)
             if prev and prev[-1][1]:
                 own.insert(0, (k - 1, prev[-1][0], prev[-1][1], prev[-1][2]))
-        # runs: a non-continuing piece (or the first piece) followed by continuing ones
-        runs: list[list] = []
-        for piece in own:
-            if piece[3] and runs and piece[2] and len(runs[-1]) < MAX_CHAIN_PIECES:
-                runs[-1].append(piece)
-            else:
-                runs.append([piece] if piece[2] else [])
         reported: set = set()
-        for run in runs:
+        for run in _runs(own):
             if len(run) < 2 or not any(p[0] == k and p[3] for p in run):
                 continue
-            texts = [p[2] for p in run]
-            if any(_MODULAR.search(t) for t in texts):
+            if any(_MODULAR.search(p[2]) for p in run):
                 continue
-            joined, starts, pos = [], [], 3
-            for t in texts:
-                starts.append(pos)
-                joined.append(t)
-                pos += len(t) + 1
-            text = "\\[ " + " ".join(joined) + " \\]"
             tied = tied if tied is not None else _tied(problem)
-            for a, b, detail, where in _failed_links(text, tied):
-                j = max(0, bisect_right(starts, where) - 1)
-                i = max(0, bisect_right(starts, text.find(a, starts[0])) - 1)
-                owner = run[j][0]
-                if owner != k:
-                    continue
-                key = (a.strip(), b.strip())
-                if key in reported:
-                    continue
-                if i == j and key in _base_failures(steps[owner]):
-                    continue
-                reported.add(key)
-                out.append((owner, _claim(a, b, detail, "continued display")))
+            out += _run_claims(run, k, steps, tied, reported)
+    return out
+
+
+def _runs(own: list) -> list[list]:
+    """The pieces grouped in runs: a non-continuing piece (or the first piece) followed by continuing ones."""
+    runs: list[list] = []
+    for piece in own:
+        if piece[3] and runs and piece[2] and len(runs[-1]) < MAX_CHAIN_PIECES:
+            runs[-1].append(piece)
+        else:
+            runs.append([piece] if piece[2] else [])
+    return runs
+
+
+def _run_claims(run: list, k: int, steps: Sequence[str], tied, reported: set) -> list[tuple[int, EquationCheck]]:
+    """The false links of one run joined into one display, each reported once (``reported``) and only for step
+    ``k``; a link that fails inside one piece is left to the checks of that step alone."""
+    out: list[tuple[int, EquationCheck]] = []
+    joined, starts, pos = [], [], 3
+    for p in run:
+        starts.append(pos)
+        joined.append(p[2])
+        pos += len(p[2]) + 1
+    text = "\\[ " + " ".join(joined) + " \\]"
+    for a, b, detail, where in _failed_links(text, tied):
+        j = max(0, bisect_right(starts, where) - 1)
+        i = max(0, bisect_right(starts, text.find(a, starts[0])) - 1)
+        owner = run[j][0]
+        if owner != k:
+            continue
+        key = (a.strip(), b.strip())
+        if key in reported:
+            continue
+        if i == j and key in _base_failures(steps[owner]):
+            continue
+        reported.add(key)
+        out.append((owner, _claim(a, b, detail, "continued display")))
     return out
 
 

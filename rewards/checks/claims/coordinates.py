@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence, Union
 
@@ -349,7 +350,22 @@ def _comparable(a: _Obj, b: _Obj) -> bool:
 # ------------------------------------------------------------------------------------------- chains
 def _chain_checks(step: str) -> list[EquationCheck]:
     out: list[EquationCheck] = []
-    regions: list[list] = []  # [start, end, text]: displays joined by a bare "=" between them are one chain
+    for offset, region_end, region in _regions(step):
+        if len(out) >= MAX_CLAIMS:
+            break
+        if "=" not in region or ("(" not in region and "matrix" not in region):
+            continue
+        text = _OTHER_ENV.sub("\x00", _BREAK_CMD.sub("\x00", _normalize(region)))
+        if "matrix" not in text:
+            text = text.replace("\\\\", "\x00").replace("&", " ")
+        out += _link_checks(_pieces(text), (offset, region_end))
+    return out
+
+
+def _regions(step: str) -> list[list]:
+    """``[start, end, text]`` of each math region of ``step``: displays joined by a bare "=" between them are one
+    chain."""
+    regions: list[list] = []
     for k, m in enumerate(_MATH.finditer(step)):
         if k >= MAX_REGIONS:
             break
@@ -358,53 +374,56 @@ def _chain_checks(step: str) -> list[EquationCheck]:
             regions[-1][1], regions[-1][2] = m.end(), regions[-1][2] + " = " + body
         else:
             regions.append([m.start(), m.end(), body])
-    for offset, region_end, region in regions:
-        if len(out) >= MAX_CLAIMS:
-            break
-        if "=" not in region or ("(" not in region and "matrix" not in region):
+    return regions
+
+
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """A region's sides as ``(joiner before this piece, text)``: separated by '=' (joiner ``=``, compared) or by a
+    breaker (joiner ``|``, not compared), at bracket and matrix depth 0."""
+    pieces: list[tuple[str, str]] = []
+    depth, start, joiner = 0, 0, ""
+    env_depth = 0
+    i = 0
+    while i < len(text) and len(pieces) < MAX_SIDES:
+        ch = text[i]
+        if ch == "\\" and _MATRIX_BEGIN.match(text, i):
+            env_depth += 1
+        elif ch == "\\" and _MATRIX_END.match(text, i):
+            env_depth -= 1
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        elif depth == 0 and env_depth == 0 and (ch in "=<>\x00;:" or ch == ","):
+            pieces.append((joiner, text[start:i]))
+            joiner = "=" if ch == "=" and text[i - 1:i] not in ("<", ">", "!") and text[i + 1:i + 2] != "=" \
+                else "|"
+            start = i + 1
+        i += 1
+    pieces.append((joiner, text[start:]))
+    return pieces
+
+
+def _link_checks(pieces: list[tuple[str, str]], span: tuple[int, int]) -> list[EquationCheck]:
+    """A failed check for each '=' between two pieces whose values (tuples, vectors, matrices) differ."""
+    out: list[EquationCheck] = []
+    values = [None] * len(pieces)
+    for j in range(1, len(pieces)):
+        if pieces[j][0] != "=":
             continue
-        text = _OTHER_ENV.sub("\x00", _BREAK_CMD.sub("\x00", _normalize(region)))
-        if "matrix" not in text:
-            text = text.replace("\\\\", "\x00").replace("&", " ")
-        # sides separated by '=' (compared) or by a breaker (not compared)
-        pieces: list[tuple[str, str]] = []  # (joiner before this piece, text)
-        depth, start, joiner = 0, 0, ""
-        env_depth = 0
-        i = 0
-        while i < len(text) and len(pieces) < MAX_SIDES:
-            ch = text[i]
-            if ch == "\\" and _MATRIX_BEGIN.match(text, i):
-                env_depth += 1
-            elif ch == "\\" and _MATRIX_END.match(text, i):
-                env_depth -= 1
-            if ch in "({[":
-                depth += 1
-            elif ch in ")}]":
-                depth -= 1
-            elif depth == 0 and env_depth == 0 and (ch in "=<>\x00;:" or ch == ","):
-                pieces.append((joiner, text[start:i]))
-                joiner = "=" if ch == "=" and text[i - 1:i] not in ("<", ">", "!") and text[i + 1:i + 2] != "=" \
-                    else "|"
-                start = i + 1
-            i += 1
-        pieces.append((joiner, text[start:]))
-        values = [None] * len(pieces)
-        for j in range(1, len(pieces)):
-            if pieces[j][0] != "=":
-                continue
-            a_text, b_text = pieces[j - 1][1], pieces[j][1]
-            if values[j - 1] is None:
-                values[j - 1] = _side_value(a_text) or False
-            values[j] = _side_value(b_text) or False
-            a, b = values[j - 1], values[j]
-            if not a or not b or not _comparable(a, b):
-                continue
-            tol = _tolerance(a_text, b_text)
-            if all(_same(x, y, tol) for x, y in zip(a.entries, b.entries)):
-                continue
-            lhs, rhs = _tidy(a_text), _tidy(b_text)
-            detail = f"{lhs} = {rhs} is false: the left side is {a.show()}, the right side {b.show()}"
-            out.append(_fail([lhs, rhs], (offset, region_end), detail))
+        a_text, b_text = pieces[j - 1][1], pieces[j][1]
+        if values[j - 1] is None:
+            values[j - 1] = _side_value(a_text) or False
+        values[j] = _side_value(b_text) or False
+        a, b = values[j - 1], values[j]
+        if not a or not b or not _comparable(a, b):
+            continue
+        tol = _tolerance(a_text, b_text)
+        if all(_same(x, y, tol) for x, y in zip(a.entries, b.entries)):
+            continue
+        lhs, rhs = _tidy(a_text), _tidy(b_text)
+        detail = f"{lhs} = {rhs} is false: the left side is {a.show()}, the right side {b.show()}"
+        out.append(_fail([lhs, rhs], span, detail))
     return out
 
 
@@ -435,79 +454,113 @@ def _word_text(step: str) -> str:
     return re.sub(r"[ \t]{2,}", " ", _normalize(t))
 
 
+@dataclass(frozen=True)
+class _PointClaim:
+    """A claim in words about two points: ``key`` (``slope``, ``distance`` or ``midpoint``), the points as read
+    (``first``, ``second``) and as written (``first_text``, ``second_text``), and the text after its verb
+    (``rest``: the value claimed)."""
+
+    key: str
+    first: _Obj
+    second: _Obj
+    first_text: str
+    second_text: str
+    rest: str
+
+
 def _word_checks(step: str) -> list[EquationCheck]:
     text = _word_text(step)
     out: list[EquationCheck] = []
     for k, km in enumerate(_KEY.finditer(text)):
         if k >= MAX_CLAIMS:
             break
-        key = km.group(1).lower()
-        window = text[km.end():km.end() + 260]
-        pts = list(_POINT.finditer(window))[:3]
-        if len(pts) < 2:
+        claim = _point_claim(text, km)
+        if claim is None:
             continue
-        p1, p2 = pts[0], pts[1]
-        lead = window[:p1.start()]
-        if len(lead) > 80 or re.search(r"\.\s|\n", lead) or not _JOIN.fullmatch(window[p1.end():p2.start()]):
-            continue
-        if key == "slope" and not re.search(r"\b(?:through|between|connecting|joining|of)\b", lead):
-            continue
-        if key != "slope" and not re.search(r"\b(?:between|of|from)\b", lead):
-            continue
-        sentence_start = max(text.rfind(". ", 0, km.start()), text.rfind("\n", 0, km.start()), 0)
-        vm = _VERB.match(window, p2.end())
-        if not vm or vm.end() == p2.end():
-            continue
-        verb_span = window[p2.end():vm.end()]
-        if not re.search(r"is|are|=|:|equals|becomes", verb_span, re.I):
-            continue
-        if _HEDGE.search(text, sentence_start, km.end() + vm.end()):
-            continue
-        a, b = _tuple(p1.group(0)[1:-1]), _tuple(p2.group(0)[1:-1])
-        if a is None or b is None or len(a.entries) != len(b.entries):
-            continue
-        rest = window[vm.end():]
-        if key == "midpoint":
-            pm = _POINT.match(rest)
-            if not pm:
-                continue
-            c = _tuple(pm.group(0)[1:-1])
-            if c is None or len(c.entries) != len(a.entries):
-                continue
-            want = [(x + y) / 2 for x, y in zip(a.entries, b.entries)]
-            tol = _tolerance(pm.group(0))
-            if all(_same(w, z, tol) for w, z in zip(want, c.entries)):
-                continue
-            detail = (f"the midpoint of {a.show()} and {b.show()} is {_Obj(want, tuple_=True, rows=2).show()}, "
-                      f"not {_tidy(pm.group(0))}")
-            out.append(_fail([f"midpoint({p1.group(0)}, {p2.group(0)})", pm.group(0)], (0, 0), detail))
-            continue
-        end = _VALUE_END.search(rest)
-        value_text = rest[:end.start() if end else len(rest)].strip()
-        if not value_text or "(" in value_text[:1]:
-            continue
-        v = _num(value_text)
-        if v is None:
-            continue
-        tol = _tolerance(value_text)
-        if key == "distance":
-            sq = sum((x - y) ** 2 for x, y in zip(a.entries, b.entries))
-            if v < 0:
-                continue
-            if _same(v * v, sq, 2 * tol * abs(float(v)) + tol * tol):
-                continue
-            detail = (f"the distance between {a.show()} and {b.show()} is the square root of {_show(sq)}, "
-                      f"not {value_text} (= {_show(v)})")
-        else:
-            dx = b.entries[0] - a.entries[0]
-            if len(a.entries) != 2 or dx == 0:
-                continue
-            slope = (b.entries[1] - a.entries[1]) / dx
-            if _same(slope, v, tol):
-                continue
-            detail = f"the slope through {a.show()} and {b.show()} is {_show(slope)}, not {value_text}"
-        out.append(_fail([f"{key}({p1.group(0)}, {p2.group(0)})", value_text], (0, 0), detail))
+        check = _midpoint_check(claim) if claim.key == "midpoint" else _measure_check(claim)
+        if check is not None:
+            out.append(check)
     return out
+
+
+def _point_claim(text: str, km: re.Match) -> _PointClaim | None:
+    """The claim opened by the keyword ``km``: two points right after it ("the slope through (1, 2) and (3, 4)"),
+    then a verb ("is", "=", "equals"); None when the words around do not make such a claim, or it is hedged."""
+    key = km.group(1).lower()
+    window = text[km.end():km.end() + 260]
+    pts = list(_POINT.finditer(window))[:3]
+    if len(pts) < 2:
+        return None
+    p1, p2 = pts[0], pts[1]
+    lead = window[:p1.start()]
+    if len(lead) > 80 or re.search(r"\.\s|\n", lead) or not _JOIN.fullmatch(window[p1.end():p2.start()]):
+        return None
+    if key == "slope" and not re.search(r"\b(?:through|between|connecting|joining|of)\b", lead):
+        return None
+    if key != "slope" and not re.search(r"\b(?:between|of|from)\b", lead):
+        return None
+    sentence_start = max(text.rfind(". ", 0, km.start()), text.rfind("\n", 0, km.start()), 0)
+    vm = _VERB.match(window, p2.end())
+    if not vm or vm.end() == p2.end():
+        return None
+    verb_span = window[p2.end():vm.end()]
+    if not re.search(r"is|are|=|:|equals|becomes", verb_span, re.I):
+        return None
+    if _HEDGE.search(text, sentence_start, km.end() + vm.end()):
+        return None
+    a, b = _tuple(p1.group(0)[1:-1]), _tuple(p2.group(0)[1:-1])
+    if a is None or b is None or len(a.entries) != len(b.entries):
+        return None
+    return _PointClaim(key, a, b, p1.group(0), p2.group(0), window[vm.end():])
+
+
+def _midpoint_check(claim: _PointClaim) -> EquationCheck | None:
+    """A failed check when the point claimed is not the midpoint of the two."""
+    a, b = claim.first, claim.second
+    pm = _POINT.match(claim.rest)
+    if not pm:
+        return None
+    c = _tuple(pm.group(0)[1:-1])
+    if c is None or len(c.entries) != len(a.entries):
+        return None
+    want = [(x + y) / 2 for x, y in zip(a.entries, b.entries)]
+    tol = _tolerance(pm.group(0))
+    if all(_same(w, z, tol) for w, z in zip(want, c.entries)):
+        return None
+    detail = (f"the midpoint of {a.show()} and {b.show()} is {_Obj(want, tuple_=True, rows=2).show()}, "
+              f"not {_tidy(pm.group(0))}")
+    return _fail([f"midpoint({claim.first_text}, {claim.second_text})", pm.group(0)], (0, 0), detail)
+
+
+def _measure_check(claim: _PointClaim) -> EquationCheck | None:
+    """A failed check when the number claimed is not the distance between the two points, or the slope through
+    them."""
+    a, b, rest = claim.first, claim.second, claim.rest
+    end = _VALUE_END.search(rest)
+    value_text = rest[:end.start() if end else len(rest)].strip()
+    if not value_text or "(" in value_text[:1]:
+        return None
+    v = _num(value_text)
+    if v is None:
+        return None
+    tol = _tolerance(value_text)
+    if claim.key == "distance":
+        sq = sum((x - y) ** 2 for x, y in zip(a.entries, b.entries))
+        if v < 0:
+            return None
+        if _same(v * v, sq, 2 * tol * abs(float(v)) + tol * tol):
+            return None
+        detail = (f"the distance between {a.show()} and {b.show()} is the square root of {_show(sq)}, "
+                  f"not {value_text} (= {_show(v)})")
+    else:
+        dx = b.entries[0] - a.entries[0]
+        if len(a.entries) != 2 or dx == 0:
+            return None
+        slope = (b.entries[1] - a.entries[1]) / dx
+        if _same(slope, v, tol):
+            return None
+        detail = f"the slope through {a.show()} and {b.show()} is {_show(slope)}, not {value_text}"
+    return _fail([f"{claim.key}({claim.first_text}, {claim.second_text})", value_text], (0, 0), detail)
 
 
 def _may_hold_any(steps: Sequence[str]) -> bool:

@@ -329,6 +329,25 @@ def _rewritten_checks(step: str) -> list[EquationCheck]:
     if not regions:
         return []
     regions.sort()
+    text, new_spans, kept = _rewritten(step, regions)
+    out = []
+    for eq in extract_equations(text):
+        hit = [j for j, (a, b) in enumerate(new_spans) if eq.span[0] <= a and b <= eq.span[1]]
+        if not hit or eq.approximate:
+            continue
+        check = check_equation(eq)
+        if check.ok is not False:
+            continue
+        s, e, value, how = kept[hit[0]]
+        detail = _rewritten_detail(eq, check, step[s:e].strip(), value, how)
+        out.append(EquationCheck(Equation(sides=list(eq.sides), values=list(eq.values), span=(s, e), source="claim"),
+                                 False, detail, check.pairs))
+    return out
+
+
+def _rewritten(step: str, regions: list) -> tuple[str, list[tuple[int, int]], list]:
+    """``step`` with each region (non-overlapping, in order) replaced by its value's literal: the new text, where
+    each literal stands in it, and the regions kept."""
     pieces, new_spans, pos, kept = [], [], 0, []
     for s, e, value, how in regions:
         if s < pos:
@@ -341,31 +360,23 @@ def _rewritten_checks(step: str) -> list[EquationCheck]:
         kept.append((s, e, value, how))
         pos = e
     pieces.append(step[pos:])
-    text = "".join(pieces)
-    out = []
-    for eq in extract_equations(text):
-        hit = [j for j, (a, b) in enumerate(new_spans) if eq.span[0] <= a and b <= eq.span[1]]
-        if not hit or eq.approximate:
-            continue
-        check = check_equation(eq)
-        if check.ok is not False:
-            continue
-        i = next(p for p, ok in enumerate(check.pairs) if ok is False)
-        s, e, value, how = kept[hit[0]]
-        original = step[s:e].strip()
-        lit = _literal(value)
-        a_side, b_side = eq.sides[i].strip(), eq.sides[i + 1].strip()
-        if a_side == lit or b_side == lit:
-            other, v = (b_side, eq.values[i + 1]) if a_side == lit else (a_side, eq.values[i])
-            shown = "" if v is None or other == display_value(v) else f" (which is {display_value(v)})"
-            detail = f"{original} sums to {_show(value)} ({how}), not {other}{shown}"
-        else:
-            detail = f"{original} = {_show(value)} ({how}), so {check.detail}"
-        if how in ("combinations", "permutations"):
-            detail = detail.replace(" sums to ", " = ", 1)
-        out.append(EquationCheck(Equation(sides=list(eq.sides), values=list(eq.values), span=(s, e), source="claim"),
-                                 False, detail, check.pairs))
-    return out
+    return "".join(pieces), new_spans, kept
+
+
+def _rewritten_detail(eq, check, original: str, value: Fraction, how: str) -> str:
+    """Why the equation is false, said of the region as written (``original``: a sum, a count) and its value."""
+    i = next(p for p, ok in enumerate(check.pairs) if ok is False)
+    lit = _literal(value)
+    a_side, b_side = eq.sides[i].strip(), eq.sides[i + 1].strip()
+    if a_side == lit or b_side == lit:
+        other, v = (b_side, eq.values[i + 1]) if a_side == lit else (a_side, eq.values[i])
+        shown = "" if v is None or other == display_value(v) else f" (which is {display_value(v)})"
+        detail = f"{original} sums to {_show(value)} ({how}), not {other}{shown}"
+    else:
+        detail = f"{original} = {_show(value)} ({how}), so {check.detail}"
+    if how in ("combinations", "permutations"):
+        detail = detail.replace(" sums to ", " = ", 1)
+    return detail
 
 
 # ------------------------------------------------------------------------------------------------- statistics
