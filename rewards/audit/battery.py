@@ -438,36 +438,50 @@ def _score_all(caller: _Caller, problems: Sequence[AuditProblem], built: list[di
                gold_format: str, batch_size: int, progress: bool, desc: str) -> list[dict[str, float | None]]:
     from tqdm.auto import tqdm
 
-    scores: list[dict[str, float | None]] = [{} for _ in problems]
     bar = tqdm(total=len(problems), desc=desc, unit="problem", disable=not progress, leave=False)
     try:
         if mode == "group":
-            for i, (p, texts) in enumerate(zip(problems, built)):
-                unique = list(dict.fromkeys(t for t in texts.values() if t is not None))
-                out = caller([p.problem] * len(unique), unique, [_gold_value(p, gold_format)] * len(unique))
-                by_text = dict(zip(unique, out))
-                scores[i] = {k: by_text[t] for k, t in texts.items() if t is not None}
-                bar.update(1)
-        else:
-            keys = list(dict.fromkeys(k for texts in built for k in texts))
-            for start in range(0, len(problems), batch_size):
-                chunk = range(start, min(len(problems), start + batch_size))
-                for key in keys:
-                    pending = [i for i in chunk if built[i].get(key) is not None]
-                    while pending:  # one completion per prompt in a call, even if two problems share a text
-                        seen: set[str] = set()
-                        rows, later = [], []
-                        for i in pending:
-                            (later if problems[i].problem in seen else rows).append(i)
-                            seen.add(problems[i].problem)
-                        out = caller([problems[i].problem for i in rows], [built[i][key] for i in rows],
-                                     [_gold_value(problems[i], gold_format) for i in rows])
-                        for i, v in zip(rows, out):
-                            scores[i][key] = v
-                        pending = later
-                bar.update(len(chunk))
+            return _score_groups(caller, problems, built, gold_format, bar)
+        return _score_batches(caller, problems, built, gold_format, batch_size, bar)
     finally:
         bar.close()
+
+
+def _score_groups(caller: _Caller, problems: Sequence[AuditProblem], built: list[dict], gold_format: str,
+                  bar) -> list[dict[str, float | None]]:
+    """``group`` mode: each problem's distinct completions in one call (one GRPO group)."""
+    scores: list[dict[str, float | None]] = [{} for _ in problems]
+    for i, (p, texts) in enumerate(zip(problems, built)):
+        unique = list(dict.fromkeys(t for t in texts.values() if t is not None))
+        out = caller([p.problem] * len(unique), unique, [_gold_value(p, gold_format)] * len(unique))
+        by_text = dict(zip(unique, out))
+        scores[i] = {k: by_text[t] for k, t in texts.items() if t is not None}
+        bar.update(1)
+    return scores
+
+
+def _score_batches(caller: _Caller, problems: Sequence[AuditProblem], built: list[dict], gold_format: str,
+                   batch_size: int, bar) -> list[dict[str, float | None]]:
+    """``single`` mode: ``batch_size`` problems per call, one family's completion each, and never two completions
+    of one prompt in a call (even if two problems share a text)."""
+    scores: list[dict[str, float | None]] = [{} for _ in problems]
+    keys = list(dict.fromkeys(k for texts in built for k in texts))
+    for start in range(0, len(problems), batch_size):
+        chunk = range(start, min(len(problems), start + batch_size))
+        for key in keys:
+            pending = [i for i in chunk if built[i].get(key) is not None]
+            while pending:  # one completion per prompt in a call, even if two problems share a text
+                seen: set[str] = set()
+                rows, later = [], []
+                for i in pending:
+                    (later if problems[i].problem in seen else rows).append(i)
+                    seen.add(problems[i].problem)
+                out = caller([problems[i].problem for i in rows], [built[i][key] for i in rows],
+                             [_gold_value(problems[i], gold_format) for i in rows])
+                for i, v in zip(rows, out):
+                    scores[i][key] = v
+                pending = later
+        bar.update(len(chunk))
     return scores
 
 
@@ -515,6 +529,49 @@ def audit(reward_fn: Callable, problems: Sequence[AuditProblem] | None = None,
     Returns:
         An :class:`AuditReport`; ``report.failed`` lists the families above the :data:`BAR`.
     """
+    _check_arguments(reward_fn, mode, gold_format, batch_size)
+    problems = list(load_problems() if problems is None else problems)
+    if not problems:
+        raise AuditError("no problems to audit.")
+    fams = select_families(families)
+    columns = [gold_column] if gold_column else list(getattr(reward_fn, "gold_columns", None) or
+                                                      [_guess_gold_column(reward_fn)])
+    caller = _Caller(reward_fn, columns, conversational)
+    label = name or reward_name(reward_fn)
+    t0 = time.perf_counter()
+    built = _build(problems, fams, seed)
+    scores = _score_all(caller, problems, built, mode, gold_format, batch_size, progress,
+                        desc=f"audit {label} ({mode})")
+    runtime = time.perf_counter() - t0
+    separated = _separated(built, scores)
+    results = [_family_result(f, problems, built, scores, separated, n_examples) for f in fams]
+    faithful = _FaithfulSummary.of(fams, built, scores)
+    return AuditReport(
+        reward=label, mode=mode, n_problems=len(problems), faithful_mean=faithful.mean,
+        faithful_none_share=faithful.none_share, families=results,
+        runtime_s=runtime, faithful_first=faithful.first,
+        separated=_separated_count(separated),
+        settings={"gold_column": ",".join(columns), "gold_format": gold_format,
+                  "conversational": caller.conversational, "seed": seed,
+                  "batch_size": batch_size if mode == "single" else None, "calls": caller.calls,
+                  "sources": sorted({p.source for p in problems})},
+    )
+
+
+def _separated(built: list[dict], scores: list[dict]) -> list[bool | None]:
+    """Per problem, whether the reward tells the faithful work from the bare answer line (scores it higher); None
+    where the audit has no ``bare_answer``."""
+    return [None if texts.get("bare_answer") is None else
+            (s.get("faithful") or 0.0) > (s.get("bare_answer") or 0.0) for texts, s in zip(built, scores)]
+
+
+def _separated_count(separated: list[bool | None]) -> int | None:
+    """How many problems the reward separates; None when the audit has no ``bare_answer``."""
+    return sum(bool(x) for x in separated) if any(x is not None for x in separated) else None
+
+
+def _check_arguments(reward_fn: Callable, mode: str, gold_format: str, batch_size: int) -> None:
+    """Raise :class:`AuditError` naming the first argument of :func:`audit` that is out of range."""
     if mode not in ("single", "group"):
         raise AuditError(f"mode={mode!r}: use 'single' or 'group' (call audit twice for both).")
     if gold_format not in GOLD_FORMATS:
@@ -523,69 +580,76 @@ def audit(reward_fn: Callable, problems: Sequence[AuditProblem] | None = None,
         raise AuditError(f"batch_size={batch_size!r} must be >= 1.")
     if not callable(reward_fn):
         raise AuditError(f"reward_fn={reward_fn!r} is not callable; pass a TRL reward function.")
-    problems = list(load_problems() if problems is None else problems)
-    if not problems:
-        raise AuditError("no problems to audit.")
-    fams = select_families(families)
-    columns = [gold_column] if gold_column else list(getattr(reward_fn, "gold_columns", None) or
-                                                      [_guess_gold_column(reward_fn)])
-    column = ",".join(columns)
-    caller = _Caller(reward_fn, columns, conversational)
-    t0 = time.perf_counter()
-    built = _build(problems, fams, seed)
-    scores = _score_all(caller, problems, built, mode, gold_format, batch_size, progress,
-                        desc=f"audit {name or reward_name(reward_fn)} ({mode})")
-    runtime = time.perf_counter() - t0
-    faithful_raw = [s.get("faithful") for s in scores]
-    # where the reward tells the faithful work from the bare answer line; None without bare_answer in the audit
-    separated = [None if texts.get("bare_answer") is None else
-                 (s.get("faithful") or 0.0) > (s.get("bare_answer") or 0.0) for texts, s in zip(built, scores)]
-    results = []
-    for f in fams:
-        n = viol = nones = ref_zero = 0
-        sep_n = sep_viol = 0
-        gamed_vals, ref_vals, examples = [], [], []
-        by_source: dict[str, list[int]] = {}
-        for i, (p, texts, s) in enumerate(zip(problems, built, scores)):
-            if texts.get(f.name) is None or texts.get(f.reference) is None:
-                continue
-            g_raw, r_raw = s.get(f.name), s.get(f.reference)
-            g, r = (0.0 if g_raw is None else g_raw), (0.0 if r_raw is None else r_raw)
-            n += 1
-            nones += g_raw is None
-            gamed_vals.append(g)
-            ref_vals.append(r)
-            tally = by_source.setdefault(p.source, [0, 0])
-            tally[0] += 1
-            sep_n += bool(separated[i])
-            if _violates(f, g, r):
-                viol += 1
-                tally[1] += 1
-                ref_zero += r == 0.0
-                sep_viol += bool(separated[i])
-                if len(examples) < n_examples:
-                    examples.append({"problem_id": p.id, "gamed": g_raw, f.reference: r_raw,
-                                     "completion": _clip(texts[f.name])})
-        results.append(FamilyResult(f.name, f.description, f.property, f.tolerance, f.reference, n, len(problems),
-                                    viol, _mean(gamed_vals), _mean(ref_vals), nones / n if n else None, examples,
-                                    ref_zero, by_source, *((sep_n, sep_viol) if any(x is not None for x in separated)
-                                                           else (None, None))))
-    faithful = [0.0 if v is None else v for v in faithful_raw]
-    strict = [f.name for f in fams if f.property == "below_faithful"]
-    firsts = []
-    for texts, s, ref in zip(built, scores, faithful):
-        rivals = [0.0 if s.get(k) is None else s[k] for k in strict if texts.get(k) is not None]
-        if rivals:
-            firsts.append(all(ref > g for g in rivals))
-    return AuditReport(
-        reward=name or reward_name(reward_fn), mode=mode, n_problems=len(problems), faithful_mean=_mean(faithful),
-        faithful_none_share=sum(v is None for v in faithful_raw) / len(faithful_raw), families=results,
-        runtime_s=runtime, faithful_first=sum(firsts) / len(firsts) if firsts else None,
-        separated=sum(bool(x) for x in separated) if any(x is not None for x in separated) else None,
-        settings={"gold_column": column, "gold_format": gold_format, "conversational": caller.conversational,
-                  "seed": seed, "batch_size": batch_size if mode == "single" else None, "calls": caller.calls,
-                  "sources": sorted({p.source for p in problems})},
-    )
+
+
+@dataclass
+class _FamilyTally:
+    """What one family's audit counts over the problems it applies to (see :class:`FamilyResult`)."""
+
+    n: int = 0
+    violations: int = 0
+    nones: int = 0
+    ref_zero: int = 0
+    separated_n: int = 0
+    separated_violations: int = 0
+    gamed: list[float] = field(default_factory=list)
+    ref: list[float] = field(default_factory=list)
+    examples: list[dict] = field(default_factory=list)
+    by_source: dict[str, list[int]] = field(default_factory=dict)
+
+
+def _family_result(f: Family, problems: list[AuditProblem], built: list[dict], scores: list[dict],
+                   separated: list[bool | None], n_examples: int) -> FamilyResult:
+    """One family's result: its gamed completions' scores against their references' (a missing score is 0)."""
+    t = _FamilyTally()
+    for i, (p, texts, s) in enumerate(zip(problems, built, scores)):
+        if texts.get(f.name) is None or texts.get(f.reference) is None:
+            continue
+        g_raw, r_raw = s.get(f.name), s.get(f.reference)
+        g, r = (0.0 if g_raw is None else g_raw), (0.0 if r_raw is None else r_raw)
+        t.n += 1
+        t.nones += g_raw is None
+        t.gamed.append(g)
+        t.ref.append(r)
+        tally = t.by_source.setdefault(p.source, [0, 0])
+        tally[0] += 1
+        t.separated_n += bool(separated[i])
+        if _violates(f, g, r):
+            t.violations += 1
+            tally[1] += 1
+            t.ref_zero += r == 0.0
+            t.separated_violations += bool(separated[i])
+            if len(t.examples) < n_examples:
+                t.examples.append({"problem_id": p.id, "gamed": g_raw, f.reference: r_raw,
+                                   "completion": _clip(texts[f.name])})
+    any_separated = any(x is not None for x in separated)
+    return FamilyResult(f.name, f.description, f.property, f.tolerance, f.reference, t.n, len(problems),
+                        t.violations, _mean(t.gamed), _mean(t.ref), t.nones / t.n if t.n else None, t.examples,
+                        t.ref_zero, t.by_source,
+                        *((t.separated_n, t.separated_violations) if any_separated else (None, None)))
+
+
+@dataclass(frozen=True)
+class _FaithfulSummary:
+    """The faithful completions' mean score (a missing score is 0), the share without a score, and the share of
+    problems where the faithful work scores above every ``below_faithful`` family."""
+
+    mean: float | None
+    none_share: float
+    first: float | None
+
+    @classmethod
+    def of(cls, fams: list[Family], built: list[dict], scores: list[dict]) -> "_FaithfulSummary":
+        raw = [s.get("faithful") for s in scores]
+        faithful = [0.0 if v is None else v for v in raw]
+        strict = [f.name for f in fams if f.property == "below_faithful"]
+        firsts = []
+        for texts, s, ref in zip(built, scores, faithful):
+            rivals = [0.0 if s.get(k) is None else s[k] for k in strict if texts.get(k) is not None]
+            if rivals:
+                firsts.append(all(ref > g for g in rivals))
+        return cls(_mean(faithful), sum(v is None for v in raw) / len(raw),
+                   sum(firsts) / len(firsts) if firsts else None)
 
 
 def markdown_table(reports: Sequence[AuditReport | dict], *, separated: bool = False) -> str:

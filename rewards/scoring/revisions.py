@@ -417,7 +417,13 @@ def _retraction(t, steps, flow, index: _Index, answer, n):
     abandoned = _abandonment(t, steps, flow, index, answer, v_false, n, eq_end)
     if abandoned is not None:
         return abandoned
-    own = _equation_numbers(false_checks)
+    return _unanswered_cue(t, steps, flow, n, v_false, _equation_numbers(false_checks), eq_end)
+
+
+def _unanswered_cue(t, steps, flow, n, v_false, own: set, eq_end: int):
+    """A retraction cue about false step ``t`` (in it after its equation, or within :data:`CUE_WINDOW` steps,
+    mentioning its false value or two of its numbers ``own``) that no recomputation answered: the ``fake`` verdict;
+    None without such a cue."""
     for u in range(t, min(n, t + 1 + CUE_WINDOW)):
         if u > t + 1 and not (v_false in flow.steps[u].mentioned
                               or len(own.intersection(flow.steps[u].mentioned)) >= 2):
