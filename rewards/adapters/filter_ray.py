@@ -34,26 +34,23 @@ import json
 import logging
 import os
 import time
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from rewards.adapters.filter_shards import (
+from rewards.adapters.filter_output import (
     DROPPED_DIR,
-    FORMATS,
     KEPT_DIR,
     LOCK,
     MANIFEST,
     SUMMARY,
-    FilterInputError,
     FilterOutputError,
     check_output,
     clear_outputs,
     lock_output,
     read_manifest,
-    read_rows,
-    resolve_inputs,
-    scorer_fingerprint,
     write_json_atomic,
 )
+from rewards.adapters.filter_shards import FORMATS, FilterInputError, read_rows, resolve_inputs, scorer_fingerprint
 from rewards.adapters.filtering import (
     DEFAULT_DROP_FAILURE_TYPES,
     DEFAULT_STATUSES,
@@ -206,49 +203,94 @@ def filter_with_ray(
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r} must be a positive integer")
     out = os.path.abspath(os.fspath(out))
-    items = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-    remote = [os.fspath(i) for i in items if "://" in os.fspath(i)]
-    if remote and len(remote) != len(items):
-        raise FilterInputError(f"inputs mix URIs and local paths ({items}); pass one kind")
-    paths = remote or resolve_inputs(items if len(items) > 1 else items[0])
-    if input_format is not None:
-        if f".{input_format.lstrip('.').lower()}" not in FORMATS:
-            raise ValueError(f"input_format={input_format!r} is unknown; use one of "
-                             f"{sorted(e.lstrip('.') for e in FORMATS)}")
-        exts = {f".{input_format.lstrip('.').lower()}"}
-    else:
-        exts = {os.path.splitext(p.rstrip("/"))[1].lower() for p in paths}
-    if exts - set(FORMATS):
-        raise FilterInputError(f"cannot tell the format of {paths[:3]}; name files ending in {sorted(FORMATS)} or "
-                               "pass input_format=")
-    if len(exts) != 1:
-        raise FilterInputError(f"--engine ray reads one format per run; the inputs mix {sorted(exts)}")
-    if not remote:
-        check_output(paths, out)
-    elif os.path.exists(out) and not os.path.isdir(out):
-        raise FilterOutputError(f"output {out!r} exists and is not a directory; choose a new directory")
+    source = _Source.of(inputs, input_format, out)
 
     created = not os.path.exists(out)
     os.makedirs(out, exist_ok=True)
     lock_fd = lock_output(out)
-    started_ray = False
-    context = None
-    saved: tuple | None = None
+    session = _Session(ray)
     try:
-        header, _ = read_manifest(out)
-        if not force:
-            if header is not None:
-                state = "a complete" if os.path.exists(os.path.join(out, SUMMARY)) else "an interrupted"
-                hint = (" (rerun without --engine ray to resume it)" if header.get("engine") == "local"
-                        and state == "an interrupted" else "")
-                raise FilterOutputError(f"{out!r} holds {state} --engine {header.get('engine')} run{hint}; pass "
-                                        "--force to start over or choose another output directory")
-            extra = [n for n in os.listdir(out) if n != LOCK]
-            if extra:
-                raise FilterOutputError(f"--out {out!r} exists and is not empty ({', '.join(sorted(extra)[:3])}); "
-                                        "choose a new directory or pass --force to replace this filter's outputs")
-        clear_outputs(out)
+        _clear_unused_output(out, force)
+        session.start(address=address, num_cpus=num_cpus, runtime_env=runtime_env, progress=progress)
+        counts, spec = _score_into(ray, source, out, batch_size, concurrency, min_rafs=min_rafs, statuses=statuses,
+                                   drop_failure_types=drop_failure_types, layout=layout, config=config,
+                                   gold_column=gold_column)
+        return _write_summary(out, counts, spec, source, ray, batch_size, started, session.scoring_started)
+    except BaseException:
+        _leave_no_trace(out, created)
+        raise
+    finally:
+        session.close()
+        os.close(lock_fd)
 
+
+@dataclass(frozen=True)
+class _Source:
+    """What Ray reads: ``paths`` (local files, or URIs when ``remote``) in one format (``ext``: ``.jsonl``, ...)."""
+
+    paths: list[str]
+    ext: str
+    remote: bool
+
+    @classmethod
+    def of(cls, inputs, input_format: str | None, out: str) -> "_Source":
+        """The inputs checked (one kind, one known format) and ``out`` checked against them."""
+        items = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        remote = [os.fspath(i) for i in items if "://" in os.fspath(i)]
+        if remote and len(remote) != len(items):
+            raise FilterInputError(f"inputs mix URIs and local paths ({items}); pass one kind")
+        paths = remote or resolve_inputs(items if len(items) > 1 else items[0])
+        if input_format is not None:
+            if f".{input_format.lstrip('.').lower()}" not in FORMATS:
+                raise ValueError(f"input_format={input_format!r} is unknown; use one of "
+                                 f"{sorted(e.lstrip('.') for e in FORMATS)}")
+            exts = {f".{input_format.lstrip('.').lower()}"}
+        else:
+            exts = {os.path.splitext(p.rstrip("/"))[1].lower() for p in paths}
+        if exts - set(FORMATS):
+            raise FilterInputError(f"cannot tell the format of {paths[:3]}; name files ending in {sorted(FORMATS)} "
+                                   "or pass input_format=")
+        if len(exts) != 1:
+            raise FilterInputError(f"--engine ray reads one format per run; the inputs mix {sorted(exts)}")
+        if not remote:
+            check_output(paths, out)
+        elif os.path.exists(out) and not os.path.isdir(out):
+            raise FilterOutputError(f"output {out!r} exists and is not a directory; choose a new directory")
+        return cls(paths, exts.pop(), bool(remote))
+
+
+def _clear_unused_output(out: str, force: bool) -> None:
+    """Refuse ``out`` when it holds a filter run (this engine does not resume) or anything else, unless ``force``;
+    then clear this filter's outputs in it."""
+    header, _ = read_manifest(out)
+    if not force:
+        if header is not None:
+            state = "a complete" if os.path.exists(os.path.join(out, SUMMARY)) else "an interrupted"
+            hint = (" (rerun without --engine ray to resume it)" if header.get("engine") == "local"
+                    and state == "an interrupted" else "")
+            raise FilterOutputError(f"{out!r} holds {state} --engine {header.get('engine')} run{hint}; pass "
+                                    "--force to start over or choose another output directory")
+        extra = [n for n in os.listdir(out) if n != LOCK]
+        if extra:
+            raise FilterOutputError(f"--out {out!r} exists and is not empty ({', '.join(sorted(extra)[:3])}); "
+                                    "choose a new directory or pass --force to replace this filter's outputs")
+    clear_outputs(out)
+
+
+class _Session:
+    """Ray as this run uses it: started here when it was not running (and shut down at the end), and Ray Data's
+    context set to keep the input order (restored at the end)."""
+
+    def __init__(self, ray) -> None:
+        self.ray = ray
+        self.started_ray = False
+        self.context = None
+        self.saved: tuple | None = None
+        self.scoring_started = time.perf_counter()
+
+    def start(self, *, address: str | None, num_cpus: int | None, runtime_env: Mapping[str, Any] | None,
+              progress: bool) -> None:
+        ray = self.ray
         if not ray.is_initialized():
             init: dict[str, Any] = {}
             if address is not None:
@@ -260,90 +302,109 @@ def filter_with_ray(
             if runtime_env is not None:
                 init["runtime_env"] = dict(runtime_env)
             ray.init(**init)
-            started_ray = True
-        scoring_started = time.perf_counter()
-        context = ray.data.DataContext.get_current()
-        saved = (context.execution_options.preserve_order, context.enable_progress_bars)
-        context.execution_options.preserve_order = True  # the output in input order, as the local engine
-        context.enable_progress_bars = progress
+            self.started_ray = True
+        self.scoring_started = time.perf_counter()
+        self.context = ray.data.DataContext.get_current()
+        self.saved = (self.context.execution_options.preserve_order, self.context.enable_progress_bars)
+        self.context.execution_options.preserve_order = True  # the output in input order, as the local engine
+        self.context.enable_progress_bars = progress
 
-        try:
-            ds = _read(ray, paths, exts.pop())
-            columns = list(ds.schema().names)
-        except (FilterInputError, FilterOutputError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - Ray / pyarrow read errors of every kind
-            _unreadable(paths, bool(remote), exc)
-        try:
-            own_columns(columns)
-        except ValueError as exc:
-            raise FilterInputError(f"{paths[0] if len(paths) == 1 else paths!r}: {exc}") from None
-        spec = make_spec(columns, min_rafs=min_rafs, statuses=statuses, drop_failure_types=drop_failure_types,
-                         layout=layout, config=config, gold_column=gold_column)
-        write_json_atomic(os.path.join(out, MANIFEST), None, lines=[{
-            "version": 1, "engine": "ray", "inputs": paths, "shard_size": None, "thresholds": spec.thresholds(),
-            "scorer": scorer_fingerprint()}])
-        map_kwargs: dict[str, Any] = {"batch_format": "pyarrow", "batch_size": batch_size,
-                                      "fn_kwargs": {"spec": spec}}
-        if concurrency is not None:
-            map_kwargs["concurrency"] = concurrency
-        try:
-            scored = ds.map_batches(score_table, **map_kwargs).materialize()
-        except Exception as exc:  # noqa: BLE001 - a shard Ray cannot read fails here, not at schema()
-            _unreadable(paths, bool(remote), exc)
-        scored.map_batches(_split, batch_format="pyarrow", fn_kwargs={"kept": True}).write_datasink(
-            _jsonl_datasink(os.path.join(out, KEPT_DIR)))
-        scored.map_batches(_split, batch_format="pyarrow", fn_kwargs={"kept": False}).write_datasink(
-            _jsonl_datasink(os.path.join(out, DROPPED_DIR)))
-        for sub in (KEPT_DIR, DROPPED_DIR):  # Ray writes no file for an empty split; the layout has both folders
-            os.makedirs(os.path.join(out, sub), exist_ok=True)
-        parts = []
-        for batch in scored.select_columns(["reason", "status", "failure_type", "rafs"]).iter_batches(
-                batch_format="pyarrow", batch_size=65536):
-            parts.append(summarize_counts(*(batch[c].to_pylist() for c in ("reason", "status", "failure_type",
-                                                                          "rafs"))))
-        counts = merge_counts(parts)
-        n_kept = sum(_count_lines(os.path.join(out, KEPT_DIR)))
-        n_dropped = sum(_count_lines(os.path.join(out, DROPPED_DIR)))
-        if (n_kept, n_dropped) != (counts["n_kept"], counts["n_dropped"]):
-            raise RuntimeError(f"filter lost rows: scored kept {counts['n_kept']} / dropped {counts['n_dropped']}, "
-                               f"written {n_kept} / {n_dropped}")
-        now = time.perf_counter()
-        summary = summary_from_counts(counts, spec, seconds=now - scoring_started)  # Ray's start-up not counted
-        summary.update({
-            "inputs": paths if len(paths) > 1 else paths[0],
-            "input": paths[0] if len(paths) == 1 else os.path.commonpath(paths) if not remote else paths[0],
-            "output": {"kept": f"{KEPT_DIR}/*.jsonl", "dropped": f"{DROPPED_DIR}/*.jsonl", "manifest": MANIFEST},
-            "engine": "ray",
-            "scorer": scorer_fingerprint(),
-            "ray_cpus": int(ray.cluster_resources().get("CPU", 0)),
-            "batch_size": batch_size,
-            "rows_scored": counts["n"],
-            "seconds_with_startup": round(now - started, 3),
-        })
-        write_json_atomic(os.path.join(out, SUMMARY), summary)
-        return summary
-    except BaseException:
-        if not os.path.exists(os.path.join(out, MANIFEST)):  # refused before writing anything: leave no trace
-            for path in (os.path.join(out, LOCK), *([out] if created else [])):
-                try:
-                    os.rmdir(path) if os.path.isdir(path) else os.remove(path)
-                except OSError:
-                    pass
-        elif created and not os.path.exists(os.path.join(out, SUMMARY)):
-            clear_outputs(out)
-            for path in (os.path.join(out, LOCK), out):
-                try:
-                    os.rmdir(path) if os.path.isdir(path) else os.remove(path)
-                except OSError:
-                    pass
+    def close(self) -> None:
+        if self.context is not None and self.saved is not None:
+            self.context.execution_options.preserve_order, self.context.enable_progress_bars = self.saved
+        if self.started_ray:
+            self.ray.shutdown()
+
+
+def _score_into(ray, source: _Source, out: str, batch_size: int, concurrency: int | None,
+                **options: Any) -> tuple[dict[str, Any], FilterSpec]:
+    """Read the source, write the manifest's header, score every row with ``map_batches``, write the kept and
+    dropped rows to ``out``; the counts (checked against the rows written) and the spec."""
+    try:
+        ds = _read(ray, source.paths, source.ext)
+        columns = list(ds.schema().names)
+    except (FilterInputError, FilterOutputError):
         raise
-    finally:
-        if context is not None and saved is not None:
-            context.execution_options.preserve_order, context.enable_progress_bars = saved
-        if started_ray:
-            ray.shutdown()
-        os.close(lock_fd)
+    except Exception as exc:  # noqa: BLE001 - Ray / pyarrow read errors of every kind
+        _unreadable(source.paths, source.remote, exc)
+    try:
+        own_columns(columns)
+    except ValueError as exc:
+        raise FilterInputError(f"{source.paths[0] if len(source.paths) == 1 else source.paths!r}: {exc}") from None
+    spec = make_spec(columns, **options)
+    write_json_atomic(os.path.join(out, MANIFEST), None, lines=[{
+        "version": 1, "engine": "ray", "inputs": source.paths, "shard_size": None, "thresholds": spec.thresholds(),
+        "scorer": scorer_fingerprint()}])
+    map_kwargs: dict[str, Any] = {"batch_format": "pyarrow", "batch_size": batch_size, "fn_kwargs": {"spec": spec}}
+    if concurrency is not None:
+        map_kwargs["concurrency"] = concurrency
+    try:
+        scored = ds.map_batches(score_table, **map_kwargs).materialize()
+    except Exception as exc:  # noqa: BLE001 - a shard Ray cannot read fails here, not at schema()
+        _unreadable(source.paths, source.remote, exc)
+    scored.map_batches(_split, batch_format="pyarrow", fn_kwargs={"kept": True}).write_datasink(
+        _jsonl_datasink(os.path.join(out, KEPT_DIR)))
+    scored.map_batches(_split, batch_format="pyarrow", fn_kwargs={"kept": False}).write_datasink(
+        _jsonl_datasink(os.path.join(out, DROPPED_DIR)))
+    for sub in (KEPT_DIR, DROPPED_DIR):  # Ray writes no file for an empty split; the layout has both folders
+        os.makedirs(os.path.join(out, sub), exist_ok=True)
+    return _checked_counts(scored, out), spec
+
+
+def _checked_counts(scored, out: str) -> dict[str, Any]:
+    """The counts per reason, status and failure type of the scored rows; raises when the rows written to
+    ``out`` do not match them."""
+    parts = []
+    for batch in scored.select_columns(["reason", "status", "failure_type", "rafs"]).iter_batches(
+            batch_format="pyarrow", batch_size=65536):
+        parts.append(summarize_counts(*(batch[c].to_pylist() for c in ("reason", "status", "failure_type",
+                                                                      "rafs"))))
+    counts = merge_counts(parts)
+    n_kept = sum(_count_lines(os.path.join(out, KEPT_DIR)))
+    n_dropped = sum(_count_lines(os.path.join(out, DROPPED_DIR)))
+    if (n_kept, n_dropped) != (counts["n_kept"], counts["n_dropped"]):
+        raise RuntimeError(f"filter lost rows: scored kept {counts['n_kept']} / dropped {counts['n_dropped']}, "
+                           f"written {n_kept} / {n_dropped}")
+    return counts
+
+
+def _write_summary(out: str, counts: dict[str, Any], spec: FilterSpec, source: _Source, ray, batch_size: int,
+                   started: float, scoring_started: float) -> dict[str, Any]:
+    """The run's summary (the local engine's keys, ``engine="ray"``), written to ``out/summary.json``; its
+    ``seconds`` leave Ray's start-up out, ``seconds_with_startup`` count it."""
+    now = time.perf_counter()
+    summary = summary_from_counts(counts, spec, seconds=now - scoring_started)  # Ray's start-up not counted
+    summary.update({
+        "inputs": source.paths if len(source.paths) > 1 else source.paths[0],
+        "input": source.paths[0] if len(source.paths) == 1 or source.remote else os.path.commonpath(source.paths),
+        "output": {"kept": f"{KEPT_DIR}/*.jsonl", "dropped": f"{DROPPED_DIR}/*.jsonl", "manifest": MANIFEST},
+        "engine": "ray",
+        "scorer": scorer_fingerprint(),
+        "ray_cpus": int(ray.cluster_resources().get("CPU", 0)),
+        "batch_size": batch_size,
+        "rows_scored": counts["n"],
+        "seconds_with_startup": round(now - started, 3),
+    })
+    write_json_atomic(os.path.join(out, SUMMARY), summary)
+    return summary
+
+
+def _leave_no_trace(out: str, created: bool) -> None:
+    """After a failure: a run refused before it wrote anything leaves no lock (nor ``out``, when it made it); a
+    run in a folder it made that did not finish leaves nothing of its own."""
+    if not os.path.exists(os.path.join(out, MANIFEST)):  # refused before writing anything: leave no trace
+        for path in (os.path.join(out, LOCK), *([out] if created else [])):
+            try:
+                os.rmdir(path) if os.path.isdir(path) else os.remove(path)
+            except OSError:
+                pass
+    elif created and not os.path.exists(os.path.join(out, SUMMARY)):
+        clear_outputs(out)
+        for path in (os.path.join(out, LOCK), out):
+            try:
+                os.rmdir(path) if os.path.isdir(path) else os.remove(path)
+            except OSError:
+                pass
 
 
 def _count_lines(folder: str):

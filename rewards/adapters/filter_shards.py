@@ -59,12 +59,31 @@ import logging
 import math
 import multiprocessing
 import os
-import re
 import threading
 import time
 from typing import Any, Iterator, Mapping, Sequence
 
 from rewards.adapters.files import atomic_write, fsync_folder
+from rewards.adapters.filter_output import (
+    DROPPED_DIR,
+    KEPT_DIR,
+    LOCK,
+    MANIFEST,
+    MANIFEST_VERSION,
+    OUTPUT_NAMES,
+    SUMMARY,
+    FilterOutputError,
+    check_output,
+    clear_outputs,
+    lock_output,
+    orphan_shards,
+    prune_shards,
+    read_manifest,
+    remove_quietly,
+    remove_stale_temps,
+    temp_name,
+    write_json_atomic,
+)
 from rewards.adapters.filtering import (
     DEFAULT_DROP_FAILURE_TYPES,
     DEFAULT_STATUSES,
@@ -89,22 +108,10 @@ log = logging.getLogger(__name__)
 
 FORMATS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 DEFAULT_SHARD_SIZE = 1000
-MANIFEST = "manifest.jsonl"
-SUMMARY = "summary.json"
-KEPT_DIR = "kept"
-DROPPED_DIR = "dropped"
-LOCK = ".lock"
-LEGACY = ("kept.jsonl", "dropped.jsonl")  # the single-file layout of earlier versions
-OUTPUT_NAMES = (MANIFEST, SUMMARY, KEPT_DIR, DROPPED_DIR, *LEGACY)
-_VERSION = 1
 
 
 class FilterInputError(ValueError):
     """The input cannot be read (names the file, and the line for JSON Lines)."""
-
-
-class FilterOutputError(ValueError):
-    """The output directory cannot be used as asked (not empty, another run's, locked)."""
 
 
 class _Orphaned(RuntimeError):
@@ -305,12 +312,6 @@ def _worker_init(lock_fd: int | None) -> None:
     threading.Thread(target=watchdog, name="rafs-filter-watchdog", daemon=True).start()
 
 
-def _temp_name(path: str) -> str:
-    """The temporary name a file is written under before it is renamed into place (:func:`clear_outputs`,
-    :func:`_prune` and :func:`_remove_stale_temps` delete the ones a killed run left)."""
-    return f"{path}.tmp-{os.getpid()}"
-
-
 def _durable_write(path: str, lines: Sequence[str]) -> int:
     """Write ``lines`` to ``path`` atomically and durably (temp file, fsync, rename, fsync of the folder: the
     :func:`~rewards.adapters.files.atomic_write` with ``durable=True``); returns the byte size."""
@@ -322,7 +323,7 @@ def _durable_write(path: str, lines: Sequence[str]) -> int:
         if parent is not None and os.getppid() != parent:  # our run was killed: publish nothing (tmp is deleted)
             raise _Orphaned(path)
 
-    atomic_write(path, write, durable=True, tmp=_temp_name(path))
+    atomic_write(path, write, durable=True, tmp=temp_name(path))
     return os.path.getsize(path)
 
 
@@ -356,142 +357,6 @@ def _score_shard(task: dict[str, Any]) -> dict[str, Any]:
                               [v["failure_type"] for v in verdicts], [v["rafs"] for v in verdicts])
     return {"shard": name, "file": task["file"], "start": task["start"], "rows": len(rows),
             "kept_bytes": kept_bytes, "dropped_bytes": dropped_bytes, "counts": counts}
-
-
-# ----------------------------------------------------------------------------------------------------- output
-
-def lock_output(out: str) -> int:
-    import fcntl
-
-    fd = os.open(os.path.join(out, LOCK), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise FilterOutputError(f"another rafs filter is writing to {out!r}; wait for it to finish or choose another "
-                                "output directory") from None
-    return fd
-
-
-def read_manifest(out: str) -> tuple[dict | None, dict[str, dict]]:
-    """(header, {shard name: record}) from ``OUT/manifest.jsonl``; a torn last line (a crash mid-append) is
-    ignored."""
-    path = os.path.join(out, MANIFEST)
-    if not os.path.exists(path):
-        return None, {}
-    with open(path, encoding="utf-8") as handle:
-        lines = handle.read().split("\n")
-    records: dict[str, dict] = {}
-    header = None
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            if i >= len(lines) - 2:  # only the last line can be torn
-                log.warning("ignoring a torn last line in %s", path)
-                continue
-            raise FilterOutputError(f"{path!r} line {i + 1} is corrupt; pass --force to start over") from None
-        if header is None:
-            header = entry
-        else:
-            records[entry["shard"]] = entry
-    if header is None or header.get("version") != _VERSION:
-        raise FilterOutputError(f"{path!r} is not a rafs filter manifest (version {_VERSION}); pass --force to start "
-                                "over or choose another output directory")
-    return header, records
-
-
-def write_json_atomic(path: str, data: Any, *, lines: Sequence[Any] | None = None) -> None:
-    """Write ``data`` as indented JSON, or ``lines`` as JSON Lines, to ``path`` atomically and durably
-    (:func:`~rewards.adapters.files.atomic_write` with ``durable=True``)."""
-
-    def write(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            if lines is None:
-                json.dump(data, handle, indent=2, ensure_ascii=False, default=str)
-                handle.write("\n")
-            else:
-                handle.writelines(json.dumps(x, ensure_ascii=False, default=str) + "\n" for x in lines)
-
-    atomic_write(path, write, durable=True, tmp=_temp_name(path))
-
-
-def clear_outputs(out: str) -> None:
-    """Delete what this filter writes in ``out`` (and nothing else)."""
-    for name in (MANIFEST, SUMMARY, *LEGACY):
-        path = os.path.join(out, name)
-        if os.path.isfile(path):
-            os.remove(path)
-    _remove_stale_temps(out)
-    for sub in (KEPT_DIR, DROPPED_DIR):
-        folder = os.path.join(out, sub)
-        if not os.path.isdir(folder):
-            continue
-        for name in os.listdir(folder):  # our shards (part-*), Ray's (<uuid>_*.jsonl), temporary files
-            if name.endswith(".jsonl") or ".jsonl.tmp-" in name:
-                os.remove(os.path.join(folder, name))
-        if not os.listdir(folder):
-            os.rmdir(folder)
-
-
-def _remove_stale_temps(out: str) -> None:
-    """Temporary manifest/summary files a killed run left (the real files are intact: they are only renamed into
-    place)."""
-    for name in os.listdir(out):
-        if name.startswith((f"{MANIFEST}.tmp-", f"{SUMMARY}.tmp-")):
-            os.remove(os.path.join(out, name))
-
-
-def _prune(out: str, valid: set[str]) -> None:
-    """Delete shard files in kept/ and dropped/ that no intact manifest record names (temp files, uncommitted)."""
-    for sub in (KEPT_DIR, DROPPED_DIR):
-        folder = os.path.join(out, sub)
-        for name in os.listdir(folder):
-            if name.startswith("part-") and name not in valid:
-                os.remove(os.path.join(folder, name))
-
-
-_ORPHAN = re.compile(r"part-\d{5}-\d{6}\.jsonl(\.tmp-\d+)?")
-
-
-def _orphan_shards(out: str) -> list[str] | None:
-    """The shard files in ``out`` when it holds nothing else of anyone's: ``kept/`` and ``dropped/`` with only this
-    filter's shard names (``part-FFFFF-CCCCCC.jsonl`` and their temporary files) and at most the lock and stale
-    temporary manifest/summary files beside them. A run interrupted before its first shard was committed leaves
-    this (its cleanup ran while queued workers were still writing); anything else returns None (the folder is not
-    ours to clear)."""
-    found: list[str] = []
-    for name in os.listdir(out):
-        path = os.path.join(out, name)
-        if name == LOCK or name.startswith((f"{MANIFEST}.tmp-", f"{SUMMARY}.tmp-")):
-            continue
-        if name not in (KEPT_DIR, DROPPED_DIR) or not os.path.isdir(path):
-            return None
-        for entry in os.listdir(path):
-            if not _ORPHAN.fullmatch(entry) or not os.path.isfile(os.path.join(path, entry)):
-                return None
-            found.append(os.path.join(name, entry))
-    return found
-
-
-def check_output(files: Sequence[str], out: str) -> None:
-    """Refuse an output directory that is a file or that contains an input file (it would be overwritten)."""
-    out = os.path.abspath(out)
-    for path in files:
-        if path == out or path.startswith(out + os.sep):
-            raise FilterOutputError(f"input {path!r} is inside the output directory {out!r}; write to another "
-                                    "directory so the input is not overwritten")
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise FilterOutputError(f"output {out!r} exists and is not a directory; choose a new directory")
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.rmdir(path) if os.path.isdir(path) else os.remove(path)
-    except OSError:
-        pass
 
 
 def scorer_fingerprint() -> str:
@@ -579,8 +444,55 @@ def filter_files(
     out = os.path.abspath(os.fspath(out))
     files = resolve_inputs(inputs)
     check_output(files, out)
+    spec = _first_chunk_spec(files, shard_size, min_rafs=min_rafs, statuses=statuses,
+                             drop_failure_types=drop_failure_types, layout=layout, config=config,
+                             gold_column=gold_column)
+    header = {"version": MANIFEST_VERSION, "engine": "local", "inputs": _fingerprint(files), "shard_size": shard_size,
+              "thresholds": spec.thresholds(), "scorer": scorer_fingerprint()}
 
-    # the spec: options validated, layout from the first chunk's columns (deterministic, so a resume agrees)
+    created = not os.path.exists(out)
+    os.makedirs(out, exist_ok=True)
+    lock_fd = lock_output(out)
+    run = None
+    try:
+        records, complete = _open_output(out, header, force)
+        if complete is not None:
+            return complete
+        run = _ShardRun.resume(out, files, spec, shard_size, records, header, progress)
+        workers = run.workers(num_proc)
+        run.score(workers, lock_fd)
+        summary = summary_from_counts(run.counts(), spec, seconds=time.perf_counter() - started,
+                                      rows_scored=run.scored)
+        summary.update({
+            "inputs": files if len(files) > 1 else files[0],
+            "input": files[0] if len(files) == 1 else os.path.commonpath(files),
+            "output": {"kept": f"{KEPT_DIR}/*.jsonl", "dropped": f"{DROPPED_DIR}/*.jsonl", "manifest": MANIFEST},
+            "engine": "local",
+            "scorer": header["scorer"],
+            "num_proc": workers,
+            "shard_size": shard_size,
+            "shards": run.n_shards,
+            "shards_resumed": run.resumed,
+            "rows_scored": run.scored,
+        })
+        write_json_atomic(os.path.join(out, SUMMARY), summary)
+        return summary
+    except BaseException:
+        if run is None or not run.committed_any:  # nothing durable was produced: leave no trace of this run
+            if created:
+                clear_outputs(out)
+            if not os.path.exists(os.path.join(out, MANIFEST)):
+                remove_quietly(os.path.join(out, LOCK))
+            if created:
+                remove_quietly(out)
+        raise
+    finally:
+        os.close(lock_fd)
+
+
+def _first_chunk_spec(files: list[str], shard_size: int, **options: Any) -> FilterSpec:
+    """The run's spec: the options validated, the layout from the first chunk's columns (deterministic, so a
+    resume agrees)."""
     first = None
     for path in files:
         for chunk in _chunks(path, shard_size):
@@ -595,60 +507,88 @@ def filter_files(
         own_columns(columns)
     except ValueError as exc:
         raise FilterInputError(f"{first[0]!r}: {exc}") from None
-    spec = make_spec(columns, min_rafs=min_rafs, statuses=statuses, drop_failure_types=drop_failure_types,
-                     layout=layout, config=config, gold_column=gold_column)
-    fingerprint = _fingerprint(files)
-    header = {"version": _VERSION, "engine": "local", "inputs": fingerprint, "shard_size": shard_size,
-              "thresholds": spec.thresholds(), "scorer": scorer_fingerprint()}
+    return make_spec(columns, **options)
 
-    created = not os.path.exists(out)
-    os.makedirs(out, exist_ok=True)
-    lock_fd = lock_output(out)
-    committed_any = False
-    try:
-        old_header, records = read_manifest(out)
-        if old_header is not None and not force and old_header.get("engine") != "local":
-            raise FilterOutputError(f"{out!r} holds a run of --engine {old_header.get('engine')}, which the local "
-                                    "engine does not resume; pass --force to start over or choose another directory")
-        if old_header is not None and not force:
-            differs = [k for k in ("inputs", "shard_size", "thresholds", "scorer")
-                       if _canonical(old_header.get(k)) != _canonical(header[k])]
-            if differs:
-                what = {"inputs": "the input files (paths, sizes or modification times) differ",
-                        "shard_size": f"shard_size was {old_header.get('shard_size')}, now {shard_size}",
-                        "thresholds": "the filter options or RAFS config differ",
-                        "scorer": "the RAFS scorer's code changed since the run started (its verdicts would mix "
-                                  "with the new scorer's)"}
-                raise FilterOutputError(f"{out!r} holds a run that cannot be resumed with these arguments: "
-                                        f"{'; '.join(what[k] for k in differs)}; pass --force to start over or "
-                                        "choose another output directory")
-            if os.path.exists(os.path.join(out, SUMMARY)):
-                with open(os.path.join(out, SUMMARY), encoding="utf-8") as handle:
-                    summary = json.load(handle)
-                log.info("%s already holds the complete run; nothing to do", out)
-                summary["already_complete"] = True
-                return summary
-        elif old_header is None and not force:
-            orphans = _orphan_shards(out)
-            if orphans is not None and any(n != LOCK for n in os.listdir(out)):  # an interrupted run's workers published shards after its cleanup: ours, never committed
-                log.warning("%s holds %d shard file(s) an interrupted run left without a manifest; starting over",
-                            out, len(orphans))
-                clear_outputs(out)
-            extra = [n for n in os.listdir(out) if n != LOCK]
-            if extra:
-                raise FilterOutputError(f"--out {out!r} exists and is not empty ({', '.join(sorted(extra)[:3])}"
-                                        f"{', ...' if len(extra) > 3 else ''}) and holds no rafs filter run; choose a "
-                                        "new directory or pass --force to replace this filter's outputs in it")
-        if force:
+
+def _open_output(out: str, header: dict, force: bool) -> tuple[dict[str, dict], dict | None]:
+    """Make ``out`` ready for this run: ``(records of the shards a previous run committed, None)``, or ``({}, the
+    summary)`` when ``out`` already holds this run complete. Refuses (``FilterOutputError``) another engine's run, a
+    run with other inputs or options, or a folder that holds no filter run; ``force`` clears this filter's outputs
+    and starts over."""
+    old_header, records = read_manifest(out)
+    if old_header is not None and not force and old_header.get("engine") != "local":
+        raise FilterOutputError(f"{out!r} holds a run of --engine {old_header.get('engine')}, which the local "
+                                "engine does not resume; pass --force to start over or choose another directory")
+    if old_header is not None and not force:
+        differs = [k for k in ("inputs", "shard_size", "thresholds", "scorer")
+                   if _canonical(old_header.get(k)) != _canonical(header[k])]
+        if differs:
+            what = {"inputs": "the input files (paths, sizes or modification times) differ",
+                    "shard_size": f"shard_size was {old_header.get('shard_size')}, now {header['shard_size']}",
+                    "thresholds": "the filter options or RAFS config differ",
+                    "scorer": "the RAFS scorer's code changed since the run started (its verdicts would mix "
+                              "with the new scorer's)"}
+            raise FilterOutputError(f"{out!r} holds a run that cannot be resumed with these arguments: "
+                                    f"{'; '.join(what[k] for k in differs)}; pass --force to start over or "
+                                    "choose another output directory")
+        if os.path.exists(os.path.join(out, SUMMARY)):
+            with open(os.path.join(out, SUMMARY), encoding="utf-8") as handle:
+                summary = json.load(handle)
+            log.info("%s already holds the complete run; nothing to do", out)
+            summary["already_complete"] = True
+            return {}, summary
+    elif old_header is None and not force:
+        orphans = orphan_shards(out)
+        if orphans is not None and any(n != LOCK for n in os.listdir(out)):  # an interrupted run's workers published shards after its cleanup: ours, never committed
+            log.warning("%s holds %d shard file(s) an interrupted run left without a manifest; starting over",
+                        out, len(orphans))
             clear_outputs(out)
-            old_header, records = None, {}
-        os.makedirs(os.path.join(out, KEPT_DIR), exist_ok=True)
-        os.makedirs(os.path.join(out, DROPPED_DIR), exist_ok=True)
-        _remove_stale_temps(out)
-        fsync_folder(out)
+        extra = [n for n in os.listdir(out) if n != LOCK]
+        if extra:
+            raise FilterOutputError(f"--out {out!r} exists and is not empty ({', '.join(sorted(extra)[:3])}"
+                                    f"{', ...' if len(extra) > 3 else ''}) and holds no rafs filter run; choose a "
+                                    "new directory or pass --force to replace this filter's outputs in it")
+    if force:
+        clear_outputs(out)
+        records = {}
+    os.makedirs(os.path.join(out, KEPT_DIR), exist_ok=True)
+    os.makedirs(os.path.join(out, DROPPED_DIR), exist_ok=True)
+    remove_stale_temps(out)
+    fsync_folder(out)
+    return records, None
 
-        # a shard is done only if its record is intact and both files have the recorded sizes; the state kept in
-        # memory is O(shards): (rows, start) per done shard and the running counts
+
+class _ShardRun:
+    """One run over ``files`` into ``out``: the shards done (``(rows, start)`` each: the state kept in memory is
+    O(shards)), the running counts, the open manifest each committed shard is appended to, the progress bar, and
+    what this invocation read and scored."""
+
+    def __init__(self, out: str, files: list[str], spec: FilterSpec, shard_size: int, intact: list[dict],
+                 header: dict, progress: bool) -> None:
+        self.out, self.files, self.spec, self.shard_size = out, files, spec, shard_size
+        write_json_atomic(os.path.join(out, MANIFEST), None, lines=[header, *intact])  # drops torn/stale lines
+        self.done: dict[str, tuple[int, int]] = {rec["shard"]: (rec["rows"], rec.get("start")) for rec in intact}
+        self.running = merge_counts([rec["counts"] for rec in intact])
+        self.rafs_sums = [float(rec["counts"]["rafs_sum"]) for rec in intact]  # fsum'd at the end: order-independent
+        self.resumed = len(self.done)
+        self.committed_any = bool(self.done)
+        self.pending: set[str] = set()
+        self.n_in = self.n_shards = self.n_skipped = self.scored = 0
+        self.manifest = open(os.path.join(out, MANIFEST), "a", encoding="utf-8")
+        self.totals = [_count_rows(p) for p in files]  # the progress bar's total and a cap on the workers
+        self.bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            total = sum(self.totals) if self.totals and all(t is not None for t in self.totals) else None
+            self.bar = tqdm(total=total, desc="RAFS filter", unit="rows", dynamic_ncols=True)
+            self.bar.update(self.running["n"])
+
+    @classmethod
+    def resume(cls, out: str, files: list[str], spec: FilterSpec, shard_size: int, records: dict[str, dict],
+               header: dict, progress: bool) -> "_ShardRun":
+        """A shard is done only if its record is intact and both files have the recorded sizes; the others' files
+        are deleted (recomputed under the same names)."""
         intact = []
         for name, rec in records.items():
             kept = os.path.join(out, KEPT_DIR, f"part-{name}.jsonl")
@@ -658,111 +598,73 @@ def filter_files(
                 intact.append(rec)
             else:
                 log.warning("shard %s is in the manifest but its files are missing or changed; recomputing it", name)
-        _prune(out, {f"part-{rec['shard']}.jsonl" for rec in intact})
-        write_json_atomic(os.path.join(out, MANIFEST), None, lines=[header, *intact])  # drops torn/stale lines
-        done: dict[str, tuple[int, int]] = {rec["shard"]: (rec["rows"], rec.get("start")) for rec in intact}
-        running = merge_counts([rec["counts"] for rec in intact])
-        rafs_sums = [float(rec["counts"]["rafs_sum"]) for rec in intact]  # fsum'd at the end: order-independent
-        resumed = len(done)
-        del records, intact
-        committed_any = bool(done)
-        pending: set[str] = set()
-        manifest = open(os.path.join(out, MANIFEST), "a", encoding="utf-8")
+        prune_shards(out, {f"part-{rec['shard']}.jsonl" for rec in intact})
+        return cls(out, files, spec, shard_size, intact, header, progress)
 
-        def commit(record: dict) -> None:
-            nonlocal committed_any, running
-            manifest.write(json.dumps(record, ensure_ascii=False) + "\n")
-            manifest.flush()
-            os.fsync(manifest.fileno())
-            done[record["shard"]] = (record["rows"], record["start"])
-            pending.discard(record["shard"])
-            running = merge_counts([running, record["counts"]])
-            rafs_sums.append(float(record["counts"]["rafs_sum"]))
-            committed_any = True
-            if bar is not None:
-                bar.update(record["rows"])
+    def commit(self, record: dict) -> None:
+        """Append a scored shard's record to the manifest (durably) and count it."""
+        self.manifest.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.manifest.flush()
+        os.fsync(self.manifest.fileno())
+        self.done[record["shard"]] = (record["rows"], record["start"])
+        self.pending.discard(record["shard"])
+        self.running = merge_counts([self.running, record["counts"]])
+        self.rafs_sums.append(float(record["counts"]["rafs_sum"]))
+        self.committed_any = True
+        if self.bar is not None:
+            self.bar.update(record["rows"])
 
-        totals = [_count_rows(p) for p in files]  # the progress bar's total and a cap on the workers
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
+    def tasks(self) -> Iterator[dict]:
+        """The chunks still to score, each a worker's task; a chunk done before must still have its rows."""
+        for fi, path in enumerate(self.files):
+            for ci, items in enumerate(_chunks(path, self.shard_size)):
+                name = f"{fi:05d}-{ci:06d}"
+                self.n_shards += 1
+                self.n_in += len(items)
+                if name in self.done:
+                    if self.done[name] != (len(items), ci * self.shard_size):
+                        raise FilterOutputError(f"shard {name} of {self.out!r} holds {self.done[name][0]} rows but "
+                                                f"the input has {len(items)} there: the input changed; pass --force")
+                    self.n_skipped += 1
+                    continue
+                self.scored += len(items)
+                self.pending.add(name)
+                yield {"spec": self.spec, "path": path, "items": items, "out": self.out, "name": name, "file": fi,
+                       "start": ci * self.shard_size}
 
-            total = sum(totals) if totals and all(t is not None for t in totals) else None
-            bar = tqdm(total=total, desc="RAFS filter", unit="rows", dynamic_ncols=True)
-            bar.update(running["n"])
+    def workers(self, num_proc: int) -> int:
+        """``num_proc``, but no more workers than shards to score."""
+        if num_proc > 1 and all(t is not None for t in self.totals):
+            todo = sum(-(-t // self.shard_size) for t in self.totals) - len(self.done)
+            return max(1, min(num_proc, todo))
+        return num_proc
 
-        n_in = n_shards = n_skipped = scored = 0
-
-        def tasks() -> Iterator[dict]:
-            nonlocal n_in, n_shards, n_skipped, scored
-            for fi, path in enumerate(files):
-                for ci, items in enumerate(_chunks(path, shard_size)):
-                    name = f"{fi:05d}-{ci:06d}"
-                    n_shards += 1
-                    n_in += len(items)
-                    if name in done:
-                        if done[name] != (len(items), ci * shard_size):
-                            raise FilterOutputError(f"shard {name} of {out!r} holds {done[name][0]} rows but the "
-                                                    f"input has {len(items)} there: the input changed; pass --force")
-                        n_skipped += 1
-                        continue
-                    scored += len(items)
-                    pending.add(name)
-                    yield {"spec": spec, "path": path, "items": items, "out": out, "name": name, "file": fi,
-                           "start": ci * shard_size}
-
-        workers = num_proc
-        if workers > 1:
-            if all(t is not None for t in totals):  # no more workers than shards to score
-                todo = sum(-(-t // shard_size) for t in totals) - len(done)
-                workers = max(1, min(workers, todo))
+    def score(self, workers: int, lock_fd: int) -> None:
+        """Score every pending chunk (in this process when ``workers == 1``), committing each as it arrives."""
         try:
             if workers == 1:
-                for task in tasks():
-                    commit(_score_shard(task))
+                for task in self.tasks():
+                    self.commit(_score_shard(task))
             else:
-                _run_pool(tasks(), commit, workers, lock_fd)
+                _run_pool(self.tasks(), self.commit, workers, lock_fd)
         finally:
-            manifest.close()
-            if bar is not None:
-                bar.close()
+            self.manifest.close()
+            if self.bar is not None:
+                self.bar.close()
 
-        if pending:  # every chunk was either committed now or before; anything else is a bug
-            raise RuntimeError(f"filter lost shards {sorted(pending)[:5]} of {out!r}")
-        if n_skipped != resumed:
-            raise FilterOutputError(f"{out!r}'s manifest names {resumed - n_skipped} shard(s) the input does not "
-                                    "have: the input changed; pass --force to start over")
-        counts = {**running, "rafs_sum": math.fsum(rafs_sums)}
+    def counts(self) -> dict[str, Any]:
+        """The run's counts over every shard, checked: every chunk committed, every row counted once."""
+        if self.pending:  # every chunk was either committed now or before; anything else is a bug
+            raise RuntimeError(f"filter lost shards {sorted(self.pending)[:5]} of {self.out!r}")
+        if self.n_skipped != self.resumed:
+            raise FilterOutputError(f"{self.out!r}'s manifest names {self.resumed - self.n_skipped} shard(s) the "
+                                    "input does not have: the input changed; pass --force to start over")
+        counts = {**self.running, "rafs_sum": math.fsum(self.rafs_sums)}
+        n_in = self.n_in
         if counts["n"] != n_in or counts["n_kept"] + counts["n_dropped"] != n_in:
             raise RuntimeError(f"filter lost rows: n_in={n_in}, shard records sum to {counts['n']} "
                                f"(kept {counts['n_kept']}, dropped {counts['n_dropped']})")
-        seconds = time.perf_counter() - started
-        summary = summary_from_counts(counts, spec, seconds=seconds, rows_scored=scored)
-        summary.update({
-            "inputs": files if len(files) > 1 else files[0],
-            "input": files[0] if len(files) == 1 else os.path.commonpath(files),
-            "output": {"kept": f"{KEPT_DIR}/*.jsonl", "dropped": f"{DROPPED_DIR}/*.jsonl", "manifest": MANIFEST},
-            "engine": "local",
-            "scorer": header["scorer"],
-            "num_proc": workers,
-            "shard_size": shard_size,
-            "shards": n_shards,
-            "shards_resumed": resumed,
-            "rows_scored": scored,
-        })
-        write_json_atomic(os.path.join(out, SUMMARY), summary)
-        return summary
-    except BaseException:
-        if not committed_any:  # nothing durable was produced: leave no trace of this run
-            if created:
-                clear_outputs(out)
-            if not os.path.exists(os.path.join(out, MANIFEST)):
-                _remove_quietly(os.path.join(out, LOCK))
-            if created:
-                _remove_quietly(out)
-        raise
-    finally:
-        os.close(lock_fd)
+        return counts
 
 
 def _run_pool(tasks: Iterator[dict], commit, workers: int, lock_fd: int) -> None:

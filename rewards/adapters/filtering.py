@@ -475,14 +475,7 @@ def filter_dataset(
             input that already has a ``rafs``/``status``… column that this filter did not write.
     """
     started = time.perf_counter()
-    from datasets import Dataset, DatasetDict, Value  # lazy: the core imports no datasets
-
-    if isinstance(dataset, DatasetDict):
-        raise TypeError(f"dataset is a DatasetDict with splits {list(dataset)}; pass one split, e.g. "
-                        f"dataset[{next(iter(dataset), 'train')!r}].")
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a datasets.Dataset, got {type(dataset).__name__}; an IterableDataset "
-                        "cannot be split into kept/dropped — materialise it with Dataset.from_generator first.")
+    _check_dataset_type(dataset)
     min_rafs, keep_statuses, drop_types, cfg = validate_options(
         min_rafs=min_rafs, statuses=statuses, drop_failure_types=drop_failure_types, config=config)
     if num_proc is not None and (not isinstance(num_proc, int) or num_proc < 1):
@@ -490,13 +483,37 @@ def filter_dataset(
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r} must be >= 1.")
 
-    columns = list(dataset.column_names)
-    ours = own_columns(columns)
+    ours = own_columns(list(dataset.column_names))
     if ours:
         dataset = dataset.remove_columns(ours)
-        columns = list(dataset.column_names)
-    spec = make_spec(columns, min_rafs=min_rafs, statuses=keep_statuses, drop_failure_types=drop_types,
-                     layout=layout, config=cfg, gold_column=gold_column)
+    spec = make_spec(list(dataset.column_names), min_rafs=min_rafs, statuses=keep_statuses,
+                     drop_failure_types=drop_types, layout=layout, config=cfg, gold_column=gold_column)
+    n_in = len(dataset)
+    scored = _scored(dataset, spec, batch_size, num_proc, desc)
+    reasons = scored["reason"]
+    kept, dropped = _split(scored, reasons, n_in)
+    counts = summarize_counts(reasons, scored["status"], scored["failure_type"], scored["rafs"])
+    summary = summary_from_counts(counts, spec, seconds=time.perf_counter() - started)
+    return FilterResult(kept, dropped, summary)
+
+
+def _check_dataset_type(dataset) -> None:
+    """Raise a ``TypeError`` unless ``dataset`` is one ``datasets.Dataset`` (not a ``DatasetDict``, not an
+    ``IterableDataset``)."""
+    from datasets import Dataset, DatasetDict  # lazy: the core imports no datasets
+
+    if isinstance(dataset, DatasetDict):
+        raise TypeError(f"dataset is a DatasetDict with splits {list(dataset)}; pass one split, e.g. "
+                        f"dataset[{next(iter(dataset), 'train')!r}].")
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a datasets.Dataset, got {type(dataset).__name__}; an IterableDataset "
+                        "cannot be split into kept/dropped — materialise it with Dataset.from_generator first.")
+
+
+def _scored(dataset: "Dataset", spec, batch_size: int, num_proc: int | None, desc: str) -> "Dataset":
+    """``dataset`` with the score and reason columns (:data:`SCORE_COLUMNS`, :data:`_REASON_COLUMNS`), scored by
+    ``Dataset.map`` in batches (in ``num_proc`` processes when more than one)."""
+    from datasets import Value  # lazy: the core imports no datasets
 
     features = dataset.features.copy()
     features.update({"rafs": Value("float64"), "status": Value("string"), "failure_type": Value("string"),
@@ -516,17 +533,19 @@ def filter_dataset(
         scored = dataset
         for column in (*SCORE_COLUMNS, *_REASON_COLUMNS):
             scored = scored.add_column(column, [], feature=features[column])
-    reasons = scored["reason"]
+    return scored
+
+
+def _split(scored: "Dataset", reasons: list[str | None], n_in: int) -> tuple["Dataset", "Dataset"]:
+    """The kept rows (no reason to drop; the reason columns removed) and the dropped ones; raises when they do not
+    add up to the ``n_in`` rows read (a bug, never silent data loss)."""
     kept_idx = [i for i, r in enumerate(reasons) if r is None]
     dropped_idx = [i for i, r in enumerate(reasons) if r is not None]
     kept = scored.select(kept_idx).remove_columns(list(_REASON_COLUMNS))
     dropped = scored.select(dropped_idx)
     if len(kept) + len(dropped) != n_in:  # the conservation law; a violation is a bug, never silent data loss
         raise RuntimeError(f"filter lost rows: n_in={n_in}, kept={len(kept)}, dropped={len(dropped)}")
-    counts = summarize_counts(reasons, scored["status"], scored["failure_type"], scored["rafs"])
-    seconds = time.perf_counter() - started
-    summary = summary_from_counts(counts, spec, seconds=seconds)
-    return FilterResult(kept, dropped, summary)
+    return kept, dropped
 
 
 def summary_from_counts(counts: Mapping[str, Any], spec: FilterSpec, *, seconds: float | None = None,
