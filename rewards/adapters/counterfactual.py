@@ -187,39 +187,43 @@ def make_edits(trace: Trace, flow: Dataflow, interventions: Sequence[Interventio
     cfg = config or CounterfactualConfig()
     if interventions is None:
         interventions = counterfactuals(trace, flow)
-    answer = flow.answer_value
     edits: list[Edit] = []
     rejected: list[tuple[int, str]] = []
     for iv in interventions:
         if len(edits) >= cfg.max_edits:
             break
-        if cfg.pivotal_only and iv.expected is None:
-            rejected.append((iv.step, "not pivotal: the edit does not reach the answer in the dataflow graph"))
-            continue
-        original = trace.steps[iv.step]
-        found = numbers_in(original)
-        spans = [span for value, span in found if value == iv.old]
-        if not spans:
-            rejected.append((iv.step, f"atomic: the result {iv.old} is not written in the step"))
-            continue
-        start, end = spans[-1]
-        text = original[:start] + format_number(iv.new, original[start:end]) + original[end:]
-        after = numbers_in(text)
-        changed = [k for k, ((v1, _), (v2, _)) in enumerate(zip(found, after)) if v1 != v2]
-        if len(after) != len(found) or len(changed) != 1:
-            rejected.append((iv.step, "atomic: the rewrite changed more than one number"))
-            continue
-        distance = token_edit_distance(_tokens(original, tokenizer), _tokens(text, tokenizer))
-        if distance > cfg.max_token_edit:
-            rejected.append((iv.step, f"bounded: token edit distance {distance} > max_token_edit={cfg.max_token_edit}"))
-            continue
-        values = {v for v, _ in after}
-        leaked = [v for v in (answer, iv.expected) if v is not None and v in values]
-        if leaked:
-            rejected.append((iv.step, f"answer leakage: the edited step states {format_number(leaked[0])}"))
-            continue
-        edits.append(Edit(iv.step, iv.old, iv.new, original, text, format_value(iv.expected), distance))
+        edit = _edit_of(iv, trace, flow.answer_value, tokenizer, cfg)
+        if isinstance(edit, str):
+            rejected.append((iv.step, edit))
+        else:
+            edits.append(edit)
     return edits, rejected
+
+
+def _edit_of(iv: Intervention, trace: Trace, answer, tokenizer, cfg: CounterfactualConfig) -> Edit | str:
+    """The edit that writes ``iv.new`` for the last ``iv.old`` of its step, or the constraint it breaks (pivotal,
+    atomic, bounded, no answer leakage)."""
+    if cfg.pivotal_only and iv.expected is None:
+        return "not pivotal: the edit does not reach the answer in the dataflow graph"
+    original = trace.steps[iv.step]
+    found = numbers_in(original)
+    spans = [span for value, span in found if value == iv.old]
+    if not spans:
+        return f"atomic: the result {iv.old} is not written in the step"
+    start, end = spans[-1]
+    text = original[:start] + format_number(iv.new, original[start:end]) + original[end:]
+    after = numbers_in(text)
+    changed = [k for k, ((v1, _), (v2, _)) in enumerate(zip(found, after)) if v1 != v2]
+    if len(after) != len(found) or len(changed) != 1:
+        return "atomic: the rewrite changed more than one number"
+    distance = token_edit_distance(_tokens(original, tokenizer), _tokens(text, tokenizer))
+    if distance > cfg.max_token_edit:
+        return f"bounded: token edit distance {distance} > max_token_edit={cfg.max_token_edit}"
+    values = {v for v, _ in after}
+    leaked = [v for v in (answer, iv.expected) if v is not None and v in values]
+    if leaked:
+        return f"answer leakage: the edited step states {format_number(leaked[0])}"
+    return Edit(iv.step, iv.old, iv.new, original, text, format_value(iv.expected), distance)
 
 
 def _edited_steps(trace: Trace, edit: Edit, context: str) -> list[str]:
@@ -335,6 +339,19 @@ def answer_logprobs(model, tokenizer, contexts: Sequence[str], targets: Sequence
     import torch
 
     device = next(model.parameters()).device
+    rows, spans = _token_rows(tokenizer, contexts, targets, max_length)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    size = batch_size or len(rows)
+    with contextlib.nullcontext() if grad else torch.inference_mode():
+        results = [_summed_logprobs(model, rows[start:start + size], spans[start:start + size], pad, device)
+                   for start in range(0, len(rows), size)]
+    return torch.cat(results)
+
+
+def _token_rows(tokenizer, contexts: Sequence[str], targets: Sequence[str],
+                max_length: int) -> tuple[list[list[int]], list[tuple[int, int]]]:
+    """Each pair's tokens (the context cut from the left to fit ``max_length`` with its target) and
+    ``(context length, target length)``."""
     rows, spans = [], []
     for ctx, tgt in zip(contexts, targets):
         c = tokenizer.encode(ctx)
@@ -344,27 +361,26 @@ def answer_logprobs(model, tokenizer, contexts: Sequence[str], targets: Sequence
         c = c[-max(1, max_length - len(t)):]
         rows.append(c + t)
         spans.append((len(c), len(t)))
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    size = batch_size or len(rows)
-    results = []
-    ctx_manager = contextlib.nullcontext() if grad else torch.inference_mode()
-    with ctx_manager:
-        for start in range(0, len(rows), size):
-            chunk, chunk_spans = rows[start:start + size], spans[start:start + size]
-            width = max(len(r) for r in chunk)
-            ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-            mask = torch.zeros_like(ids)
-            for i, r in enumerate(chunk):
-                ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
-                mask[i, :len(r)] = 1
-            logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits.float()
-            logp = torch.log_softmax(logits[:, :-1], dim=-1)  # position p predicts token p+1
-            gathered = logp.gather(-1, ids[:, 1:].to(device).unsqueeze(-1)).squeeze(-1)
-            select = torch.zeros_like(gathered)
-            for i, (lc, lt) in enumerate(chunk_spans):
-                select[i, lc - 1:lc - 1 + lt] = 1.0
-            results.append((gathered * select).sum(-1))
-    return torch.cat(results)
+    return rows, spans
+
+
+def _summed_logprobs(model, chunk: list[list[int]], chunk_spans: list[tuple[int, int]], pad: int, device):
+    """One forward pass over right-padded rows: each row's target log-probability, summed over its tokens."""
+    import torch
+
+    width = max(len(r) for r in chunk)
+    ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for i, r in enumerate(chunk):
+        ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
+        mask[i, :len(r)] = 1
+    logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits.float()
+    logp = torch.log_softmax(logits[:, :-1], dim=-1)  # position p predicts token p+1
+    gathered = logp.gather(-1, ids[:, 1:].to(device).unsqueeze(-1)).squeeze(-1)
+    select = torch.zeros_like(gathered)
+    for i, (lc, lt) in enumerate(chunk_spans):
+        select[i, lc - 1:lc - 1 + lt] = 1.0
+    return (gathered * select).sum(-1)
 
 
 def _soft_relu_prob(z, beta: float):
@@ -389,11 +405,20 @@ def teacher_forced_deltas(model, tokenizer, trace: Trace, flow: Dataflow, edits:
     All ``4m`` (context, target) pairs — per edit ``(R^(j), A)``, ``(R^(j), A'_j)``, ``(R, A'_j)``, ``(R, A)``
     (``R`` cut to ``R_≤j`` with ``context="prefix"``) — go through one batched forward pass.
     """
-    import torch
-
     cfg = config or CounterfactualConfig()
     if not edits:
         return [], None
+    contexts, targets = _forced_pairs(trace, flow, edits, cfg)
+    lp = answer_logprobs(model, tokenizer, contexts, targets, grad=grad, max_length=cfg.max_length)
+    drop, shift, delta = _deltas(lp, edits, cfg)
+    records = [EditDelta(e.step, float(d), e.expected, None, float(dr), float(s))
+               for e, d, dr, s in zip(edits, delta.detach().cpu(), drop.detach().cpu(), shift.detach().cpu())]
+    return records, delta
+
+
+def _forced_pairs(trace: Trace, flow: Dataflow, edits: Sequence[Edit],
+                  cfg: CounterfactualConfig) -> tuple[list[str], list[str]]:
+    """The ``4m`` (context, target) pairs, per edit ``(R^(j), A)``, ``(R^(j), A'_j)``, ``(R, A'_j)``, ``(R, A)``."""
     answer = trace.answer if trace.answer is not None else format_value(flow.answer_value)
     head, target_a = _target(cfg, answer)
     base_steps = list(trace.steps)
@@ -406,7 +431,13 @@ def teacher_forced_deltas(model, tokenizer, trace: Trace, flow: Dataflow, edits:
         ref_ctx = _render(trace, ref, cfg) + head
         contexts += [edited_ctx, edited_ctx, ref_ctx, ref_ctx]
         targets += [target_a, expected, expected, target_a]
-    lp = answer_logprobs(model, tokenizer, contexts, targets, grad=grad, max_length=cfg.max_length)
+    return contexts, targets
+
+
+def _deltas(lp, edits: Sequence[Edit], cfg: CounterfactualConfig):
+    """``(drop, shift, Δ)`` per edit from the ``4m`` log-probabilities (formula in the module docstring)."""
+    import torch
+
     m = len(edits)
     lp_a_edit, lp_x_edit, lp_x_ref, lp_a_ref = (lp.view(m, 4)[:, k] for k in range(4))
     drop = lp_a_ref - lp_a_edit
@@ -414,9 +445,7 @@ def teacher_forced_deltas(model, tokenizer, trace: Trace, flow: Dataflow, edits:
     has_expected = torch.tensor([e.expected is not None for e in edits], device=lp.device)
     toward = torch.where(has_expected, _soft_relu_prob(shift, cfg.beta), torch.zeros_like(shift))
     delta = _soft_relu_prob(drop, cfg.beta) * (cfg.partial_credit + (1.0 - cfg.partial_credit) * toward)
-    records = [EditDelta(e.step, float(d), e.expected, None, float(dr), float(s))
-               for e, d, dr, s in zip(edits, delta.detach().cpu(), drop.detach().cpu(), shift.detach().cpu())]
-    return records, delta
+    return drop, shift, delta
 
 
 def model_sensitivity(trace: Trace, flow: Dataflow, model=None, tokenizer=None, *, mode: str | None = None,
