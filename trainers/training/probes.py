@@ -395,24 +395,31 @@ class HFGenerator:
                     gen = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False, temperature=None,
                                          top_p=None, top_k=None, pad_token_id=tok.pad_token_id, use_cache=True,
                                          output_scores=want_scores, return_dict_in_generate=True)
-                new = gen.sequences[:, enc["input_ids"].shape[1]:]
                 logprobs = None
                 if want_scores:
                     logprobs = model.compute_transition_scores(gen.sequences, gen.scores, normalize_logits=True)
-                for i in range(new.shape[0]):
-                    ids = new[i].tolist()
-                    n = _content_length(ids, tok)
-                    text = tok.decode(ids[:n], skip_special_tokens=True)
-                    if not want_scores:
-                        out.append(Generation(text))
-                        continue
-                    lp = [float(x) for x in logprobs[i, :n].tolist()]
-                    offsets = [len(tok.decode(ids[:k + 1], skip_special_tokens=True)) for k in range(n)]
-                    out.append(Generation(text, lp, offsets))
+                out += self._decoded(gen.sequences[:, enc["input_ids"].shape[1]:], logprobs)
         finally:
             tok.padding_side = side
             if was_training:
                 model.train()
+        return out
+
+    def _decoded(self, new, logprobs) -> list[Generation]:
+        """Each row's new tokens up to its first eos / pad, as text; with ``logprobs`` (scores asked for) each
+        token's log-probability and the text's length after it."""
+        tok = self.tokenizer
+        out: list[Generation] = []
+        for i in range(new.shape[0]):
+            ids = new[i].tolist()
+            n = _content_length(ids, tok)
+            text = tok.decode(ids[:n], skip_special_tokens=True)
+            if logprobs is None:
+                out.append(Generation(text))
+                continue
+            lp = [float(x) for x in logprobs[i, :n].tolist()]
+            offsets = [len(tok.decode(ids[:k + 1], skip_special_tokens=True)) for k in range(n)]
+            out.append(Generation(text, lp, offsets))
         return out
 
 
@@ -518,8 +525,41 @@ def run_probe(model: Any, tokenizer: Any, probe_set: Any, *, confidence: str = "
     Never raises on model output: failures are counted in the result. Raises ``ValueError`` on a wrong
     configuration (unknown mode or style, a probe set without gold answers).
     """
-    from rewards.checks.answers import is_correct
+    style = _probe_style(confidence, token_prob_reduce, answer_style)
+    if batch_size is None:
+        batch_size = DEFAULT_BATCH_SIZE[style]
+    if instruction is None:
+        instruction = ANSWER_INSTRUCTION if style == "reasoning" else ""
+    items = normalise_probe_set(probe_set)
+    if max_new_tokens is None:
+        max_new_tokens = _default_max_new_tokens(style, items)
+    t0 = time.perf_counter()
+    gen = generator if generator is not None else HFGenerator(model, tokenizer, batch_size=batch_size)
+    records = [ProbeRecord(problem=it["problem"], gold=it["answer"]) for it in items]
+    failures: list[str] = []
 
+    # Turn 1: the answers.
+    if system_prompt == "auto":
+        system_prompt = "" if style == "short" else None
+    prompts = _answer_prompts(records, instruction, style, system_prompt)
+    answers = _safe_generate(gen, prompts, max_new_tokens, confidence == "token_prob", batch_size, failures)
+    spans = _grade(records, answers, style)
+
+    live = [i for i in range(len(records)) if records[i].error is None]
+    # Turn 2 (or no turn): the confidences.
+    if confidence in ("verbalized", "keep_withdraw") and live:
+        _asked_confidences(gen, prompts, 1 + (system_prompt is not None), records, live, confidence, prefill,
+                           confidence_max_new_tokens, batch_size, failures)
+    elif confidence == "token_prob":
+        _token_prob_confidences(records, answers, live, style, spans, token_prob_reduce)
+    elif confidence == "rafs":
+        _rafs_confidences(records, live)
+    return _probe_result(records, confidence, failures, time.perf_counter() - t0, style, max_new_tokens)
+
+
+def _probe_style(confidence: str, token_prob_reduce: str, answer_style: str | None) -> str:
+    """The answer style (``short`` for ``token_prob``, else ``reasoning``, unless named); raises ``ValueError`` on
+    an unknown mode, reduction or style, or on ``rafs`` with short answers."""
     if confidence not in CONFIDENCE_MODES:
         raise ValueError(f"confidence={confidence!r} is not a confidence mode; use one of {CONFIDENCE_MODES}.")
     if token_prob_reduce not in ("mean", "min"):
@@ -531,34 +571,36 @@ def run_probe(model: Any, tokenizer: Any, probe_set: Any, *, confidence: str = "
     if style == "short" and confidence == "rafs":
         raise ValueError("confidence='rafs' scores the answer's reasoning, which answer_style='short' does not "
                          "produce; use answer_style='reasoning' (or confidence='token_prob').")
-    if batch_size is None:
-        batch_size = DEFAULT_BATCH_SIZE[style]
-    if instruction is None:
-        instruction = ANSWER_INSTRUCTION if style == "reasoning" else ""
-    items = normalise_probe_set(probe_set)
-    if max_new_tokens is None:
-        if style == "short":
-            from rewards.checks.answers import gold_answer
+    return style
 
-            longest = max(len(gold_answer(it["answer"]) or "") for it in items)
-            max_new_tokens = min(longest + 1, DEFAULT_MAX_NEW_TOKENS["short"])
-        else:
-            max_new_tokens = DEFAULT_MAX_NEW_TOKENS["reasoning"]
-    t0 = time.perf_counter()
-    gen = generator if generator is not None else HFGenerator(model, tokenizer, batch_size=batch_size)
-    records = [ProbeRecord(problem=it["problem"], gold=it["answer"]) for it in items]
-    failures: list[str] = []
-    want_scores = confidence == "token_prob"
 
-    # Turn 1: the answers.
+def _default_max_new_tokens(style: str, items: list[dict[str, str]]) -> int:
+    """128 in the reasoning style; in the short style one more than the longest gold answer has characters."""
+    if style == "short":
+        from rewards.checks.answers import gold_answer
+
+        longest = max(len(gold_answer(it["answer"]) or "") for it in items)
+        return min(longest + 1, DEFAULT_MAX_NEW_TOKENS["short"])
+    return DEFAULT_MAX_NEW_TOKENS["reasoning"]
+
+
+def _answer_prompts(records: list[ProbeRecord], instruction: str, style: str,
+                    system_prompt: str | None) -> list[list[dict[str, str]]]:
+    """Turn 1's chat prompts: the system message (unless ``None``), the problem, and in the short style the
+    reply's prefill."""
     prompts = [_answer_prompt(r.problem, instruction) for r in records]
-    if system_prompt == "auto":
-        system_prompt = "" if style == "short" else None
     if system_prompt is not None:
         prompts = [[{"role": "system", "content": system_prompt}] + p for p in prompts]
     if style == "short":
         prompts = [p + [{"role": "assistant", "content": SHORT_PREFILL}] for p in prompts]
-    answers = _safe_generate(gen, prompts, max_new_tokens, want_scores, batch_size, failures)
+    return prompts
+
+
+def _grade(records: list[ProbeRecord], answers: list, style: str) -> dict[int, tuple[int, int]]:
+    """Record each answer and whether it is correct (a failed generation or grading as the record's error); the
+    span of each short answer found, by item."""
+    from rewards.checks.answers import is_correct
+
     spans: dict[int, tuple[int, int]] = {}
     for k, (rec, g) in enumerate(zip(records, answers)):
         if isinstance(g, str):
@@ -576,46 +618,61 @@ def run_probe(model: Any, tokenizer: Any, probe_set: Any, *, confidence: str = "
                 rec.correct = bool(is_correct(g.text, rec.gold))
         except Exception as exc:  # noqa: BLE001 - grading untrusted text must not stop the screen
             rec.error = f"grading failed: {type(exc).__name__}: {exc}"
+    return spans
 
-    live = [i for i, r in enumerate(records) if r.error is None]
-    n_head = 1 + (system_prompt is not None)  # the turn-1 messages before the answer (system, user)
-    # Turn 2 (or no turn): the confidences.
-    if confidence in ("verbalized", "keep_withdraw") and live:
-        question = VERBALIZED_QUESTION if confidence == "verbalized" else KEEP_WITHDRAW_QUESTION
-        conv = [prompts[i][:n_head] + [{"role": "assistant", "content": records[i].response or ""},
-                              {"role": "user", "content": question}] for i in live]
-        if prefill:
-            conv = [c + [{"role": "assistant", "content": CONFIDENCE_PREFILL[confidence]}] for c in conv]
-        replies = _safe_generate(gen, conv, confidence_max_new_tokens, False, batch_size, failures, ids=live)
-        parse = parse_verbalized if confidence == "verbalized" else parse_keep_withdraw
-        for i, g in zip(live, replies):
-            rec = records[i]
-            if isinstance(g, str):
-                rec.error = g
-                continue
-            rec.confidence_raw = g.text
-            value = parse(g.text)
-            rec.confidence = None if value is None else float(value)
-    elif confidence == "token_prob":
-        for i in live:
-            rec, g = records[i], answers[i]
-            if style == "short" and i not in spans:
-                rec.confidence = None  # an empty reply: no answer, no probability
-            else:
-                rec.confidence = _answer_span_logprob(g, token_prob_reduce, spans.get(i))
-            rec.confidence_raw = None if rec.confidence is None else f"{rec.confidence:.6f}"
-    elif confidence == "rafs":
-        from rewards.scoring.score import score_trace
 
-        for i in live:
-            rec = records[i]
-            try:
-                result = score_trace(rec.problem, rec.response)
-                rec.confidence = result.score
-                rec.confidence_raw = result.status
-            except Exception as exc:  # noqa: BLE001
-                rec.error = f"RAFS failed: {type(exc).__name__}: {exc}"
+def _asked_confidences(gen, prompts: list[list[dict[str, str]]], n_head: int, records: list[ProbeRecord],
+                       live: list[int], confidence: str, prefill: bool, max_new_tokens: int, batch_size: int,
+                       failures: list[str]) -> None:
+    """Turn 2: ask each live item for its confidence (a number, or keep/withdraw) after its answer, and parse the
+    reply; ``n_head``: the turn-1 messages before the answer (system, user)."""
+    question = VERBALIZED_QUESTION if confidence == "verbalized" else KEEP_WITHDRAW_QUESTION
+    conv = [prompts[i][:n_head] + [{"role": "assistant", "content": records[i].response or ""},
+                                   {"role": "user", "content": question}] for i in live]
+    if prefill:
+        conv = [c + [{"role": "assistant", "content": CONFIDENCE_PREFILL[confidence]}] for c in conv]
+    replies = _safe_generate(gen, conv, max_new_tokens, False, batch_size, failures, ids=live)
+    parse = parse_verbalized if confidence == "verbalized" else parse_keep_withdraw
+    for i, g in zip(live, replies):
+        rec = records[i]
+        if isinstance(g, str):
+            rec.error = g
+            continue
+        rec.confidence_raw = g.text
+        value = parse(g.text)
+        rec.confidence = None if value is None else float(value)
 
+
+def _token_prob_confidences(records: list[ProbeRecord], answers: list, live: list[int], style: str,
+                            spans: dict[int, tuple[int, int]], reduce: str) -> None:
+    """Each live answer's token probability (over its short answer's span in the short style) as its confidence."""
+    for i in live:
+        rec, g = records[i], answers[i]
+        if style == "short" and i not in spans:
+            rec.confidence = None  # an empty reply: no answer, no probability
+        else:
+            rec.confidence = _answer_span_logprob(g, reduce, spans.get(i))
+        rec.confidence_raw = None if rec.confidence is None else f"{rec.confidence:.6f}"
+
+
+def _rafs_confidences(records: list[ProbeRecord], live: list[int]) -> None:
+    """Each live answer's RAFS score as its confidence (its status as the raw value)."""
+    from rewards.scoring.score import score_trace
+
+    for i in live:
+        rec = records[i]
+        try:
+            result = score_trace(rec.problem, rec.response)
+            rec.confidence = result.score
+            rec.confidence_raw = result.status
+        except Exception as exc:  # noqa: BLE001
+            rec.error = f"RAFS failed: {type(exc).__name__}: {exc}"
+
+
+def _probe_result(records: list[ProbeRecord], confidence: str, failures: list[str], elapsed: float, style: str,
+                  max_new_tokens: int) -> ProbeResult:
+    """The result: the (correct, confidence) pairs of the items that have both; the unparseable and failed ones
+    counted."""
     correct, conf = [], []
     n_unparseable = 0
     for rec in records:
@@ -629,7 +686,7 @@ def run_probe(model: Any, tokenizer: Any, probe_set: Any, *, confidence: str = "
     n_failed = sum(r.error is not None for r in records)
     return ProbeResult(mode=confidence, records=records, correct=correct, confidence=conf, n_items=len(records),
                        n_unparseable=n_unparseable, n_failed=n_failed, failures=failures,
-                       elapsed_s=time.perf_counter() - t0, answer_style=style, max_new_tokens=max_new_tokens)
+                       elapsed_s=elapsed, answer_style=style, max_new_tokens=max_new_tokens)
 
 
 def _safe_generate(gen: Callable[..., list[Generation]], prompts: list[Any], max_new_tokens: int,

@@ -247,23 +247,70 @@ def _print_tables(console, name: str, reports: list) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rewards.audit.battery import (AuditError, audit, load_problems, markdown_table, read_problems,
-                                       select_families)
-    from rewards.audit.families import FAMILIES
-    from trainers.cli import CommandError, rich_console
+    from trainers.cli import rich_console
 
     # rich_console: a closed pipe (rafs audit … | head) ends in the quiet exit 141 of every command, not rich's exit 1
     console = rich_console(width=100, highlight=False, soft_wrap=False)
     if args.list_families:
-        from rich.table import Table
-
-        table = Table(show_edge=False, pad_edge=False)
-        for col in ("family", "property", "what it writes"):
-            table.add_column(col)
-        for f in FAMILIES.values():
-            table.add_row(f.name, _PROP[f.property], f.description)
-        console.print(table)
+        _print_families(console)
         return 0
+    _check_arguments(args)
+    problems_dir = problems_path = None
+    if args.problems:
+        import tempfile
+
+        from trainers.common.readers import spec_from_args
+
+        problems_dir = tempfile.TemporaryDirectory(prefix="rafs-audit-")
+        problems_path = _problems_file(args.problems, spec_from_args(args, allowed=_PROBLEM_LAYOUTS),
+                                       problems_dir.name)
+    families = _families(args)
+    resolved = _resolved_rewards(args)
+    sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())
+    modes = ["single", "group"] if args.mode == "both" else [args.mode]
+    t0 = time.perf_counter()
+    all_reports = _audit_all(args, resolved, families, sources, modes, problems_path, console)
+    elapsed = time.perf_counter() - t0
+    console.print(f"{len(resolved)} reward(s), {len(modes)} mode(s), "
+                  f"{all_reports[0].n_problems} problems, {elapsed:.1f} s")
+    if args.json_out:
+        payload = {
+            "meta": {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "commit": _commit(),
+                     "n": all_reports[0].n_problems, "problems": args.problems, "seed": args.seed,
+                     "sources": list(sources), "modes": modes,
+                     "families": [f.name for f in families], "runtime_s": round(elapsed, 2),
+                     "rewards": list(args.rewards), "gold_column": args.gold_column,
+                     "gold_format": args.gold_format, "answer_style": args.answer_style,
+                     "reward_versions": _versions(resolved)},
+            "reports": [r.to_dict() for r in all_reports],
+        }
+        _write(args.json_out, json.dumps(payload, indent=1, ensure_ascii=False))
+        console.print(f"wrote {args.json_out}")
+    if args.markdown:
+        _write_markdown(args, all_reports)
+        console.print(f"wrote {args.markdown}")
+    return _gate(args, all_reports)
+
+
+def _print_families(console) -> None:
+    """``--list-families``: every family with its property and what it writes."""
+    from rich.table import Table
+
+    from rewards.audit.families import FAMILIES
+
+    table = Table(show_edge=False, pad_edge=False)
+    for col in ("family", "property", "what it writes"):
+        table.add_column(col)
+    for f in FAMILIES.values():
+        table.add_row(f.name, _PROP[f.property], f.description)
+    console.print(table)
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Raise :class:`~trainers.cli.CommandError` naming the first flag out of range, or an output file that would be
+    overwritten (without ``--force``)."""
+    from trainers.cli import CommandError, check_output_file
+
     if not args.rewards:
         raise CommandError("name at least one reward: module:function or a registry name such as rafs")
     if args.n < 1:
@@ -274,21 +321,17 @@ def run(args: argparse.Namespace) -> int:
                         ("--min-separated", args.min_separated)):
         if value is not None and not 0.0 <= value <= 1.0:
             raise CommandError(f"{flag} {value}: a share in [0, 1], e.g. 0.98")
-    from trainers.cli import check_output_file
-
     if args.json_out and args.markdown and os.path.abspath(args.json_out) == os.path.abspath(args.markdown):
         raise CommandError(f"--json and --markdown name the same file {args.json_out!r}; give two paths")
     check_output_file(args.json_out, force=args.force, flag="--json")
     check_output_file(args.markdown, force=args.force, flag="--markdown")
-    problems_dir = None
-    if args.problems:
-        import tempfile
 
-        from trainers.common.readers import spec_from_args
 
-        problems_dir = tempfile.TemporaryDirectory(prefix="rafs-audit-")
-        problems_path = _problems_file(args.problems, spec_from_args(args, allowed=_PROBLEM_LAYOUTS),
-                                       problems_dir.name)
+def _families(args: argparse.Namespace) -> list:
+    """The families ``--families`` names; the separated gates need ``bare_answer`` among them."""
+    from rewards.audit.battery import AuditError, select_families
+    from trainers.cli import CommandError
+
     try:
         families = select_families(args.families)
     except AuditError as exc:
@@ -298,29 +341,42 @@ def run(args: argparse.Namespace) -> int:
         flag = "--fail-under-separated" if args.fail_under_separated is not None else "--min-separated"
         raise CommandError(f"{flag} compares each problem's faithful score with its bare answer line: add "
                            f"bare_answer to --families")
+    return families
+
+
+def _resolved_rewards(args: argparse.Namespace) -> list[tuple[str, Callable, bool | None]]:
+    """``(name, reward function, is TRL's)`` per reward named (``None``: tell from the function), or the one
+    weighted sum of them with ``--mix``."""
+    from trainers.cli import CommandError
     from trainers.common.config import config_from_args, rafs_overrides_from_args
 
     config = config_from_args(args) if (args.config or rafs_overrides_from_args(args)) else None
     resolved = [(*resolve_reward(spec, config), None) for spec in args.rewards]
     if args.weights and not args.mix:
         raise CommandError("--weights only applies with --mix")
-    if args.mix:
-        from rewards.audit.battery import WeightedSum
+    if not args.mix:
+        return resolved
+    from rewards.audit.battery import WeightedSum
 
-        try:
-            weights = [float(w) for w in args.weights.split(",")] if args.weights else None
-            mix = WeightedSum([fn for _, fn, _ in resolved], weights)
-        except ValueError as exc:
-            raise CommandError(f"--weights {args.weights!r}: {exc}") from None
-        label = "mix(" + " + ".join((f"{w:g}*" if w != 1.0 else "") + spec
-                                    for (spec, _, _), w in zip(resolved, mix.weights)) + ")"
-        resolved = [(label, mix, any(_is_trl(fn) for _, fn, _ in resolved))]
-    sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())
-    modes = ["single", "group"] if args.mode == "both" else [args.mode]
+    try:
+        weights = [float(w) for w in args.weights.split(",")] if args.weights else None
+        mix = WeightedSum([fn for _, fn, _ in resolved], weights)
+    except ValueError as exc:
+        raise CommandError(f"--weights {args.weights!r}: {exc}") from None
+    label = "mix(" + " + ".join((f"{w:g}*" if w != 1.0 else "") + spec
+                                for (spec, _, _), w in zip(resolved, mix.weights)) + ")"
+    return [(label, mix, any(_is_trl(fn) for _, fn, _ in resolved))]
+
+
+def _audit_all(args: argparse.Namespace, resolved: list, families: list, sources: tuple, modes: list[str],
+               problems_path: str | None, console) -> list:
+    """Every reward audited in every mode (the problems read once per answer style), its tables printed."""
+    from rewards.audit.battery import AuditError, audit, load_problems, read_problems
+    from trainers.cli import CommandError
+
     progress = not args.no_progress and sys.stderr.isatty()
     cache: dict[str, list] = {}
     all_reports = []
-    t0 = time.perf_counter()
     for spec, fn, trl_mix in resolved:
         is_trl = _is_trl(fn) if trl_mix is None else trl_mix
         style = args.answer_style if args.answer_style != "auto" else ("boxed" if is_trl else "native")
@@ -344,34 +400,22 @@ def run(args: argparse.Namespace) -> int:
             r.settings["answer_style"] = style
         _print_tables(console, spec, reports)
         all_reports.extend(reports)
-    elapsed = time.perf_counter() - t0
-    console.print(f"{len(resolved)} reward(s), {len(modes)} mode(s), "
-                  f"{all_reports[0].n_problems} problems, {elapsed:.1f} s")
-    if args.json_out:
-        payload = {
-            "meta": {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "commit": _commit(),
-                     "n": all_reports[0].n_problems, "problems": args.problems, "seed": args.seed,
-                     "sources": list(sources), "modes": modes,
-                     "families": [f.name for f in families], "runtime_s": round(elapsed, 2),
-                     "rewards": list(args.rewards), "gold_column": args.gold_column,
-                     "gold_format": args.gold_format, "answer_style": args.answer_style,
-                     "reward_versions": _versions(resolved)},
-            "reports": [r.to_dict() for r in all_reports],
-        }
-        _write(args.json_out, json.dumps(payload, indent=1, ensure_ascii=False))
-        console.print(f"wrote {args.json_out}")
-    if args.markdown:
-        meta = f"{all_reports[0].n_problems} problems, seed {args.seed}, commit {_commit() or 'unknown'}, " \
-               f"{_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
-        separated = markdown_table(all_reports, separated=True)
-        if separated:
-            separated = ("\n\nThe same, over only the problems on which each reward scores the faithful completion "
-                         "above the bare answer line (their number in brackets): where it can tell work from no work, "
-                         "a violation is a rule that pays the gaming.\n\n" + separated)
-        _write(args.markdown, f"Violation share (%) per family; bold: fails the 2% bar. {meta}.\n\n"
-                              + markdown_table(all_reports) + separated + "\n")
-        console.print(f"wrote {args.markdown}")
-    return _gate(args, all_reports)
+    return all_reports
+
+
+def _write_markdown(args: argparse.Namespace, all_reports: list) -> None:
+    """The violation tables as markdown: every problem, then only the problems each reward separates."""
+    from rewards.audit.battery import markdown_table
+
+    meta = f"{all_reports[0].n_problems} problems, seed {args.seed}, commit {_commit() or 'unknown'}, " \
+           f"{_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
+    separated = markdown_table(all_reports, separated=True)
+    if separated:
+        separated = ("\n\nThe same, over only the problems on which each reward scores the faithful completion "
+                     "above the bare answer line (their number in brackets): where it can tell work from no work, "
+                     "a violation is a rule that pays the gaming.\n\n" + separated)
+    _write(args.markdown, f"Violation share (%) per family; bold: fails the 2% bar. {meta}.\n\n"
+                          + markdown_table(all_reports) + separated + "\n")
 
 
 def _gate(args, reports) -> int:
