@@ -165,19 +165,7 @@ def bootstrap_r(confidence: np.ndarray, correct: np.ndarray, n_boot: int, level:
     while done < n_boot:
         m = min(per_chunk, n_boot - done)
         idx = rng.integers(0, n, size=(m, n))
-        xs = x[idx]
-        ys = y[idx]
-        sx = xs.sum(1)
-        sy = ys.sum(1)
-        sxy = np.einsum("ij,ij->i", xs, ys)
-        sxx = np.einsum("ij,ij->i", xs, xs)
-        syy = np.einsum("ij,ij->i", ys, ys)
-        vx = sxx - sx * sx / n
-        vy = syy - sy * sy / n
-        ok = (vx > 1e-12) & (vy > 1e-12)
-        r = np.full(m, np.nan)
-        r[ok] = (sxy[ok] - sx[ok] * sy[ok] / n) / np.sqrt(vx[ok] * vy[ok])
-        rs.append(r)
+        rs.append(_pearson_rows(x[idx], y[idx]))
         done += m
     allr = np.concatenate(rs)
     allr = allr[~np.isnan(allr)]
@@ -186,6 +174,23 @@ def bootstrap_r(confidence: np.ndarray, correct: np.ndarray, n_boot: int, level:
     alpha = 1.0 - level
     lo, hi = np.quantile(allr, [alpha / 2, 1 - alpha / 2])
     return float(max(-1.0, lo)), float(min(1.0, hi))
+
+
+def _pearson_rows(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Pearson r of each row pair of ``xs``/``ys`` (one resample per row) from the five sums; NaN where a
+    variable is constant."""
+    n = xs.shape[1]
+    sx = xs.sum(1)
+    sy = ys.sum(1)
+    sxy = np.einsum("ij,ij->i", xs, ys)
+    sxx = np.einsum("ij,ij->i", xs, xs)
+    syy = np.einsum("ij,ij->i", ys, ys)
+    vx = sxx - sx * sx / n
+    vy = syy - sy * sy / n
+    ok = (vx > 1e-12) & (vy > 1e-12)
+    r = np.full(xs.shape[0], np.nan)
+    r[ok] = (sxy[ok] - sx[ok] * sy[ok] / n) / np.sqrt(vx[ok] * vy[ok])
+    return r
 
 
 def phase_a_indices(cells: Cells, confidence: np.ndarray | None = None, correct: np.ndarray | None = None, *,
@@ -198,25 +203,40 @@ def phase_a_indices(cells: Cells, confidence: np.ndarray | None = None, correct:
     them r is computed from the table (the phi coefficient) with a Fisher-z interval.
     """
     rng = np.random.default_rng(seed)
-    nan = float("nan")
-    nw, nc, n = cells.n_wrong, cells.n_correct, cells.n
+    rbs = _rbs_interval(cells, level, n_boot, rbs_interval, rng, RBS_threshold)  # draws from rng before r does
+    r, r_phi = _r_intervals(cells, confidence, correct, level, n_boot, rng)
+    return {
+        "L": _wilson_interval("L", cells.b, cells.n_wrong, level, L_threshold),
+        "Fp": _wilson_interval("Fp", cells.c, cells.n_correct, level, Fp_threshold),
+        "RBS": rbs,
+        "TRIN": _wilson_interval("TRIN", max(cells.n_high, cells.n_low), cells.n, level, TRIN_warning),
+        "r": r,
+        "r_phi": r_phi,
+    }
 
-    L_val = cells.b / nw if nw else nan
-    L_lo, L_hi = wilson(cells.b, nw, level)
-    Fp_val = cells.c / nc if nc else nan
-    Fp_lo, Fp_hi = wilson(cells.c, nc, level)
 
-    # RBS = Fp - (1 - L) = c/(a+c) - d/(b+d)
+def _wilson_interval(name: str, k: int, total: int, level: float, threshold: float) -> Interval:
+    """The share ``k / total`` (NaN without items) with its Wilson interval."""
+    lo, hi = wilson(k, total, level)
+    return Interval(name, k / total if total else float("nan"), lo, hi, "wilson", threshold)
+
+
+def _rbs_interval(cells: Cells, level: float, n_boot: int, method: str, rng: np.random.Generator,
+                  threshold: float) -> Interval:
+    """RBS = Fp - (1 - L) = c/(a+c) - d/(b+d), with a Newcombe interval (or a bootstrap one, drawn from ``rng``)."""
+    nw, nc = cells.n_wrong, cells.n_correct
     rbs_val, rbs_lo, rbs_hi = newcombe_diff(cells.c, nc, cells.d, nw, level)
     rbs_method = "newcombe"
-    if rbs_interval == "bootstrap" and nc and nw:
+    if method == "bootstrap" and nc and nw:
         rbs_lo, rbs_hi = rbs_bootstrap(cells, n_boot, level, rng)
         rbs_method = f"bootstrap({n_boot})"
+    return Interval("RBS", rbs_val, rbs_lo, rbs_hi, rbs_method, threshold)
 
-    dom = max(cells.n_high, cells.n_low)
-    trin_val = dom / n if n else nan
-    t_lo, t_hi = wilson(dom, n, level)
 
+def _r_intervals(cells: Cells, confidence: np.ndarray | None, correct: np.ndarray | None, level: float,
+                 n_boot: int, rng: np.random.Generator) -> tuple[Interval, Interval]:
+    """``r`` (point-biserial with a bootstrap interval drawn from ``rng`` when the per-item arrays are given, else
+    the phi coefficient) and ``r_phi`` (from the table, Fisher z)."""
     phi, phi_lo, phi_hi = _phi_fisher(cells, level)
     if confidence is not None and correct is not None:
         r_val = point_biserial(confidence, correct)
@@ -228,15 +248,8 @@ def phase_a_indices(cells: Cells, confidence: np.ndarray | None = None, correct:
     else:
         r_val, r_lo, r_hi = phi, phi_lo, phi_hi
         r_method = "phi, Fisher z"
-
-    return {
-        "L": Interval("L", L_val, L_lo, L_hi, "wilson", L_threshold),
-        "Fp": Interval("Fp", Fp_val, Fp_lo, Fp_hi, "wilson", Fp_threshold),
-        "RBS": Interval("RBS", rbs_val, rbs_lo, rbs_hi, rbs_method, RBS_threshold),
-        "TRIN": Interval("TRIN", trin_val, t_lo, t_hi, "wilson", TRIN_warning),
-        "r": Interval("r", r_val, r_lo, r_hi, r_method, 0.0),
-        "r_phi": Interval("r_phi", phi, phi_lo, phi_hi, "phi, Fisher z", 0.0),
-    }
+    return (Interval("r", r_val, r_lo, r_hi, r_method, 0.0),
+            Interval("r_phi", phi, phi_lo, phi_hi, "phi, Fisher z", 0.0))
 
 
 def _phi_fisher(cells: Cells, level: float) -> tuple[float, float, float]:
