@@ -21,6 +21,7 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -74,43 +75,47 @@ def subsample_stability(correct: Iterable[Any], confidence: Iterable[Any], *,
     """
     cfg = config or ScreenConfig()
     thr = parse_threshold(threshold)
-    ok, v1 = parse_correct(correct)
-    pc = parse_confidence(confidence, scale=scale)  # type: ignore[arg-type]
-    if ok.size != pc.values.size:
-        raise ScreenInputError(f"correct has {ok.size} items but confidence has {pc.values.size}")
-    keep = v1 & pc.valid
-    ok, x = ok[keep], pc.values[keep]
+    ok, x, binary = _usable_rows(correct, confidence, scale)
     n = ok.size
     if n == 0:
         raise ScreenInputError("no usable rows for the stability analysis")
     if n_rep < 1:
         raise ScreenInputError(f"n_rep={n_rep}: use at least 1 subsample per size")
-    binary = pc.format == "binary"
-    high_full = (x == 1.0) if binary else binarise(x, thr)[0]
-    cache: dict[Cells, str] = {}
-    median_split = not binary and thr == "median"
-    full = _tier(Cells.from_arrays(ok, high_full), cfg, cache, seed, median_split)
+    tier_of = partial(_tier, cfg=cfg, cache={}, seed=seed, median_split=not binary and thr == "median")
+    full = tier_of(Cells.from_arrays(ok, (x == 1.0) if binary else binarise(x, thr)[0]))
     rng = np.random.default_rng(seed)
     used = sorted({int(m) for m in sizes if 0 < int(m) < n})
     agreement: dict[int, float] = {}
     shares: dict[int, dict[str, float]] = {}
     for m in used:
         idx = np.argsort(rng.random((n_rep, n)), axis=1)[:, :m]
-        oks = ok[idx]
-        xs = x[idx]
-        if binary:
-            hs = xs == 1.0
-        elif thr == "median":
-            hs = xs >= np.median(xs, axis=1, keepdims=True)
-        else:
-            hs = xs >= float(thr)
-        a = (oks & hs).sum(1)
-        b = (~oks & hs).sum(1)
-        c = (oks & ~hs).sum(1)
-        d = m - a - b - c
-        tiers = [_tier(Cells(int(a[i]), int(b[i]), int(c[i]), int(d[i])), cfg, cache, seed, median_split)
-                 for i in range(n_rep)]
-        arr = np.asarray(tiers)
+        arr = np.asarray([tier_of(cells) for cells in _subsample_tables(ok[idx], x[idx], m, binary, thr)])
         agreement[m] = float(np.mean(arr == full))
         shares[m] = {t: float(np.mean(arr == t)) for t in TIERS}
     return StabilityResult(full_tier=full, n=n, n_rep=n_rep, sizes=used, agreement=agreement, tier_shares=shares)
+
+
+def _usable_rows(correct: Iterable[Any], confidence: Iterable[Any], scale: str) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The rows where both values parse: ``(correct, confidence, whether the confidence is binary)``."""
+    ok, v1 = parse_correct(correct)
+    pc = parse_confidence(confidence, scale=scale)  # type: ignore[arg-type]
+    if ok.size != pc.values.size:
+        raise ScreenInputError(f"correct has {ok.size} items but confidence has {pc.values.size}")
+    keep = v1 & pc.valid
+    return ok[keep], pc.values[keep], pc.format == "binary"
+
+
+def _subsample_tables(oks: np.ndarray, xs: np.ndarray, m: int, binary: bool, thr: str | float) -> list[Cells]:
+    """The 2x2 table of each subsample (one per row of ``oks``/``xs``, ``m`` items each), its confidences split
+    at the subsample's own median (or the fixed threshold; 1.0 is high when binary)."""
+    if binary:
+        hs = xs == 1.0
+    elif thr == "median":
+        hs = xs >= np.median(xs, axis=1, keepdims=True)
+    else:
+        hs = xs >= float(thr)
+    a = (oks & hs).sum(1)
+    b = (~oks & hs).sum(1)
+    c = (oks & ~hs).sum(1)
+    d = m - a - b - c
+    return [Cells(int(a[i]), int(b[i]), int(c[i]), int(d[i])) for i in range(oks.shape[0])]
