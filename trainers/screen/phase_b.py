@@ -172,59 +172,78 @@ def phase_b_metrics(correct: Sequence[bool], confidence: Sequence[float], *, pro
     ok = np.asarray(correct, dtype=bool)
     x = np.asarray(confidence, dtype=float)
     notes: list[str] = []
-    nan = float("nan")
+    auroc = _auroc(ok, x, notes)
+    ece, brier, rel = _calibration(ok, x, probability_scale, ece_bins, notes)
+    cov, risk, aurc = risk_coverage(ok, x)
+    aurc_oracle, gains = _selective(ok, risk, coverages)
+    meta_d = _meta_d(x, auroc, notes)
+    return PhaseB(auroc=auroc, ece=ece, brier=brier, aurc=aurc, e_aurc=aurc - aurc_oracle, selective_gain=gains,
+                  meta_d=meta_d, meta_d_method=META_D_METHOD, coverage=cov, risk=risk, reliability=rel,
+                  caveat=caveat, notes=notes)
+
+
+def _auroc(ok: np.ndarray, x: np.ndarray, notes: list[str]) -> float:
+    """AUROC of the confidence for correctness: 0.5 for a constant confidence, NaN without both kinds of items
+    (each case noted)."""
     n = ok.size
     both = n > 0 and ok.any() and (~ok).any()
     if both and np.ptp(x) > 0:
         from sklearn.metrics import roc_auc_score
 
-        auroc = float(roc_auc_score(ok, x))
-    elif both:
-        auroc = 0.5
+        return float(roc_auc_score(ok, x))
+    if both:
         notes.append("confidence is constant: AUROC is 0.5 by definition (no ranking information)")
-    else:
-        auroc = nan
-        notes.append("AUROC needs both correct and wrong items")
+        return 0.5
+    notes.append("AUROC needs both correct and wrong items")
+    return float("nan")
+
+
+def _calibration(ok: np.ndarray, x: np.ndarray, probability_scale: bool, ece_bins: int,
+                 notes: list[str]) -> tuple[float | None, float | None, Any]:
+    """``(ECE, Brier, reliability bins)`` when the confidence is a probability; else None (noted)."""
+    n = ok.size
     if probability_scale and n:
         from sklearn.metrics import brier_score_loss
 
         ece: float | None = expected_calibration_error(ok, x, ece_bins)
         brier: float | None = float(brier_score_loss(ok.astype(int), x, pos_label=1)) if n else None
-        rel = reliability_bins(ok, x, ece_bins)
-    else:
-        ece = brier = None
-        rel = None
-        if not probability_scale:
-            notes.append("confidence is binary (not a probability): ECE, Brier and the reliability diagram "
-                         "are not computed")
-    cov, risk, aurc = risk_coverage(ok, x)
-    if n:
-        oracle = np.sort(~ok)  # correct first
-        k = np.arange(1, n + 1)
-        aurc_oracle = float((np.cumsum(oracle) / k).mean())
-        acc = float(ok.mean())
-        cum_err = risk * k
-        gains = {}
-        for c in coverages:
-            kk = c * n
-            lo = int(math.floor(kk))
-            # linear interpolation of expected errors between integer k (fractional coverage)
-            e_lo = cum_err[lo - 1] if lo >= 1 else 0.0
-            e_hi = cum_err[min(lo, n - 1)]
-            errs = e_lo + (kk - lo) * (e_hi - e_lo) if lo < n else cum_err[-1]
-            gains[float(c)] = float(1.0 - errs / kk - acc) if kk > 0 else nan
-    else:
-        aurc_oracle = nan
-        gains = {float(c): nan for c in coverages}
-    levels = np.unique(x).size
-    if levels >= 2 and not math.isnan(auroc):
+        return ece, brier, reliability_bins(ok, x, ece_bins)
+    if not probability_scale:
+        notes.append("confidence is binary (not a probability): ECE, Brier and the reliability diagram "
+                     "are not computed")
+    return None, None, None
+
+
+def _selective(ok: np.ndarray, risk: np.ndarray, coverages: Sequence[float]) -> tuple[float, dict[float, float]]:
+    """The oracle's AURC (errors last) and the selective gain at each coverage: accuracy of the most confident
+    ``c`` share over the overall accuracy (expected errors interpolated between integer counts)."""
+    nan = float("nan")
+    n = ok.size
+    if not n:
+        return nan, {float(c): nan for c in coverages}
+    oracle = np.sort(~ok)  # correct first
+    k = np.arange(1, n + 1)
+    aurc_oracle = float((np.cumsum(oracle) / k).mean())
+    acc = float(ok.mean())
+    cum_err = risk * k
+    gains = {}
+    for c in coverages:
+        kk = c * n
+        lo = int(math.floor(kk))
+        # linear interpolation of expected errors between integer k (fractional coverage)
+        e_lo = cum_err[lo - 1] if lo >= 1 else 0.0
+        e_hi = cum_err[min(lo, n - 1)]
+        errs = e_lo + (kk - lo) * (e_hi - e_lo) if lo < n else cum_err[-1]
+        gains[float(c)] = float(1.0 - errs / kk - acc) if kk > 0 else nan
+    return aurc_oracle, gains
+
+
+def _meta_d(x: np.ndarray, auroc: float, notes: list[str]) -> float | None:
+    """meta-d' from the AUROC (``sqrt(2) * Phi^-1(AUROC)``); None without two confidence levels (noted)."""
+    if np.unique(x).size >= 2 and not math.isnan(auroc):
         from scipy.special import ndtri
 
         a = min(max(auroc, 1e-6), 1 - 1e-6)
-        meta_d: float | None = float(math.sqrt(2.0) * ndtri(a))
-    else:
-        meta_d = None
-        notes.append("meta-d' needs confidence with >= 2 levels and both correct and wrong items")
-    return PhaseB(auroc=auroc, ece=ece, brier=brier, aurc=aurc, e_aurc=aurc - aurc_oracle, selective_gain=gains,
-                  meta_d=meta_d, meta_d_method=META_D_METHOD, coverage=cov, risk=risk, reliability=rel,
-                  caveat=caveat, notes=notes)
+        return float(math.sqrt(2.0) * ndtri(a))
+    notes.append("meta-d' needs confidence with >= 2 levels and both correct and wrong items")
+    return None

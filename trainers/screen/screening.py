@@ -163,18 +163,11 @@ def screen_groups(data: Any, correct_col: str, confidence_col: str, group_col: s
     thr = parse_threshold(threshold)
     gcols = [group_col] if isinstance(group_col, str) else list(group_col or [])
     df = load_table(data, [correct_col, confidence_col, *gcols])
-    ok, v1 = parse_correct(df[correct_col].to_numpy(), field_name=f"column {correct_col!r}",
-                           drop_unparseable=drop_unparseable)
-    pc = parse_confidence(df[confidence_col].to_numpy(), scale=scale, field_name=f"column {confidence_col!r}",
-                          drop_unparseable=drop_unparseable)
-    keep = v1 & pc.valid
+    ok, pc, keep = _parsed_columns(df, correct_col, confidence_col, scale, drop_unparseable)
     if not gcols:
         return [_screen_clean(ok[keep], pc.values[keep], pc.format, n_dropped=int((~keep).sum()), threshold=thr,
                               cfg=cfg, seed=seed, group=None, phase_b=phase_b, metadata=metadata)]
-    labels = df[gcols].astype(object).where(df[gcols].notna(), "<missing>").astype(str)
-    labels = labels.replace("", "<missing>")
-    key = labels.iloc[:, 0] if len(gcols) == 1 else labels.agg(" / ".join, axis=1)
-    codes, uniques = key.factorize(sort=False)
+    codes, uniques = _group_codes(df, gcols)
     results = []
     for gi, name in enumerate(uniques):
         rows = codes == gi
@@ -183,3 +176,22 @@ def screen_groups(data: Any, correct_col: str, confidence_col: str, group_col: s
                                      threshold=thr, cfg=cfg, seed=seed, group=str(name), phase_b=phase_b,
                                      metadata=metadata))
     return results
+
+
+def _parsed_columns(df, correct_col: str, confidence_col: str, scale: Scale, drop_unparseable: bool):
+    """``(correct, parsed confidence, which rows are usable)`` from the two columns, the confidence scale detected
+    over the whole column."""
+    ok, v1 = parse_correct(df[correct_col].to_numpy(), field_name=f"column {correct_col!r}",
+                           drop_unparseable=drop_unparseable)
+    pc = parse_confidence(df[confidence_col].to_numpy(), scale=scale, field_name=f"column {confidence_col!r}",
+                          drop_unparseable=drop_unparseable)
+    return ok, pc, v1 & pc.valid
+
+
+def _group_codes(df, gcols: list[str]):
+    """Each row's group code and the groups' names, in order of first appearance (a missing or empty value is
+    ``"<missing>"``; several group columns are joined with " / ")."""
+    labels = df[gcols].astype(object).where(df[gcols].notna(), "<missing>").astype(str)
+    labels = labels.replace("", "<missing>")
+    key = labels.iloc[:, 0] if len(gcols) == 1 else labels.agg(" / ".join, axis=1)
+    return key.factorize(sort=False)
