@@ -223,54 +223,7 @@ def parse_confidence(values: Iterable[Any], *, scale: Literal["auto", "unit", "p
     arr = _as_1d(values)
     if arr.dtype == bool:
         return ParsedConfidence(arr.astype(float), np.ones(arr.shape, dtype=bool), "binary")
-    fast = None
-    if arr.dtype == object:
-        try:  # numeric strings such as "95" parse in one vectorised cast
-            fast = arr.astype(float)
-        except (ValueError, TypeError):
-            fast = None
-        if fast is not None and np.isinf(fast).any():
-            fast = None
-    if arr.dtype.kind in "iuf" or fast is not None:
-        x = arr.astype(float) if fast is None else fast
-        valid = ~np.isnan(x)
-        token_kind = np.zeros(x.shape, dtype=bool)
-    else:
-        flat = list(arr.ravel())
-        x = np.full(len(flat), np.nan)
-        valid = np.ones(len(flat), dtype=bool)
-        token_kind = np.zeros(len(flat), dtype=bool)  # True where the value was a word such as KEEP
-        for i, v in enumerate(flat):
-            if _is_missing(v):
-                valid[i] = False
-                continue
-            if isinstance(v, (bool, np.bool_)):
-                x[i] = float(v)
-                token_kind[i] = True
-                continue
-            if isinstance(v, (int, float, np.integer, np.floating)):
-                x[i] = float(v)
-                continue
-            s = str(v).strip()
-            try:
-                x[i] = float(s.rstrip("%"))
-                if not math.isfinite(x[i]):
-                    raise ValueError
-                continue
-            except ValueError:
-                pass
-            t = _norm_token(s)
-            if t in HIGH_TOKENS:
-                x[i], token_kind[i] = 1.0, True
-            elif t in LOW_TOKENS:
-                x[i], token_kind[i] = 0.0, True
-            elif drop_unparseable:
-                valid[i] = False
-            else:
-                raise ScreenInputError(
-                    f"{field_name}: value {v!r} (row {i + 1}) is not a confidence; use numbers in [0, 1] or [0, 100], "
-                    "booleans, KEEP/WITHDRAW, BET/NO BET or high/low (or drop such rows with drop_unparseable)"
-                )
+    x, valid, token_kind = _read_values(arr, field_name, drop_unparseable)
     xv = x[valid]
     bad = (xv < 0) | (xv > 100)
     if bad.any():
@@ -290,6 +243,70 @@ def parse_confidence(values: Iterable[Any], *, scale: Literal["auto", "unit", "p
             f"{field_name}: mixes words (KEEP/WITHDRAW, true/false) with the number {v:g}; "
             "use one format per column"
         )
+    fmt = _confidence_format(x, valid, xv, scale, field_name)
+    out = x / 100.0 if fmt == "percent" else x.copy()
+    out[~valid] = np.nan
+    return ParsedConfidence(out, valid, fmt)
+
+
+def _read_values(arr: np.ndarray, field_name: str, drop_unparseable: bool) -> tuple[np.ndarray, np.ndarray,
+                                                                                   np.ndarray]:
+    """``(values, valid, token_kind)``: numbers as floats (numeric strings in one vectorised cast), words such as
+    KEEP/WITHDRAW as 1/0 (``token_kind`` True there), missing values invalid; an unknown word raises unless
+    ``drop_unparseable``."""
+    fast = None
+    if arr.dtype == object:
+        try:  # numeric strings such as "95" parse in one vectorised cast
+            fast = arr.astype(float)
+        except (ValueError, TypeError):
+            fast = None
+        if fast is not None and np.isinf(fast).any():
+            fast = None
+    if arr.dtype.kind in "iuf" or fast is not None:
+        x = arr.astype(float) if fast is None else fast
+        return x, ~np.isnan(x), np.zeros(x.shape, dtype=bool)
+    flat = list(arr.ravel())
+    x = np.full(len(flat), np.nan)
+    valid = np.ones(len(flat), dtype=bool)
+    token_kind = np.zeros(len(flat), dtype=bool)  # True where the value was a word such as KEEP
+    for i, v in enumerate(flat):
+        if _is_missing(v):
+            valid[i] = False
+            continue
+        if isinstance(v, (bool, np.bool_)):
+            x[i] = float(v)
+            token_kind[i] = True
+            continue
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            x[i] = float(v)
+            continue
+        s = str(v).strip()
+        try:
+            x[i] = float(s.rstrip("%"))
+            if not math.isfinite(x[i]):
+                raise ValueError
+            continue
+        except ValueError:
+            pass
+        t = _norm_token(s)
+        if t in HIGH_TOKENS:
+            x[i], token_kind[i] = 1.0, True
+        elif t in LOW_TOKENS:
+            x[i], token_kind[i] = 0.0, True
+        elif drop_unparseable:
+            valid[i] = False
+        else:
+            raise ScreenInputError(
+                f"{field_name}: value {v!r} (row {i + 1}) is not a confidence; use numbers in [0, 1] or [0, 100], "
+                "booleans, KEEP/WITHDRAW, BET/NO BET or high/low (or drop such rows with drop_unparseable)"
+            )
+    return x, valid, token_kind
+
+
+def _confidence_format(x: np.ndarray, valid: np.ndarray, xv: np.ndarray, scale: str,
+                       field_name: str) -> Literal["binary", "unit", "percent"]:
+    """The scale: ``scale`` when named (checked against the values), else binary when every value is 0 or 1,
+    unit when every one lies in [0, 1], percent otherwise."""
     if scale == "auto":
         if xv.size == 0 or np.all((xv == 0) | (xv == 1)):
             fmt: Literal["binary", "unit", "percent"] = "binary"
@@ -307,9 +324,7 @@ def parse_confidence(values: Iterable[Any], *, scale: Literal["auto", "unit", "p
         raise ScreenInputError(
             f"{field_name}: scale='unit' but value {xv.max():g} is above 1; use scale='percent' for 0-100 data"
         )
-    out = x / 100.0 if fmt == "percent" else x.copy()
-    out[~valid] = np.nan
-    return ParsedConfidence(out, valid, fmt)
+    return fmt
 
 
 def parse_threshold(threshold: str | float | None) -> str | float:
