@@ -44,7 +44,7 @@ from typing import Any
 from rewards.parsing.segmentation import is_prose, prose_steps
 
 __all__ = ["Trace", "parse_trace", "completion_text", "completion_parts", "extract_final_answer", "other_stated_answers",
-           "split_steps",
+           "split_steps", "statements", "thinking_boxes",
            "MAX_CHARS", "MAX_STEPS", "MAX_STEP_CHARS", "SUPPORTED_CHARS"]
 
 SUPPORTED_CHARS = 256_000
@@ -94,8 +94,10 @@ class Trace:
         segmentation: ``"lines"`` (one step per line: GSM8K/MATH, pre-split steps) or ``"prose"`` (sentence-level
             steps of long reasoning, :mod:`rewards.parsing.segmentation`).
         other_answers: the other final answers the completion states (:func:`other_stated_answers`: boxes,
-            ``####`` lines and "the answer is N" written differently from ``answer``, outside the thinking part),
-            each with the text between it and the final answer, where a correction would say why it was replaced.
+            ``####`` lines and "the answer is N" written differently from ``answer``, outside the thinking part and
+            in its closing line; and every box of the thinking the thinking does not settle, :func:`thinking_boxes`),
+            each with the text between it and the final answer (for a box of the thinking: the thinking after it),
+            where a correction would say why it was replaced.
     """
 
     problem: str
@@ -641,6 +643,10 @@ def parse_trace(problem: Any, completion: Any = None, *, steps: Sequence[str] | 
         # thinking may try answers out; its closing line is its conclusion, read with the summary ("So \\boxed{36}
         # or \\boxed{24}.</think> #### 24" hedges; a summary that computes the answer corrects it)
         others = other_stated_answers(_closing_line(thinking) + "\n" + summary if has_thinking else text, answer)
+        if has_thinking and answer is not None and ("\\boxed" in thinking or "\\fbox" in thinking):
+            seen = {" ".join(c.split()) for c, _ in others}
+            others += tuple(e for e in thinking_boxes(thinking, answer, summary)
+                            if " ".join(e[0].split()) not in seen)
         return Trace(problem_text, tuple(step_list), answer, source, tuple(issues), summary_start,
                      "prose" if prose else "lines", others)
     if not step_list and not issues:
@@ -662,6 +668,76 @@ def _closing_line(thinking: str) -> str:
     """
     tail = thinking.rstrip()[-2_000:]
     return _ASKED_BOX.sub("?", tail[tail.rfind("\n") + 1:].strip())
+
+
+_SENTENCE_BREAK = re.compile(r"(?<=[!?\n])|(?<=\.)(?!\d)")
+"""Where a sentence ends (after ``!``, ``?``, a line end, or a full stop that is no decimal point): a split, linear
+in the text."""
+
+
+def statements(text: str) -> str:
+    """``text`` without the sentences it only asks ("Is it 36? No, 6 miles." -> " No, 6 miles."): what a trace
+    asserts. A number that stands only in a question is tried, not reached.
+
+    >>> statements("Maybe the answer is 18? Or is it 19?\\nSo 16 - 3 - 4 = 9.")
+    '\\nSo 16 - 3 - 4 = 9.'
+    """
+    if "?" not in text:
+        return text
+    return "".join(part for part in _SENTENCE_BREAK.split(text) if not part.rstrip().endswith("?"))
+
+
+MAX_SETTLING_CHARS = 2_000
+"""How much of the text after a box :func:`thinking_boxes` reads for what settles it: the first and the last this
+many characters of the thinking after it and of the summary (a correction that follows the box, or a conclusion at
+the end)."""
+
+
+def thinking_boxes(thinking: str, answer: str, summary: str = "") -> tuple[tuple[str, str], ...]:
+    """The boxes of a thinking part that state something other than the final ``answer`` and that the completion
+    does not settle, each with the text after it where a correction would stand: a boxed value in the thinking that
+    differs from the final answer is a hedge — a grader that reads the first box, or the thinking, reads it — asked
+    about ("Or is it \\boxed{19}?") or stated.
+
+    Settled, and so no hedge: the thinking after the box states the final answer in a sentence that does not ask
+    ("No: 36 is only an intermediate value. So the answer is 24."), or — where the thinking reaches the final answer
+    at all (states it outside a question, anywhere) — a computation after the box, in the thinking or the summary,
+    recomputes it: the scorer reads that from the text returned (:func:`rewards.scoring.score._hedged`, as for
+    :func:`other_stated_answers`). A thinking that reaches nothing (only questions: "Maybe the answer is 18? Or is it
+    \\boxed{19}?") gets only the rest of the thinking, so a summary that does the work does not settle its box.
+    Bounded: the last :data:`MAX_STATED_ANSWERS` distinct boxes, each at its last statement; of the text after it,
+    the first and the last :data:`MAX_SETTLING_CHARS` characters (of the thinking, then of the summary).
+
+    >>> thinking_boxes("Maybe the answer is 18?\\nOr is it $\\\\boxed{19}$?\\nCould it be 16?", "18", "9 * 2 = 18")
+    (('19', '$?\\nCould it be 16?'),)
+    >>> thinking_boxes("Is it $\\\\boxed{36}$?\\nNo: 36 is only an intermediate value.\\nSo the answer is 24.", "24")
+    ()
+    >>> thinking_boxes("18 + 6 = 24.\\nSo $\\\\boxed{36}$? No.", "24", "18 + 6 = 24")
+    (('36', '$? No.\\n18 + 6 = 24'),)
+    """
+    norm = " ".join(answer.split())
+    token = re.compile(r"(?<![\d.])" + re.escape(norm) + r"(?![\d])") if norm else None
+    last: dict[str, int] = {}
+    for m in islice(_BOXED.finditer(thinking), MAX_STATED_SCAN):
+        content = _boxed_at(thinking[:m.start() + 4 * MAX_ANSWER_CHARS + 16], m.start())
+        if content is not None and content.strip():
+            last[" ".join(content.split())] = m.start() + len(m.group()) + len(content) + 2
+    reached = token is not None and token.search(statements(thinking)) is not None
+    out = []
+    for content, end in sorted(last.items(), key=lambda kv: kv[1])[-MAX_STATED_ANSWERS:]:
+        if content == norm or len(content) > MAX_ANSWER_CHARS:
+            continue
+        rest = _ends(thinking[end:])
+        if reached and token.search(statements(rest)):
+            continue  # settled: the thinking goes on to state the final answer
+        out.append((content, rest + "\n" + _ends(summary) if reached and summary else rest))
+    return tuple(out)
+
+
+def _ends(text: str) -> str:
+    """``text``, or its first and last :data:`MAX_SETTLING_CHARS` characters when it is longer than both."""
+    return text if len(text) <= 2 * MAX_SETTLING_CHARS else \
+        text[:MAX_SETTLING_CHARS] + "\n" + text[-MAX_SETTLING_CHARS:]
 
 
 def _problem_text(problem: Any) -> str:
