@@ -547,6 +547,57 @@ def _join_displays(lines: list[str]) -> list[str]:
     return out
 
 
+_ROW_ENV = re.compile(r"\\begin\{(align\*?|aligned|alignat\*?|alignedat|eqnarray\*?|gather\*?|gathered|flalign\*?)\}")
+_ROW_BREAK = re.compile(r"\\\\(?:\[[^\]\n]{0,20}\])?")
+_CONTINUES = re.compile(r"(?:\\q?quad\b|\\[,;:! ]|\s)*(?:&|=|\+|-|<|>|\\(?:cdot|times|le|ge|leq|geq|approx|ne|neq)\b)")
+"""A row that continues the one before (``&= 5``, ``+ 3``, ``\\quad = 7``) rather than opening its own equation."""
+MAX_DISPLAY_ROWS = 64
+"""An aligned display of more rows than this is left in one step."""
+
+
+def _display_rows(chunk: str) -> list[str]:
+    """An aligned display (``align``, ``aligned``, ``gather``, ``eqnarray`` …) whose rows are separate equations, as
+    one step per equation, each in the display's environment: the same derivation written in plain lines is one step
+    per line, and the two must read alike (a row that continues the one before, ``&= 5``, stays with it). One display
+    per chunk, no environment nested inside (``cases``, a matrix: rows that are no equations) and at most
+    :data:`MAX_DISPLAY_ROWS` rows; anything else is left as it is.
+
+    >>> _display_rows("$$\\n\\\\begin{aligned}\\na &= 1 + 2 \\\\\\\\\\n&= 3 \\\\\\\\\\nb &= 3 + 4\\n\\\\end{aligned}\\n$$")
+    ['$$\\\\begin{aligned}\\na &= 1 + 2 \\\\\\\\\\n&= 3\\\\end{aligned}$$', '$$\\\\begin{aligned}\\nb &= 3 + 4\\\\end{aligned}$$']
+    """
+    begins = list(islice(_ROW_ENV.finditer(chunk), 2))
+    if len(begins) != 1 or chunk.count("\\begin{") != 1:
+        return [chunk]
+    env = begins[0].group(1)
+    close = chunk.find("\\end{" + env + "}", begins[0].end())
+    if close < 0:
+        return [chunk]
+    rows = _ROW_BREAK.split(chunk[begins[0].end():close])
+    if len(rows) < 2 or len(rows) > MAX_DISPLAY_ROWS:
+        return [chunk]
+    groups: list[str] = []
+    for row in rows:
+        if not row.strip():
+            continue
+        if groups and _CONTINUES.match(row):
+            groups[-1] = groups[-1].rstrip() + " \\\\" + row
+        else:
+            groups.append(row)
+    if len(groups) < 2:
+        return [chunk]
+    before, after = chunk[:begins[0].start()], chunk[close + len("\\end{" + env + "}"):]
+    opening, closing = before.strip(), after.strip()
+    delims = {"$$": "$$", "\\[": "\\]"}
+    lead = next((d for d in delims if opening.endswith(d) and closing.startswith(delims[d])), "")
+    head, tail = opening[:len(opening) - len(lead)], closing[len(delims.get(lead, "")):]
+    out = [f"{lead}{begins[0].group()}{g.rstrip()}\\end{{{env}}}{delims.get(lead, '')}" for g in groups]
+    if head.strip():
+        out[0] = head.rstrip() + " " + out[0]
+    if tail.strip():
+        out[-1] = out[-1] + " " + tail.lstrip()
+    return out
+
+
 def split_steps(text: str, *, prose: bool = False) -> list[str]:
     """Split reasoning text into atomic steps: paragraphs/lines, and long lines at sentence ends.
 
@@ -567,6 +618,8 @@ def split_steps(text: str, *, prose: bool = False) -> list[str]:
     if "####" in text:  # every match holds one: without, the pattern's scan of each line start changes nothing
         text = _GSM8K_ANSWER.sub("", text)
     chunks = _join_displays([c.strip() for c in text.split("\n")]) if "\n" in text else [text.strip()]
+    if "\\begin{" in text:
+        chunks = [row for chunk in chunks for row in (_display_rows(chunk) if "\\begin{" in chunk else [chunk])]
     if prose:
         return prose_steps(chunks, max_step_chars=MAX_STEP_CHARS, max_steps=MAX_STEPS)
     steps: list[str] = []

@@ -40,7 +40,6 @@ prose = _cases("test_attacks_on_prose_hedges_and_recall.py")
 closing = _cases("test_attacks_on_closing_lines_and_budgets.py")
 irrational = _cases("scoring/test_irrational_attacks.py")
 factorisations = _cases("scoring/test_math_recall_clocks_words_factorisations.py")
-named_chains = _cases("checks/test_named_chains.py")
 
 #: every known attack -> the rule at fault (file: rule)
 RULE_AT_FAULT = {
@@ -96,8 +95,6 @@ RULE_AT_FAULT = {
         "rewards/scoring/dataflow.py: 'x = 270/7' is an evaluated derivation",
     'test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem':
         'rewards/scoring/dataflow.py:divisor_facts licenses any divisor of a reached product',
-    'test_a_slip_hidden_as_a_second_value_of_a_name_earns_no_more_than_the_visible_slip':
-        "rewards/checks/named_chains.py: two values of one name joined by 'or'/'and' stay as written, unchecked",
 }
 
 
@@ -380,20 +377,6 @@ def test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem(reward):
 def test_a_label_launders_an_invented_number_into_the_answer(reward, form):
     gamed = slips.DUCKS_LABELLED[form]
     assert slips._one(reward, slips.DUCKS, gamed, '18') < slips._one(reward, slips.DUCKS, slips.DUCKS_GOLD, '18')
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "a visible slip's false result written as a second value of a name the step assigns the true computation "
-    "('$T = 16 - 3 - 4$, or $T = 10$'): the assignment derives 9, and 'T = 10' is neither checked (two values of one "
-    'name joined by or/and/comma stay as written) nor a stray claim (its step has an equation): rafs 0.882 / fa 1.0 '
-    'against the visible slip 0 / 0.5. GSM8K test: fa >= slip on 1,234 of 1,234 slips (fa 1.0 on 1,058), rafs >= slip '
-    'on 1,233; MATH-500 fa 1.0 on 14 of 127. The same without the named-chain join'))
-@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
-def test_a_slip_hidden_as_a_second_value_of_a_name_earns_no_more_than_the_visible_slip(reward):
-    nc = named_chains
-    hidden = nc._reward(reward, nc.DUCKS, nc.DUCKS_SECOND_VALUE, '18')
-    assert nc.DUCKS_SECOND_VALUE != nc.DUCKS_SLIP
-    assert hidden <= nc._reward(reward, nc.DUCKS, nc.DUCKS_SLIP, '18')
 
 
 # closed: an unlicensed common constant on the answer's path is a gap again (the answer unsupported), as any number
