@@ -143,7 +143,8 @@ def _join(first: tuple[Equation, EquationCheck], second: tuple[Equation, Equatio
     if joined_check.ok is True and joined_check.pairs[link] is True:
         return joined, joined_check
     if joined_check.pairs[link] is False and between is not None \
-            and (_adjacent(between) or _second_value(between) and not _solved(name, before)) \
+            and (_adjacent(between) or _second_value(between) and "\\sqrt" not in prev.sides[-1]
+                 and not _solved(name, before)) \
             and _computed_then_stated(prev.sides[-1], eq.sides[1]):
         detail = (f"{name} = {prev.sides[-1].strip()} then {name} = {eq.sides[1].strip()}: "
                   f"{prev.sides[-1].strip()} is {_shown(prev.values[-1])}, not {_shown(eq.values[1])}")
@@ -170,7 +171,8 @@ _CASES = re.compile(r"\b(?:if|when|case|cases|roots?|solutions?|values?|try|tryi
 def _second_value(between: str) -> bool:
     """Whether the words between two equations only give the name a second value ("$T = 16 - 3 - 4$, or $T = 10$",
     "…, and $T = 10$"): a few characters (:data:`MAX_BETWEEN`), an "or", "and" or comma, and nothing that makes the
-    two values roots, cases or trials ("if", "roots", "try", "either", a congruence, a question)."""
+    two values roots, cases or trials ("if", "roots", "try", "either", a congruence, a question). A value with a
+    radical (``b = 15\\sqrt{3}`` or ``b = 59``) is read as a root, never as a second value."""
     return len(between) <= MAX_BETWEEN and bool(_ALTERNATIVE.search(between)) and not _CASES.search(between)
 
 

@@ -206,3 +206,7 @@ def test_honest_root_pairs_and_cases_are_not_refuted(text):
 
 def test_a_name_given_its_computed_value_again_is_one_verified_chain():
     assert _read(r"Janet sells \( T = 16 - 3 - 4 \), or \( T = 9 \) duck eggs.") == [("T = 16 - 3 - 4 = 9", True)]
+
+
+def test_a_radical_and_a_bare_value_of_one_name_are_roots():
+    assert all(ok is not False for _, ok in _read(r"\( b = 15\sqrt{3} \quad \text{or} \quad b = 59 \)"))
