@@ -549,21 +549,34 @@ def _join_displays(lines: list[str]) -> list[str]:
 
 _ROW_ENV = re.compile(r"\\begin\{(align\*?|aligned|alignat\*?|alignedat|eqnarray\*?|gather\*?|gathered|flalign\*?)\}")
 _ROW_BREAK = re.compile(r"\\\\(?:\[[^\]\n]{0,20}\])?")
-_CONTINUES = re.compile(r"(?:\\q?quad\b|\\[,;:! ]|\s)*(?:&|=|\+|-|<|>|\\(?:cdot|times|le|ge|leq|geq|approx|ne|neq)\b)")
-"""A row that continues the one before (``&= 5``, ``+ 3``, ``\\quad = 7``) rather than opening its own equation."""
+_CONTINUES = re.compile(r"(?:\\q?quad\b|\\[,;:! ]|\s)*(?:&|=|\+|-|<|>|\\(?:cdot|times|le|ge|leq|geq|approx|ne|neq|"
+                        r"[Rr]ightarrow|Longrightarrow|implies|iff|Leftrightarrow|therefore|to|text)\b)")
+"""A row that continues the one before (``&= 5``, ``+ 3``, ``\\quad = 7``, ``\\Rightarrow 4x &= 4``, ``\\text{so} …``)
+rather than opening its own equation."""
+_ARITHMETIC_COMMAND = re.compile(r"\\(?:[dt]?frac|cdot|times|div|left|right|q?quad|[,;:! ])(?![A-Za-z])")
+_LETTER = re.compile(r"[A-Za-z]")
 MAX_DISPLAY_ROWS = 64
 """An aligned display of more rows than this is left in one step."""
 
 
+def _lhs(row: str) -> str:
+    """A row's left side (before its ``&``), spaces dropped: a row that restates the one before's left side
+    (``5x-1 &= -(x+3)``, then ``5x-1 &= -x-3``) continues its derivation."""
+    return "".join(row.split("&", 1)[0].split()) if "&" in row else "\0"
+
+
 def _display_rows(chunk: str) -> list[str]:
-    """An aligned display (``align``, ``aligned``, ``gather``, ``eqnarray`` …) whose rows are separate equations, as
-    one step per equation, each in the display's environment: the same derivation written in plain lines is one step
-    per line, and the two must read alike (a row that continues the one before, ``&= 5``, stays with it). One display
+    """An aligned display (``align``, ``aligned``, ``gather``, ``eqnarray`` …) whose rows are separate equations of
+    numbers alone (no variable, no words: arithmetic), as one step per equation, each in the display's environment: the same derivation written in plain lines is one step
+    per line, and the two must read alike (a row that continues the one before — ``&= 5``, ``\\Rightarrow 4x &= 4``,
+    the same left side again — stays with it). One display
     per chunk, no environment nested inside (``cases``, a matrix: rows that are no equations) and at most
     :data:`MAX_DISPLAY_ROWS` rows; anything else is left as it is.
 
-    >>> _display_rows("$$\\n\\\\begin{aligned}\\na &= 1 + 2 \\\\\\\\\\n&= 3 \\\\\\\\\\nb &= 3 + 4\\n\\\\end{aligned}\\n$$")
-    ['$$\\\\begin{aligned}\\na &= 1 + 2 \\\\\\\\\\n&= 3\\\\end{aligned}$$', '$$\\\\begin{aligned}\\nb &= 3 + 4\\\\end{aligned}$$']
+    >>> _display_rows("$$\\n\\\\begin{aligned}\\n1 + 2 &= 3 \\\\\\\\\\n&= 6 - 3 \\\\\\\\\\n3 + 4 &= 7\\n\\\\end{aligned}\\n$$")
+    ['$$\\\\begin{aligned}\\n1 + 2 &= 3 \\\\\\\\\\n&= 6 - 3\\\\end{aligned}$$', '$$\\\\begin{aligned}\\n3 + 4 &= 7\\\\end{aligned}$$']
+    >>> len(_display_rows("\\\\begin{align*} 4x &= 4 \\\\\\\\ x &= 1 \\\\end{align*}"))  # algebra: read together
+    1
     """
     begins = list(islice(_ROW_ENV.finditer(chunk), 2))
     if len(begins) != 1 or chunk.count("\\begin{") != 1:
@@ -579,12 +592,12 @@ def _display_rows(chunk: str) -> list[str]:
     for row in rows:
         if not row.strip():
             continue
-        if groups and _CONTINUES.match(row):
+        if groups and (_CONTINUES.match(row) or _lhs(row) == _lhs(groups[-1].rsplit("\\\\", 1)[-1])):
             groups[-1] = groups[-1].rstrip() + " \\\\" + row
         else:
             groups.append(row)
-    if len(groups) < 2:
-        return [chunk]
+    if len(groups) < 2 or any(_LETTER.search(_ARITHMETIC_COMMAND.sub(" ", g)) for g in groups):
+        return [chunk]  # algebra (a variable, words): its rows are read together, as the checker links them
     before, after = chunk[:begins[0].start()], chunk[close + len("\\end{" + env + "}"):]
     opening, closing = before.strip(), after.strip()
     delims = {"$$": "$$", "\\[": "\\]"}
