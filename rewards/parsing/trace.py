@@ -765,8 +765,9 @@ def thinking_boxes(thinking: str, answer: str, summary: str = "") -> tuple[tuple
     differs from the final answer is a hedge — a grader that reads the first box, or the thinking, reads it — asked
     about ("Or is it \\boxed{19}?") or stated.
 
-    Settled, and so no hedge: the thinking after the box states the final answer in a sentence that does not ask
-    ("No: 36 is only an intermediate value. So the answer is 24."), or — where the thinking reaches the final answer
+    Settled, and so no hedge: a later sentence of the thinking states the final answer and does not ask ("No: 36 is
+    only an intermediate value. So the answer is 24."; not the box's own sentence: "So \\boxed{36} or
+    \\boxed{24}." hedges), or — where the thinking reaches the final answer
     at all (states it outside a question, anywhere) — a computation after the box, in the thinking or the summary,
     recomputes it: the scorer reads that from the text returned (:func:`rewards.scoring.score._hedged`, as for
     :func:`other_stated_answers`). A thinking that reaches nothing (only questions: "Maybe the answer is 18? Or is it
@@ -794,8 +795,9 @@ def thinking_boxes(thinking: str, answer: str, summary: str = "") -> tuple[tuple
         if content == norm or len(content) > MAX_ANSWER_CHARS:
             continue
         rest = _ends(thinking[end:])
-        if reached and token.search(statements(rest)):
-            continue  # settled: the thinking goes on to state the final answer
+        later = "".join(_SENTENCE_BREAK.split(rest, maxsplit=1)[1:])  # past the box's own sentence ("36 or 24")
+        if reached and token.search(statements(later)):
+            continue  # settled: a later sentence of the thinking states the final answer
         out.append((content, rest + "\n" + _ends(summary) if reached and summary else rest))
     return tuple(out)
 
