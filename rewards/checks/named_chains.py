@@ -143,9 +143,8 @@ def _join(first: tuple[Equation, EquationCheck], second: tuple[Equation, Equatio
     if joined_check.ok is True and joined_check.pairs[link] is True:
         return joined, joined_check
     if joined_check.pairs[link] is False and between is not None \
-            and (_adjacent(between) or _second_value(between) and "\\sqrt" not in prev.sides[-1]
-                 and not _solved(name, before)) \
-            and _computed_then_stated(prev.sides[-1], eq.sides[1]):
+            and (_adjacent(between) and _computed_then_stated(prev.sides[-1], eq.sides[1])
+                 or _second_value(between) and _evaluated_then_stated(prev, eq) and not _solved(name, before)):
         detail = (f"{name} = {prev.sides[-1].strip()} then {name} = {eq.sides[1].strip()}: "
                   f"{prev.sides[-1].strip()} is {_shown(prev.values[-1])}, not {_shown(eq.values[1])}")
         return joined, EquationCheck(joined, False, detail, joined_check.pairs)
@@ -168,6 +167,10 @@ _CASES = re.compile(r"\b(?:if|when|case|cases|roots?|solutions?|values?|try|tryi
                     r"else|unless|maybe|perhaps)\b|\\equiv|\\pmod|\\pm|\\neq?\b|\?", re.I)
 
 
+MAX_CASE_LEAD = 12
+"""A case word ("If", "when", "try") opens cases only this close before the name's first value ("If $x = …$")."""
+
+
 def _second_value(between: str) -> bool:
     """Whether the words between two equations only give the name a second value ("$T = 16 - 3 - 4$, or $T = 10$",
     "…, and $T = 10$"): a few characters (:data:`MAX_BETWEEN`), an "or", "and" or comma, and nothing that makes the
@@ -176,12 +179,21 @@ def _second_value(between: str) -> bool:
     return len(between) <= MAX_BETWEEN and bool(_ALTERNATIVE.search(between)) and not _CASES.search(between)
 
 
+def _evaluated_then_stated(prev: Equation, eq: Equation) -> bool:
+    """The second-value form: the name's first value is a computation the checker evaluated (not a bare number:
+    ``16 - 3 - 4``, ``7 x 1.5``; no radical, which a root has) and its second a bare number. A side the checker
+    cannot evaluate (units inside the math, ``$T = 200 GB * 40%$``) is not read."""
+    side = prev.sides[-1]
+    return (prev.values[-1] is not None and "\\sqrt" not in side and not _BARE.fullmatch(side)
+            and bool(_BARE.fullmatch(eq.sides[1])))
+
+
 def _solved(name: str, before: str | None) -> bool:
     """Whether the step solves an equation for ``name`` before giving it values (``(x - 2)(x - 3) = 0``, so
     ``x = \\frac{5 + 1}{2}`` or ``x = 2``: two roots, one computed, one stated): the name stands in an equation
     written earlier in the step; or the words just before the first value open cases ("If", "try"). Unknown text
     (``None``) counts as solved: nothing is refuted without it."""
-    if before is None or _CASES.search(before[-MAX_BETWEEN:]):
+    if before is None or _CASES.search(before[-MAX_CASE_LEAD:]):
         return True  # "If $T = …$, or $T = …$": cases (a case word just before the first value)
     pattern = re.compile(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z])")
     return any("=" in part and pattern.search(_SPACE.sub("", part)) for part in re.split(r"[.;\n]|\$\s*,", before))
