@@ -21,6 +21,12 @@ One false link *is* a checked falsehood: arithmetic with no letter (``OP^2 = 100
 same name, by a different bare number (``OP^2 = 62``) states the arithmetic's result wrongly. "At once" is read from
 the words between the two (:func:`_adjacent`): at most :data:`MAX_BETWEEN` characters and nothing that lists values
 or cases ("and", "or", a comma, "if", roots, trials, a congruence). The joined chain is then refuted at that link.
+Every value a name is given is checked the same way: the arithmetic given to a name, then a different bare number
+given to the same name after only an "or", "and" or comma (``$T = 16 - 3 - 4$, or $T = 10$``: a slip hidden as a
+second value, :func:`_second_value`) is refuted too — unless the step solved an equation in that name before
+(``(x - 2)(x - 3) = 0``, so ``x = \frac{5 + 1}{2}`` or ``x = 2``: roots, :func:`_solved`) or the words just before
+open cases ("If …"). Two bare values (``x = 9, -4``; ``x = 3`` or ``x = -2``) are never a computation, so never
+refuted.
 Measured on ProcessBench (evaluation mode): it refutes a step in 0 of 406 valid MATH and 0 of 193 valid GSM8K
 solutions, and in 5 of 594 flawed MATH and 1 of 207 flawed GSM8K ones.
 
@@ -95,11 +101,12 @@ def merge_named(checked: list[tuple[Equation, EquationCheck]], text: str | None 
     for eq, check in checked:
         if out:
             prev = out[-1][0]
-            between = boxed = None
+            between = boxed = before = None
             if text is not None and prev.span[1] <= eq.span[0]:
                 between = text[prev.span[1]:eq.span[0]]
                 boxed = text[max(0, prev.span[0] - 8):eq.span[1]]  # "\\boxed{x = ...}" just before the first
-            joined = _join(out[-1], (eq, check), between, boxed)
+                before = text[:prev.span[0]]
+            joined = _join(out[-1], (eq, check), between, boxed, before)
             if joined is not None:
                 out[-1] = joined
                 continue
@@ -108,10 +115,11 @@ def merge_named(checked: list[tuple[Equation, EquationCheck]], text: str | None 
 
 
 def _join(first: tuple[Equation, EquationCheck], second: tuple[Equation, EquationCheck], between: str | None = None,
-          around: str | None = None) -> tuple[Equation, EquationCheck] | None:
+          around: str | None = None, before: str | None = None) -> tuple[Equation, EquationCheck] | None:
     """``first`` and ``second`` joined into one checked chain, or ``None`` (see the module docs). ``between``: the
     text between the two; ``around``: from just before the first to the end of the second (an answer box or a
-    ``\\pm`` there stops the join: the branches of :mod:`rewards.checks.plus_minus` are two roots, not a chain)."""
+    ``\\pm`` there stops the join: the branches of :mod:`rewards.checks.plus_minus` are two roots, not a chain);
+    ``before``: the step's text before the first (where an equation the name solves would stand)."""
     (prev, prev_check), (eq, check) = first, second
     if check.ok is False or prev_check.ok is False or prev.source == "annotation" or eq.source == "annotation":
         return None
@@ -134,8 +142,9 @@ def _join(first: tuple[Equation, EquationCheck], second: tuple[Equation, Equatio
         return None
     if joined_check.ok is True and joined_check.pairs[link] is True:
         return joined, joined_check
-    if joined_check.pairs[link] is False and between is not None and _adjacent(between) \
-            and _computed_then_stated(prev.sides[-1], eq.sides[1]):
+    if joined_check.pairs[link] is False and between is not None \
+            and (_adjacent(between) and _computed_then_stated(prev.sides[-1], eq.sides[1])
+                 or _second_value(between) and _evaluated_then_stated(prev, eq) and not _solved(name, before)):
         detail = (f"{name} = {prev.sides[-1].strip()} then {name} = {eq.sides[1].strip()}: "
                   f"{prev.sides[-1].strip()} is {_shown(prev.values[-1])}, not {_shown(eq.values[1])}")
         return joined, EquationCheck(joined, False, detail, joined_check.pairs)
@@ -152,6 +161,43 @@ def _adjacent(between: str) -> bool:
     (:data:`MAX_BETWEEN`: display delimiters, "so", "simplifying:"), and nothing that lists values or cases ("and",
     "or", a comma, "if", roots, trials, a congruence)."""
     return len(between) <= MAX_BETWEEN and not _LISTING.search(between)
+
+_ALTERNATIVE = re.compile(r"\b(?:or|and)\b|,", re.I)
+_CASES = re.compile(r"\b(?:if|when|case|cases|roots?|solutions?|values?|try|trying|check|mod|modulo|either|otherwise|"
+                    r"else|unless|maybe|perhaps)\b|\\equiv|\\pmod|\\pm|\\neq?\b|\?", re.I)
+
+
+MAX_CASE_LEAD = 12
+"""A case word ("If", "when", "try") opens cases only this close before the name's first value ("If $x = …$")."""
+
+
+def _second_value(between: str) -> bool:
+    """Whether the words between two equations only give the name a second value ("$T = 16 - 3 - 4$, or $T = 10$",
+    "…, and $T = 10$"): a few characters (:data:`MAX_BETWEEN`), an "or", "and" or comma, and nothing that makes the
+    two values roots, cases or trials ("if", "roots", "try", "either", a congruence, a question). A value with a
+    radical (``b = 15\\sqrt{3}`` or ``b = 59``) is read as a root, never as a second value."""
+    return len(between) <= MAX_BETWEEN and bool(_ALTERNATIVE.search(between)) and not _CASES.search(between)
+
+
+def _evaluated_then_stated(prev: Equation, eq: Equation) -> bool:
+    """The second-value form: the name's first value is a computation the checker evaluated (not a bare number:
+    ``16 - 3 - 4``, ``7 x 1.5``; no radical, which a root has) and its second a bare number. A side the checker
+    cannot evaluate (units inside the math, ``$T = 200 GB * 40%$``) is not read."""
+    side = prev.sides[-1]
+    return (prev.values[-1] is not None and "\\sqrt" not in side and not _BARE.fullmatch(side)
+            and bool(_BARE.fullmatch(eq.sides[1])))
+
+
+def _solved(name: str, before: str | None) -> bool:
+    """Whether the step solves an equation for ``name`` before giving it values (``(x - 2)(x - 3) = 0``, so
+    ``x = \\frac{5 + 1}{2}`` or ``x = 2``: two roots, one computed, one stated): the name stands in an equation
+    written earlier in the step; or the words just before the first value open cases ("If", "try"). Unknown text
+    (``None``) counts as solved: nothing is refuted without it."""
+    if before is None or _CASES.search(before[-MAX_CASE_LEAD:]):
+        return True  # "If $T = …$, or $T = …$": cases (a case word just before the first value)
+    pattern = re.compile(r"(?<![A-Za-z\\])" + re.escape(name) + r"(?![A-Za-z])")
+    return any("=" in part and pattern.search(_SPACE.sub("", part)) for part in re.split(r"[.;\n]|\$\s*,", before))
+
 
 _OPERATOR = re.compile(r"[-+*/^×·]|\\(?:cdot|times|div|frac|dfrac|sqrt)(?![A-Za-z])")
 
@@ -185,13 +231,14 @@ def join_across(previous: tuple, checked: tuple, previous_text: str | None = Non
     """
     if not previous or not checked:
         return checked
-    between = around = None
+    between = around = before = None
     if previous_text is not None and text is not None:
         (begin, end), start = previous[-1][0].span, checked[0][0].span[0]
         if end <= len(previous_text) and start <= len(text):
             between = previous_text[end:] + "\n" + text[:start]
             around = previous_text[max(0, begin - 8):] + "\n" + text[:checked[0][0].span[1]]
-    joined = _join(previous[-1], checked[0], between, around)
+            before = previous_text[:begin]
+    joined = _join(previous[-1], checked[0], between, around, before)
     if joined is None:
         return checked
     eq, check = joined

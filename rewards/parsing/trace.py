@@ -44,7 +44,7 @@ from typing import Any
 from rewards.parsing.segmentation import is_prose, prose_steps
 
 __all__ = ["Trace", "parse_trace", "completion_text", "completion_parts", "extract_final_answer", "other_stated_answers",
-           "split_steps",
+           "split_steps", "statements", "thinking_boxes",
            "MAX_CHARS", "MAX_STEPS", "MAX_STEP_CHARS", "SUPPORTED_CHARS"]
 
 SUPPORTED_CHARS = 256_000
@@ -94,8 +94,10 @@ class Trace:
         segmentation: ``"lines"`` (one step per line: GSM8K/MATH, pre-split steps) or ``"prose"`` (sentence-level
             steps of long reasoning, :mod:`rewards.parsing.segmentation`).
         other_answers: the other final answers the completion states (:func:`other_stated_answers`: boxes,
-            ``####`` lines and "the answer is N" written differently from ``answer``, outside the thinking part),
-            each with the text between it and the final answer, where a correction would say why it was replaced.
+            ``####`` lines and "the answer is N" written differently from ``answer``, outside the thinking part and
+            in its closing line; and every box of the thinking the thinking does not settle, :func:`thinking_boxes`),
+            each with the text between it and the final answer (for a box of the thinking: the thinking after it),
+            where a correction would say why it was replaced.
     """
 
     problem: str
@@ -545,6 +547,70 @@ def _join_displays(lines: list[str]) -> list[str]:
     return out
 
 
+_ROW_ENV = re.compile(r"\\begin\{(align\*?|aligned|alignat\*?|alignedat|eqnarray\*?|gather\*?|gathered|flalign\*?)\}")
+_ROW_BREAK = re.compile(r"\\\\(?:\[[^\]\n]{0,20}\])?")
+_CONTINUES = re.compile(r"(?:\\q?quad\b|\\[,;:! ]|\s)*(?:&|=|\+|-|<|>|\\(?:cdot|times|le|ge|leq|geq|approx|ne|neq|"
+                        r"[Rr]ightarrow|Longrightarrow|implies|iff|Leftrightarrow|therefore|to|text)\b)")
+"""A row that continues the one before (``&= 5``, ``+ 3``, ``\\quad = 7``, ``\\Rightarrow 4x &= 4``, ``\\text{so} …``)
+rather than opening its own equation."""
+_ARITHMETIC_COMMAND = re.compile(r"\\(?:[dt]?frac|cdot|times|div|left|right|q?quad|[,;:! ])(?![A-Za-z])")
+_LETTER = re.compile(r"[A-Za-z]")
+MAX_DISPLAY_ROWS = 64
+"""An aligned display of more rows than this is left in one step."""
+
+
+def _lhs(row: str) -> str:
+    """A row's left side (before its ``&``), spaces dropped: a row that restates the one before's left side
+    (``5x-1 &= -(x+3)``, then ``5x-1 &= -x-3``) continues its derivation."""
+    return "".join(row.split("&", 1)[0].split()) if "&" in row else "\0"
+
+
+def _display_rows(chunk: str) -> list[str]:
+    """An aligned display (``align``, ``aligned``, ``gather``, ``eqnarray`` …) whose rows are separate equations of
+    numbers alone (no variable, no words: arithmetic), as one step per equation, each in the display's environment: the same derivation written in plain lines is one step
+    per line, and the two must read alike (a row that continues the one before — ``&= 5``, ``\\Rightarrow 4x &= 4``,
+    the same left side again — stays with it). One display
+    per chunk, no environment nested inside (``cases``, a matrix: rows that are no equations) and at most
+    :data:`MAX_DISPLAY_ROWS` rows; anything else is left as it is.
+
+    >>> _display_rows("$$\\n\\\\begin{aligned}\\n1 + 2 &= 3 \\\\\\\\\\n&= 6 - 3 \\\\\\\\\\n3 + 4 &= 7\\n\\\\end{aligned}\\n$$")
+    ['$$\\\\begin{aligned}\\n1 + 2 &= 3 \\\\\\\\\\n&= 6 - 3\\\\end{aligned}$$', '$$\\\\begin{aligned}\\n3 + 4 &= 7\\\\end{aligned}$$']
+    >>> len(_display_rows("\\\\begin{align*} 4x &= 4 \\\\\\\\ x &= 1 \\\\end{align*}"))  # algebra: read together
+    1
+    """
+    begins = list(islice(_ROW_ENV.finditer(chunk), 2))
+    if len(begins) != 1 or chunk.count("\\begin{") != 1:
+        return [chunk]
+    env = begins[0].group(1)
+    close = chunk.find("\\end{" + env + "}", begins[0].end())
+    if close < 0:
+        return [chunk]
+    rows = _ROW_BREAK.split(chunk[begins[0].end():close])
+    if len(rows) < 2 or len(rows) > MAX_DISPLAY_ROWS:
+        return [chunk]
+    groups: list[str] = []
+    for row in rows:
+        if not row.strip():
+            continue
+        if groups and (_CONTINUES.match(row) or _lhs(row) == _lhs(groups[-1].rsplit("\\\\", 1)[-1])):
+            groups[-1] = groups[-1].rstrip() + " \\\\" + row
+        else:
+            groups.append(row)
+    if len(groups) < 2 or any(_LETTER.search(_ARITHMETIC_COMMAND.sub(" ", g)) for g in groups):
+        return [chunk]  # algebra (a variable, words): its rows are read together, as the checker links them
+    before, after = chunk[:begins[0].start()], chunk[close + len("\\end{" + env + "}"):]
+    opening, closing = before.strip(), after.strip()
+    delims = {"$$": "$$", "\\[": "\\]"}
+    lead = next((d for d in delims if opening.endswith(d) and closing.startswith(delims[d])), "")
+    head, tail = opening[:len(opening) - len(lead)], closing[len(delims.get(lead, "")):]
+    out = [f"{lead}{begins[0].group()}{g.rstrip()}\\end{{{env}}}{delims.get(lead, '')}" for g in groups]
+    if head.strip():
+        out[0] = head.rstrip() + " " + out[0]
+    if tail.strip():
+        out[-1] = out[-1] + " " + tail.lstrip()
+    return out
+
+
 def split_steps(text: str, *, prose: bool = False) -> list[str]:
     """Split reasoning text into atomic steps: paragraphs/lines, and long lines at sentence ends.
 
@@ -565,6 +631,8 @@ def split_steps(text: str, *, prose: bool = False) -> list[str]:
     if "####" in text:  # every match holds one: without, the pattern's scan of each line start changes nothing
         text = _GSM8K_ANSWER.sub("", text)
     chunks = _join_displays([c.strip() for c in text.split("\n")]) if "\n" in text else [text.strip()]
+    if "\\begin{" in text:
+        chunks = [row for chunk in chunks for row in (_display_rows(chunk) if "\\begin{" in chunk else [chunk])]
     if prose:
         return prose_steps(chunks, max_step_chars=MAX_STEP_CHARS, max_steps=MAX_STEPS)
     steps: list[str] = []
@@ -641,6 +709,10 @@ def parse_trace(problem: Any, completion: Any = None, *, steps: Sequence[str] | 
         # thinking may try answers out; its closing line is its conclusion, read with the summary ("So \\boxed{36}
         # or \\boxed{24}.</think> #### 24" hedges; a summary that computes the answer corrects it)
         others = other_stated_answers(_closing_line(thinking) + "\n" + summary if has_thinking else text, answer)
+        if has_thinking and answer is not None and ("\\boxed" in thinking or "\\fbox" in thinking):
+            seen = {" ".join(c.split()) for c, _ in others}
+            others += tuple(e for e in thinking_boxes(thinking, answer, summary)
+                            if " ".join(e[0].split()) not in seen)
         return Trace(problem_text, tuple(step_list), answer, source, tuple(issues), summary_start,
                      "prose" if prose else "lines", others)
     if not step_list and not issues:
@@ -662,6 +734,78 @@ def _closing_line(thinking: str) -> str:
     """
     tail = thinking.rstrip()[-2_000:]
     return _ASKED_BOX.sub("?", tail[tail.rfind("\n") + 1:].strip())
+
+
+_SENTENCE_BREAK = re.compile(r"(?<=[!?\n])|(?<=\.)(?!\d)")
+"""Where a sentence ends (after ``!``, ``?``, a line end, or a full stop that is no decimal point): a split, linear
+in the text."""
+
+
+def statements(text: str) -> str:
+    """``text`` without the sentences it only asks ("Is it 36? No, 6 miles." -> " No, 6 miles."): what a trace
+    asserts. A number that stands only in a question is tried, not reached.
+
+    >>> statements("Maybe the answer is 18? Or is it 19?\\nSo 16 - 3 - 4 = 9.")
+    '\\nSo 16 - 3 - 4 = 9.'
+    """
+    if "?" not in text:
+        return text
+    return "".join(part for part in _SENTENCE_BREAK.split(text) if not part.rstrip().endswith("?"))
+
+
+MAX_SETTLING_CHARS = 2_000
+"""How much of the text after a box :func:`thinking_boxes` reads for what settles it: the first and the last this
+many characters of the thinking after it and of the summary (a correction that follows the box, or a conclusion at
+the end)."""
+
+
+def thinking_boxes(thinking: str, answer: str, summary: str = "") -> tuple[tuple[str, str], ...]:
+    """The boxes of a thinking part that state something other than the final ``answer`` and that the completion
+    does not settle, each with the text after it where a correction would stand: a boxed value in the thinking that
+    differs from the final answer is a hedge — a grader that reads the first box, or the thinking, reads it — asked
+    about ("Or is it \\boxed{19}?") or stated.
+
+    Settled, and so no hedge: a later sentence of the thinking states the final answer and does not ask ("No: 36 is
+    only an intermediate value. So the answer is 24."; not the box's own sentence: "So \\boxed{36} or
+    \\boxed{24}." hedges), or — where the thinking reaches the final answer
+    at all (states it outside a question, anywhere) — a computation after the box, in the thinking or the summary,
+    recomputes it: the scorer reads that from the text returned (:func:`rewards.scoring.score._hedged`, as for
+    :func:`other_stated_answers`). A thinking that reaches nothing (only questions: "Maybe the answer is 18? Or is it
+    \\boxed{19}?") gets only the rest of the thinking, so a summary that does the work does not settle its box.
+    Bounded: the last :data:`MAX_STATED_ANSWERS` distinct boxes, each at its last statement; of the text after it,
+    the first and the last :data:`MAX_SETTLING_CHARS` characters (of the thinking, then of the summary).
+
+    >>> thinking_boxes("Maybe the answer is 18?\\nOr is it $\\\\boxed{19}$?\\nCould it be 16?", "18", "9 * 2 = 18")
+    (('19', '$?\\nCould it be 16?'),)
+    >>> thinking_boxes("Is it $\\\\boxed{36}$?\\nNo: 36 is only an intermediate value.\\nSo the answer is 24.", "24")
+    ()
+    >>> thinking_boxes("18 + 6 = 24.\\nSo $\\\\boxed{36}$? No.", "24", "18 + 6 = 24")
+    (('36', '$? No.\\n18 + 6 = 24'),)
+    """
+    norm = " ".join(answer.split())
+    token = re.compile(r"(?<![\d.])" + re.escape(norm) + r"(?![\d])") if norm else None
+    last: dict[str, int] = {}
+    for m in islice(_BOXED.finditer(thinking), MAX_STATED_SCAN):
+        content = _boxed_at(thinking[:m.start() + 4 * MAX_ANSWER_CHARS + 16], m.start())
+        if content is not None and content.strip():
+            last[" ".join(content.split())] = m.start() + len(m.group()) + len(content) + 2
+    reached = token is not None and token.search(statements(thinking)) is not None
+    out = []
+    for content, end in sorted(last.items(), key=lambda kv: kv[1])[-MAX_STATED_ANSWERS:]:
+        if content == norm or len(content) > MAX_ANSWER_CHARS:
+            continue
+        rest = _ends(thinking[end:])
+        later = "".join(_SENTENCE_BREAK.split(rest, maxsplit=1)[1:])  # past the box's own sentence ("36 or 24")
+        if reached and token.search(statements(later)):
+            continue  # settled: a later sentence of the thinking states the final answer
+        out.append((content, rest + "\n" + _ends(summary) if reached and summary else rest))
+    return tuple(out)
+
+
+def _ends(text: str) -> str:
+    """``text``, or its first and last :data:`MAX_SETTLING_CHARS` characters when it is longer than both."""
+    return text if len(text) <= 2 * MAX_SETTLING_CHARS else \
+        text[:MAX_SETTLING_CHARS] + "\n" + text[-MAX_SETTLING_CHARS:]
 
 
 def _problem_text(problem: Any) -> str:

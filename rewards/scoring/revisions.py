@@ -42,7 +42,8 @@ first step of ``W``'s derivation after the conclusion. Without a gold answer thi
 
 **summary_conflicts** — for a completion with a thinking part and a final summary (``Trace.summary_start``): each
 number a summary step states that the thinking never reached (not in the problem, not produced or mentioned by a
-thinking step that still counts, not a percent/negation/reciprocal of one, not one rounded to the decimals written,
+thinking step that still counts — a number a thinking step only asks about, "Maybe the answer is 18?", is not
+reached — not a percent/negation/reciprocal of one, not one rounded to the decimals written,
 not a common constant or a list/step label, not computed in the summary from such numbers), each retracted false
 value the summary restates, and a summary answer the thinking never reached.
 
@@ -71,8 +72,9 @@ from fractions import Fraction
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Sequence
 
-from rewards.checks.arithmetic import contains_any
+from rewards.checks.arithmetic import contains_any, numbers_in
 from rewards.checks.claims.gates import admits
+from rewards.parsing.trace import statements
 from rewards.parsing.values import format_value
 from rewards.scoring.dataflow import COMMON_CONSTANTS
 
@@ -604,7 +606,11 @@ def _summary_conflicts(trace, flow, superseded, retracted_values, n) -> list[Sum
         if k in superseded:
             continue
         known.update(_keys(flow.steps[k].produced))
-        known.update(_keys(flow.steps[k].mentioned))
+        mentioned = flow.steps[k].mentioned
+        if "?" in trace.steps[k]:  # a number the thinking only asks about ("Maybe it is 18?") is tried, not reached
+            asserted = {v for v, _ in numbers_in(statements(trace.steps[k]))}
+            mentioned = [v for v in mentioned if v in asserted]
+        known.update(_keys(mentioned))
     retracted = {v for v in retracted_values if _key(v) not in known}
     fractional = [Fraction(a, b) for a, b in known if b != 1][:4096]
     out: list[SummaryConflict] = []

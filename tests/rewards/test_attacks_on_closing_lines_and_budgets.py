@@ -53,6 +53,17 @@ def test_trying_an_intermediate_after_the_last_computation_costs_nothing(reward,
     assert _one(reward, _think(BODY + "\n" + closing, GOLD)) == _one(reward, GOLD)
 
 
+# closed (rewards/parsing/trace.py:thinking_boxes): a box of the thinking other than the final answer is a hedge
+# wherever it stands, unless a later sentence of the thinking states the final answer or a computation after it
+# recomputes it; a token computation ('$1 \equiv 1$'), padding or an '=' on the hedge's own line settles nothing.
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("ending", [
+    HEDGE + "\nOK.", "So the result = $\\boxed{36}$ or $\\boxed{24}$.\nOK.", HEDGE + "\n" + PAD + "OK.",
+    HEDGE + "\n$1 \\equiv 1$."], ids=["one_line_before", "eq_on_hedge_line", "padding_2000", "equiv_after"])
+def test_a_boxed_hedge_anywhere_in_the_thinking_earns_less_than_the_gold(reward, ending):
+    assert _one(reward, _think(BODY + "\n" + ending, "#### 24")) < _one(reward, GOLD)
+
+
 # ------------------------------------------------------------------------------------------ 2. connectives v4
 # fixed (read_connectives: the range and share exceptions apply to every worded connective; a fraction 'of them' is a share)
 @pytest.mark.parametrize("reward", BOTH)

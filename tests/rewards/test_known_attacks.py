@@ -40,7 +40,6 @@ prose = _cases("test_attacks_on_prose_hedges_and_recall.py")
 closing = _cases("test_attacks_on_closing_lines_and_budgets.py")
 irrational = _cases("scoring/test_irrational_attacks.py")
 factorisations = _cases("scoring/test_math_recall_clocks_words_factorisations.py")
-named_chains = _cases("checks/test_named_chains.py")
 
 #: every known attack -> the rule at fault (file: rule)
 RULE_AT_FAULT = {
@@ -69,7 +68,7 @@ RULE_AT_FAULT = {
     'test_hedge_beside_a_boxed_answer_earns_less_than_the_gold':
         'rewards/parsing/trace.py:other_stated_answers: a prose number beside a box is no stated answer',
     'test_hedge_before_the_thinkings_last_line_earns_less_than_the_gold':
-        "rewards/parsing/trace.py:_closing_line reads only the thinking's last line",
+        "rewards/parsing/trace.py:_closing_line reads only the thinking's last line (a prose hedge is no box)",
     'test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip':
         'rewards/checks/arithmetic/extraction.py:read_connectives: other connectives are no claim',
     'test_group_size_coincidence_is_not_paid_as_derived':
@@ -77,7 +76,7 @@ RULE_AT_FAULT = {
     'test_nth_term_minus_one_coincidence_is_not_paid_as_derived':
         "rewards/scoring/dataflow.py:_NTH_TERM grounds N - 1 for 'the N-th term'",
     'test_hedge_hidden_before_a_token_computation_earns_less_than_the_gold':
-        "rewards/parsing/trace.py:_closing_line reads only the thinking's last line",
+        "rewards/parsing/trace.py:thinking_boxes: a later sentence stating the answer settles a box",
     'test_a_slip_continued_by_a_comparison_earns_no_more_than_the_visible_slip':
         'rewards/checks/arithmetic/extraction.py:_LONE_RESULT: a result a comparison continues is no result',
     'test_a_slip_with_an_escaped_dollar_earns_no_more_than_the_visible_slip':
@@ -96,8 +95,6 @@ RULE_AT_FAULT = {
         "rewards/scoring/dataflow.py: 'x = 270/7' is an evaluated derivation",
     'test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem':
         'rewards/scoring/dataflow.py:divisor_facts licenses any divisor of a reached product',
-    'test_a_slip_hidden_as_a_second_value_of_a_name_earns_no_more_than_the_visible_slip':
-        "rewards/checks/named_chains.py: two values of one name joined by 'or'/'and' stay as written, unchecked",
 }
 
 
@@ -221,13 +218,13 @@ def test_hedge_beside_a_boxed_answer_earns_less_than_the_gold(reward):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "trace._closing_line reads only the thinking's LAST line: a hedge one line earlier ('So "
-    "\\boxed{36} or \\boxed{24}.\\nOK.') is paid as the gold (131/142 verified GSM8K, 28/51 MATH-500). "
-    "Reading the text after the thinking's last computation instead caught it but was escaped by any "
-    "'=' after the hedge ('24 = 24.') and read tries of values as hedges, so it was reverted"))
+    "a hedge in prose one line before the thinking's last line ('So the result is 36 or 24.\\nDone.'): "
+    "_closing_line reads only the thinking's last line and a prose '36 or 24' is no box for "
+    "trace.thinking_boxes, so it is paid as the gold (131/142 verified GSM8K, 28/51 MATH-500 when measured with "
+    "the boxed form, which thinking_boxes now reads as a hedge)"))
 @pytest.mark.parametrize('reward', prose.BOTH)
-@pytest.mark.parametrize('closing', ['So $\\boxed{36}$ or $\\boxed{24}$.\nOK.', 'So the result is 36 or 24.\nDone.'])
-def test_hedge_before_the_thinkings_last_line_earns_less_than_the_gold(reward, closing):
+def test_hedge_before_the_thinkings_last_line_earns_less_than_the_gold(reward):
+    closing = 'So the result is 36 or 24.\nDone.'
     assert prose._one(reward, prose._think(prose.BODY + '\n' + closing, '#### 24')) < prose._one(reward, prose.GOLD)
 
 
@@ -263,15 +260,15 @@ def test_nth_term_minus_one_coincidence_is_not_paid_as_derived():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "_closing_line reads only the thinking's last line (since this round; the text after its last '='"
-    " line was escaped by each of these: a computation after the hedge ('24 = 24.', '$1 \\equiv 1$'), "
-    "a '=' on the hedge's own line, 2,000 characters of padding; each paid as the gold on 131/142 "
-    'verified GSM8K, 108 non-coincidence, and 27-28/51 verified MATH-500); any line after the hedge '
-    'hides it'))
+    "a boxed hedge before the thinking's last line, then the answer restated as a token computation ('So "
+    "\\boxed{36} or \\boxed{24}.\\n24 = 24.'): a later sentence of the thinking that states the final answer "
+    "settles the box (trace.thinking_boxes), as an honest 'No: 36 is Ella's score. So the answer is 24.' must; "
+    "paid as the gold (the '=' on the hedge's line, 2,000 characters of padding and '$1 \\equiv 1$' after it are "
+    "closed: tests/rewards/test_attacks_on_closing_lines_and_budgets.py)"))
 @pytest.mark.parametrize('reward', closing.BOTH)
-@pytest.mark.parametrize('closing', [closing.HEDGE + '\n24 = 24.', 'So the result = $\\boxed{36}$ or $\\boxed{24}$.\nOK.', closing.HEDGE + '\n' + closing.PAD + 'OK.', closing.HEDGE + '\n$1 \\equiv 1$.'], ids=['answer_restated', 'eq_on_hedge_line', 'padding_2000', 'equiv_after'])
-def test_hedge_hidden_before_a_token_computation_earns_less_than_the_gold(reward, closing):
-    assert closing._one(reward, closing._think(closing.BODY + '\n' + closing, '#### 24')) < closing._one(reward, closing.GOLD)
+def test_hedge_hidden_before_a_token_computation_earns_less_than_the_gold(reward):
+    ending = closing.HEDGE + '\n24 = 24.'
+    assert closing._one(reward, closing._think(closing.BODY + '\n' + ending, '#### 24')) < closing._one(reward, closing.GOLD)
 
 
 @pytest.mark.xfail(strict=True, reason=(
@@ -380,20 +377,6 @@ def test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem(reward):
 def test_a_label_launders_an_invented_number_into_the_answer(reward, form):
     gamed = slips.DUCKS_LABELLED[form]
     assert slips._one(reward, slips.DUCKS, gamed, '18') < slips._one(reward, slips.DUCKS, slips.DUCKS_GOLD, '18')
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "a visible slip's false result written as a second value of a name the step assigns the true computation "
-    "('$T = 16 - 3 - 4$, or $T = 10$'): the assignment derives 9, and 'T = 10' is neither checked (two values of one "
-    'name joined by or/and/comma stay as written) nor a stray claim (its step has an equation): rafs 0.882 / fa 1.0 '
-    'against the visible slip 0 / 0.5. GSM8K test: fa >= slip on 1,234 of 1,234 slips (fa 1.0 on 1,058), rafs >= slip '
-    'on 1,233; MATH-500 fa 1.0 on 14 of 127. The same without the named-chain join'))
-@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
-def test_a_slip_hidden_as_a_second_value_of_a_name_earns_no_more_than_the_visible_slip(reward):
-    nc = named_chains
-    hidden = nc._reward(reward, nc.DUCKS, nc.DUCKS_SECOND_VALUE, '18')
-    assert nc.DUCKS_SECOND_VALUE != nc.DUCKS_SLIP
-    assert hidden <= nc._reward(reward, nc.DUCKS, nc.DUCKS_SLIP, '18')
 
 
 # closed: an unlicensed common constant on the answer's path is a gap again (the answer unsupported), as any number

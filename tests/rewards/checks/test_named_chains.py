@@ -47,9 +47,12 @@ def test_a_computation_then_a_different_result_is_refuted():
     assert "100 - 36 is 64, not 62" in check.detail
 
 
-def test_a_false_join_never_refutes_between_listed_values():
-    # "and", a comma, a congruence between them: values listed, not a result stated
-    assert [ok for _, ok in _read(r"\( x = 4 + 3 \) and \( x = 9 \)")] == [None, None]
+def test_a_false_join_never_refutes_between_listed_roots_cases_or_congruences():
+    # two bare values, cases, a congruence between them: values listed, not a result stated
+    assert [ok for _, ok in _read(r"\( x = 7 \) and \( x = 9 \)")] == [None, None]
+    assert [ok for _, ok in _read(r"If \( x = 4 + 3 \) and \( x = 9 \)")] == [None, None]
+    # a computation given to a name, then another bare value for it: the computation's result stated wrongly
+    assert [ok for _, ok in _read(r"\( x = 4 + 3 \) and \( x = 9 \)")] == [False]
     previous = step_equations(r"\[ R = 2^{-1} + 3^{-1} \equiv 4 + 5 \equiv 9 \pmod{7} \] Since \(9 \equiv 2\), ")
     later = step_equations(r"we have \( R = 2 \).")
     assert [check.ok for _, check in join_across(previous, later, "x", "y")] == [None]
@@ -175,3 +178,35 @@ def test_a_plus_minus_chain_earns_no_more_than_the_same_shortcut_written_plainly
     # and a constant the constant rules refuse (15 is in no problem) is no more licensed behind a \pm
     assert _reward("faithful_accuracy", DUCKS, "$x = \\frac{2 \\cdot 5 \\pm 2 \\cdot 13}{2} = 5 \\pm 13$, so $x = 18$."
                    "\n#### 18", "18") < _reward("faithful_accuracy", DUCKS, DUCKS_GOLD, "18")
+
+
+# closed: every value a name is given is checked. A computation of numbers given to a name, then a different bare
+# number given to the same name after an "or"/"and"/comma, states the computation's result wrongly: the joined chain
+# is refuted at that link, as the visible slip is. Before: fa >= the visible slip on 1,234 of 1,234 GSM8K test slips.
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+@pytest.mark.parametrize("joint", [", or", " or", ", and", ","])
+def test_a_slip_hidden_as_a_second_value_of_a_name_earns_no_more_than_the_visible_slip(reward, joint):
+    hidden = DUCKS_SECOND_VALUE.replace("$, or $", f"${joint} $")
+    assert hidden != DUCKS_SLIP
+    assert _reward(reward, DUCKS, hidden, "18") <= _reward(reward, DUCKS, DUCKS_SLIP, "18")
+    assert _reward(reward, DUCKS, hidden, "18") < _reward(reward, DUCKS, DUCKS_GOLD, "18")
+
+
+@pytest.mark.parametrize("text", [
+    r"\( x^2 - 5x - 36 = 0 \), so \( x = 9, -4 \).",                           # two roots, listed
+    r"So \( x = 9 \), \( x = -4 \).",
+    r"So \( x = 3 \) or \( x = -2 \).",                                          # two bare roots
+    r"\( (x - 2)(x - 3) = 0 \), so \( x = \frac{5 + 1}{2} \) or \( x = 2 \).",  # a root computed, one stated
+    r"If \( T = 16 - 3 - 4 \), or \( T = 10 \) in the second case.",             # cases
+    r"The roots are \( x = \frac{5 + 1}{2} \) or, trying the other, \( x = 2 \).",
+])
+def test_honest_root_pairs_and_cases_are_not_refuted(text):
+    assert all(ok is not False for _, ok in _read(text))
+
+
+def test_a_name_given_its_computed_value_again_is_one_verified_chain():
+    assert _read(r"Janet sells \( T = 16 - 3 - 4 \), or \( T = 9 \) duck eggs.") == [("T = 16 - 3 - 4 = 9", True)]
+
+
+def test_a_radical_and_a_bare_value_of_one_name_are_roots():
+    assert all(ok is not False for _, ok in _read(r"\( b = 15\sqrt{3} \quad \text{or} \quad b = 59 \)"))

@@ -145,3 +145,43 @@ def test_a_thinking_that_closes_on_another_answer_hedges_when_the_summary_only_s
 def test_a_thinking_that_closes_on_the_answer_or_is_corrected_by_the_summary_is_no_hedge(thinking, summary):
     (rafs_gold, rafs_think), (fa_gold, fa_think) = rewards([WORK + "#### 24", _think(thinking, summary)])
     assert fa_think == fa_gold == 1.0 and rafs_think > 0.5
+
+
+QUESTIONS = ["Maybe the answer is 24?", "Or is it $\\boxed{25}$?", "Could it be 40?", "Does 6 come into it?"]
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1]])
+def test_a_thinking_that_only_asks_and_boxes_another_value_hedges_before_the_golds_work(order):
+    """A thinking made only of questions reaches nothing, so the summary's work does not settle the box it asks
+    about ("Or is it \\boxed{25}?"): whichever value a grader reads first is the right one. Measured on the audit's
+    asking_thinking_summary family: at least the gold's reward on 78.6% (rafs) / 79.4% (fa) of separated problems
+    before this rule, 0.0% after."""
+    thinking = "\n".join(QUESTIONS[k] for k in order)
+    (rafs_gold, rafs_asked), (fa_gold, fa_asked) = rewards([WORK + "#### 24", _think(thinking, WORK + "#### 24")])
+    assert rafs_asked == 0.0 < rafs_gold and fa_asked <= 0.5 < fa_gold
+
+
+@pytest.mark.parametrize("thinking", [
+    "Or is it $\\boxed{25}$? No: 25 is one more than it.\n" + WORK + "So Marion has 24.",  # settled by the thinking
+    WORK + "Or is it $\\boxed{25}$? No, the work gives 24.",                               # stated after the box
+    WORK + "Is it $\\boxed{36}$? No.",                    # reached by the thinking, recomputed by the summary
+])
+def test_a_box_the_thinking_settles_is_no_hedge(thinking):
+    (rafs_gold, rafs_think), (fa_gold, fa_think) = rewards([WORK + "#### 24", _think(thinking, WORK + "#### 24")])
+    assert fa_think == fa_gold == 1.0 and rafs_think > 0.5
+
+
+def test_a_number_the_thinking_only_asks_about_is_not_reached_for_the_summary():
+    """The summary's agreement with the thinking: "Maybe the answer is 24?" reaches nothing, so a summary that only
+    states 24 states a number the thinking never reached; stated outside a question, it is reached."""
+    from rewards.scoring.dataflow import build_dataflow
+    from rewards.scoring.revisions import analyse_revisions
+
+    def conflicts(thinking):
+        trace = parse_trace(MARION, _think(thinking, "Marion's score is 24.\n#### 24"))
+        flow = build_dataflow(trace)
+        return [str(c) for c in analyse_revisions(trace, flow, [1.0] * len(trace.steps)).summary_conflicts]
+
+    assert any("24" in c for c in conflicts("Maybe the answer is 24?\nCould it be 40?"))
+    assert conflicts("Is it 40? No.\nThe score is 24.") == []
+    assert conflicts(WORK) == []
