@@ -2,10 +2,9 @@ r"""Counterfactual agreement: completions that reach one answer the same way com
 
 The paper's conditional reasoning stability (``D_R``) compares the *claims* of the traces that reach the modal answer.
 This module compares what their derivations *compute*: each answer's derivation read as a function ``f(q_1..q_n)``
-of the problem's quantities (:mod:`rewards.scoring.derivation`), evaluated at edited inputs. Two derivations agree
-when their functions give the same answer at every edit both can evaluate; a member whose function agrees with none
-of the group's other correct, comparable members — while some of those agree with each other — is *isolated*, and
-earns ``κ`` (``isolation_penalty``) times its reward. Where a reference solution exists (a worked gold solution: the
+of the problem's quantities (:mod:`rewards.scoring.derivation`), evaluated at edited inputs. A member whose function
+agrees with none of the group's other correct, comparable members — while some of those agree with each other — is
+*isolated*, and earns ``κ`` (``isolation_penalty``) times its reward. Where a reference solution exists (a worked gold solution: the
 SFT filter, ``rafs eval``, a GSM8K ``answer`` column in training) a member is compared with the reference's function
 instead.
 
@@ -24,20 +23,23 @@ Guards against rewarding conformity (each one a rule below):
   quantity), too few peers, or no point both functions can evaluate: :func:`group_agreement` gives ``None`` for that
   member and its reward is what it would be without this module.
 
-**Consistent edits** (:func:`consistent_edits`). Quantities of equal value move together (a problem that states "5
-shirts … the 5 shirts" stays one problem when both change, and two solutions that read the 5 from different
-places compute the same function); a whole value ``v`` becomes ``v + 1`` and ``v + 2``, a proper fraction or a rate in
-``(0, 1)`` becomes ``v / 2`` and ``v / 3`` (it stays a fraction); then one joint edit moves every class at once. At
-most :data:`MAX_EDIT_CLASSES` classes (the first by symbol) are edited. Answers of two functions are compared exactly
-(:class:`fractions.Fraction`); where the two compute the answer in different scales (``0.25`` and ``25`` for "25%"),
-relative to their own base answers.
+**Consistent edits** (:func:`consistent_edits`, :func:`agree`). Two functions are compared at edits of the
+quantities *both* depend on, one class of equal values at a time: quantities of equal value move together (a problem
+that states "5 shirts … the 5 shirts" stays one problem when both change, and two solutions that read the 5 from
+different places compute the same function); a whole value ``v`` becomes ``v + 1`` and ``v + 2``, a proper fraction or
+a rate in ``(0, 1)`` becomes ``v / 2`` and ``v / 3`` (it stays a fraction). Answers are compared exactly
+(:class:`fractions.Fraction`), relative to the two base answers where those differ in scale (``0.25`` and ``25`` for
+"25%"). Two derivations *agree* when they respond alike to the edits of at least one shared quantity, and
+*disagree* when they respond differently to every one (:func:`agree` says why one and not all). At most
+:data:`MAX_EDIT_CLASSES` classes are edited.
 
-Where equal functions are out of reach (so two valid methods can disagree): a free constant that equals a problem
-quantity (``· 2`` for "twice" in one solution, the problem's ``2`` in another), a quantity the problem implies that
-one solution derives and another writes as a number (a dozen, a week's 7 days), a distractor one solution uses and
-cancels where another never writes it is fine (the functions are equal), but a *different reading* of the problem
-(two consistent interpretations) computes a different function; algebra, roots and functions are not read at all
-(absent).
+Where equal functions are out of reach, so that two valid methods can disagree: a different but consistent reading
+of the problem (the two compute different functions on purpose); a unit or rate one solution converts and another
+does not; and, on *every* shared quantity at once, the reading's own limits — a derived value equal to a problem
+number, or a free constant equal to a quantity, read the other way (``6 - 3 = 3`` then ``+ 3`` when the problem
+states a 3). Algebra, roots and functions on the way are not read (absent, not disagreement). Measured on
+ProcessBench's valid GSM8K solutions against GSM8K test's worked solutions (``benchmarks/agreement_reference.py``):
+3 of the 113 compared valid solutions are isolated (each by such a reading), none of the 3 compared flawed ones.
 
 >>> from rewards.scoring.score import score_group
 >>> p = ("Janet's ducks lay 16 eggs per day. She eats 3 for breakfast and bakes muffins with 4. She sells the "
@@ -64,13 +66,12 @@ from rewards.parsing.trace import parse_trace
 from rewards.scoring.dataflow import answer_derivations, build_dataflow
 from rewards.scoring.derivation import DerivationFunction, derivation_function  # the one import of derivation.py
 
-__all__ = ["Agreement", "consistent_edits", "profile", "agree", "group_agreement", "reference_function",
-           "MAX_EDIT_CLASSES"]
+__all__ = ["Agreement", "consistent_edits", "agree", "group_agreement", "reference_function", "MAX_EDIT_CLASSES"]
 
 log = logging.getLogger(__name__)
 
 MAX_EDIT_CLASSES = 12
-"""At most this many classes of equal-valued quantities are edited (two edits each, plus one joint edit)."""
+"""At most this many classes of equal-valued quantities are edited per comparison (two edits each)."""
 
 _MAX_REFERENCE_CHARS = 8000
 """A reference solution longer than this is not read (a gold solution is short; the bound keeps the cost fixed)."""
@@ -104,63 +105,82 @@ def _edits_of(v: Fraction) -> tuple[Fraction, Fraction]:
     return v + 1, v + 2
 
 
-def consistent_edits(values: Sequence[Fraction], symbols: Sequence[int]) -> list[dict[int, Fraction]]:
-    """The edits at which functions are compared: for each class of equal-valued quantities that ``symbols`` touch
-    (every symbol of that value moves, :func:`_edits_of`), two edits; then one edit of every class at once.
+def _classes(values: Sequence[Fraction], symbols) -> dict[Fraction, tuple[int, ...]]:
+    """The classes of equal-valued quantities that ``symbols`` touch (at most :data:`MAX_EDIT_CLASSES`, the first by
+    symbol), each with every symbol of its value."""
+    wanted: list[Fraction] = []
+    for i in sorted(set(symbols)):
+        if 0 <= i < len(values) and values[i] not in wanted:
+            wanted.append(values[i])
+    wanted = wanted[:MAX_EDIT_CLASSES]
+    return {v: tuple(i for i, x in enumerate(values) if x == v) for v in wanted}
+
+
+def consistent_edits(values: Sequence[Fraction], symbols) -> list[dict[int, Fraction]]:
+    """The edits at which two functions are compared, over the quantities ``symbols`` (those both depend on): for each
+    class of equal-valued quantities they touch, two edits that move every symbol of that value (:func:`_edits_of`).
 
     >>> consistent_edits([Fraction(16), Fraction(3), Fraction(16)], [0])
     [{0: Fraction(17, 1), 2: Fraction(17, 1)}, {0: Fraction(18, 1), 2: Fraction(18, 1)}]
-    >>> len(consistent_edits([Fraction(16), Fraction(3), Fraction(1, 2)], [0, 1, 2]))   # 3 classes x 2, + joint
-    7
+    >>> consistent_edits([Fraction(16), Fraction(1, 2)], [1])
+    [{1: Fraction(1, 4)}, {1: Fraction(1, 6)}]
     """
-    classes: dict[Fraction, list[int]] = {}
-    for i in sorted(set(symbols)):
-        if 0 <= i < len(values):
-            classes.setdefault(values[i], [])
-    classes = dict(list(classes.items())[:MAX_EDIT_CLASSES])
-    for i, v in enumerate(values):
-        if v in classes:
-            classes[v].append(i)
-    edits: list[dict[int, Fraction]] = []
-    for v, members in classes.items():
-        for new in _edits_of(v):
-            edits.append({i: new for i in members})
-    if len(classes) > 1:
-        edits.append({i: _edits_of(v)[0] for v, members in classes.items() for i in members})
-    return edits
+    return [{i: new for i in members} for v, members in _classes(values, symbols).items() for new in _edits_of(v)]
 
 
-def profile(function: DerivationFunction, edits: Sequence[dict[int, Fraction]]) -> tuple[Fraction | None, ...]:
-    """The function's answer at each edit (``None`` where it cannot be evaluated: a division by zero, the size
-    bound)."""
-    out = []
-    for e in edits:
-        try:
-            out.append(function.at(e))
-        except Exception:  # noqa: BLE001 - an evaluation bug is no verdict: this point is not compared
-            out.append(None)
-    return tuple(out)
+def _at(function: DerivationFunction, edit: dict[int, Fraction]) -> Fraction | None:
+    try:
+        return function.at(edit)
+    except Exception:  # noqa: BLE001 - an evaluation bug is no verdict: this point is not compared
+        return None
 
 
-def agree(a: tuple[Fraction | None, ...], base_a: Fraction, b: tuple[Fraction | None, ...],
-          base_b: Fraction) -> bool | None:
-    """Whether two profiles (over the same edits) describe the same function: equal at every edit both can evaluate
-    (relative to the base answers when those differ, ``0.25`` against ``25``); ``None`` when no edit is comparable.
+def _same(x: Fraction, base_x: Fraction, y: Fraction, base_y: Fraction) -> bool:
+    """Equal answers, relative to the base answers when those differ (``0.25`` against ``25`` for "25%")."""
+    return x == y if base_x == base_y or not base_x or not base_y else x * base_y == y * base_x
 
-    >>> agree((Fraction(20), Fraction(22)), Fraction(18), (Fraction(20), Fraction(22)), Fraction(18))
+
+def agree(f: DerivationFunction, g: DerivationFunction) -> bool | None:
+    r"""Whether two derivation functions of one problem agree: on some quantity both depend on, they respond alike —
+    equal answers at both :func:`consistent_edits` of that quantity's class. ``False`` when they respond differently
+    on every shared quantity; ``None`` when they share no quantity or no edit can be evaluated by both (not
+    comparable). Two equal functions agree on every quantity.
+
+    Why *some* quantity and not every one: the reading of a derivation cannot always tell a derived value from an
+    equal problem number or a free constant from an equal quantity (``2 · 2 + 2 · 1`` for "two … one"; ``6 - 3 = 3``
+    then ``+ 3`` when the problem states a 3), so two valid solutions of one method can differ on one quantity's
+    role; an unrelated construction differs on all of them. Measured on ProcessBench's valid GSM8K solutions against
+    the gold's function (``benchmarks/agreement_reference.py``): requiring every quantity isolates 12 of 113 compared
+    valid solutions, requiring one isolates 3, and both catch the same constructions in
+    ``benchmarks/mixed_groups.py``. A quantity only one of the two depends on is not edited: a valid solution that
+    multiplies in its head (``75`` for ``3 · 25``) depends on fewer quantities, not on others.
+
+    >>> from rewards.parsing.trace import parse_trace
+    >>> p = "Janet's ducks lay 16 eggs. She eats 3 and bakes with 4. She sells the rest at $2 each. How much?"
+    >>> def fn(text):
+    ...     t = parse_trace(p, text); flow = build_dataflow(t)
+    ...     return derivation_function(t, flow, answer_derivations(flow))
+    >>> agree(fn("16 - 3 - 4 = 9\n9 * 2 = 18\n#### 18"), fn("16 * 2 = 32\n32 - 3 * 2 - 4 * 2 = 18\n#### 18"))
     True
-    >>> agree((Fraction(19), None), Fraction(18), (Fraction(20), Fraction(22)), Fraction(18))
+    >>> agree(fn("16 - 3 - 4 = 9\n9 * 2 = 18\n#### 18"), fn("16 + 2 = 18\n#### 18"))
     False
     """
-    compared = False
-    for x, y in zip(a, b):
-        if x is None or y is None:
-            continue
-        compared = True
-        same = x == y if base_a == base_b or not base_a or not base_b else x * base_b == y * base_a
-        if not same:
-            return False
-    return True if compared else None
+    if f.values != g.values:
+        return None
+    shared = f.used & g.used
+    if not shared:
+        return None
+    verdicts = []  # per class of equal values: both of its edits give equal answers
+    for v, members in _classes(f.values, shared).items():
+        seen = []
+        for new in _edits_of(v):
+            edit = {i: new for i in members}
+            x, y = _at(f, edit), _at(g, edit)
+            if x is not None and y is not None:
+                seen.append(_same(x, f.answer, y, g.answer))
+        if seen:
+            verdicts.append(all(seen))
+    return any(verdicts) if verdicts else None
 
 
 def reference_function(problem: str, solution: str | None) -> DerivationFunction | None:
@@ -194,7 +214,8 @@ def group_agreement(functions: Sequence[DerivationFunction | None], keys: Sequen
         keys: each member's answer key (its canonical answer; ``None`` for a wrong or missing answer): only members
             with equal keys are compared.
         penalty: ``κ``, the factor of an isolated member.
-        min_peers: the comparable peers (same key, a comparable point) a member needs to be judged by the group.
+        min_peers: the comparable peers (same key, :func:`agree` not ``None``) a member needs to be judged by the
+            group; it is isolated when it agrees with none of them and two of them agree with each other.
         reference: a reference solution's function (:func:`reference_function`); members with ``reference_key``
             are then compared with it alone.
         reference_key: the answer key of the reference.
@@ -202,37 +223,22 @@ def group_agreement(functions: Sequence[DerivationFunction | None], keys: Sequen
     n = len(functions)
     live = [i for i in range(n) if functions[i] is not None and functions[i].degenerate is None
             and keys[i] is not None]
-    if not live:
-        return [None] * n
-    values = functions[live[0]].values
-    live = [i for i in live if functions[i].values == values]  # one problem, one symbol space
-    use_reference = reference is not None and reference.degenerate is None and reference.values == values
-    symbols: set[int] = set()
-    for f in [functions[i] for i in live] + ([reference] if use_reference else []):
-        symbols |= f.written | f.used
-    edits = consistent_edits(values, sorted(symbols))
-    if not edits:
-        return [None] * n
-    profiles = {i: profile(functions[i], edits) for i in live}
     out: list[Agreement | None] = [None] * n
-    if use_reference:
-        ref_profile = profile(reference, edits)
+    if reference is not None and reference.degenerate is None:
         for i in live:
             if keys[i] != reference_key:
                 continue
-            same = agree(profiles[i], functions[i].answer, ref_profile, reference.answer)
-            if same is None:
-                continue
-            out[i] = Agreement(1.0 if same else penalty, not same, 1, int(same), "reference",
-                               None if same else "its derivation computes another function of the problem's "
-                                                 "quantities than the reference solution's (at edited inputs)")
+            same = agree(functions[i], reference)
+            if same is not None:
+                out[i] = Agreement(1.0 if same else penalty, not same, 1, int(same), "reference",
+                                   None if same else "its derivation computes another function of the problem's "
+                                                     "quantities than the reference solution's (at edited inputs)")
         return out
     pair: dict[tuple[int, int], bool | None] = {}
     for a_pos, i in enumerate(live):
         for j in live[a_pos + 1:]:
             if keys[i] == keys[j]:
-                pair[(i, j)] = pair[(j, i)] = agree(profiles[i], functions[i].answer, profiles[j],
-                                                    functions[j].answer)
+                pair[(i, j)] = pair[(j, i)] = agree(functions[i], functions[j])
     for i in live:
         peers = [j for j in live if j != i and pair.get((i, j)) is not None]
         if len(peers) < max(1, min_peers):
