@@ -216,9 +216,10 @@ def group_agreement(functions: Sequence[DerivationFunction | None], keys: Sequen
         penalty: ``κ``, the factor of an isolated member.
         min_peers: the comparable peers (same key, :func:`agree` not ``None``) a member needs to be judged by the
             group; it is isolated when it agrees with none of them and two of them agree with each other.
-        reference: a reference solution's function (:func:`reference_function`); members with ``reference_key``
-            are then compared with it alone.
-        reference_key: the answer key of the reference.
+        reference: a reference solution's function (:func:`reference_function`); every member with a key (or with
+            ``reference_key``, when given) is then compared with it alone.
+        reference_key: the answer key of the reference (``None``: the caller gave keys to the correct members
+            only).
     """
     n = len(functions)
     live = [i for i in range(n) if functions[i] is not None and functions[i].degenerate is None
@@ -226,7 +227,7 @@ def group_agreement(functions: Sequence[DerivationFunction | None], keys: Sequen
     out: list[Agreement | None] = [None] * n
     if reference is not None and reference.degenerate is None:
         for i in live:
-            if keys[i] != reference_key:
+            if reference_key is not None and keys[i] != reference_key:
                 continue
             same = agree(functions[i], reference)
             if same is not None:

@@ -469,7 +469,7 @@ def score_group(
     if not (cfg.counterfactual_agreement and cfg.derivation_function and cfg.missing_evidence == "no_support"):
         return [_single(p, group, ref, cfg, verifier.refuted_q) for p, group in zip(parsed, per_member)]
     evidence = [_evidence(p, group, ref, cfg, verifier.refuted_q) for p, group in zip(parsed, per_member)]
-    _attach_agreement(problem, gold, ref, parsed, evidence, cfg)
+    _attach_agreement(gold, ref, parsed, evidence, cfg)
     return [e if isinstance(e, RAFSResult) else decide(e, cfg) for e in evidence]
 
 
@@ -481,7 +481,7 @@ def _comparable(e: Evidence | RAFSResult, cfg: RAFSConfig) -> bool:
             and not e.unsupported and e.hollow is None and not refuted_steps(e, cfg))
 
 
-def _attach_agreement(problem: Any, gold: str | None, ref: str | None, parsed: list[_Parsed],
+def _attach_agreement(gold: str | None, ref: str | None, parsed: list[_Parsed],
                       evidence: list[Evidence | RAFSResult], cfg: RAFSConfig) -> None:
     """Counterfactual agreement (:mod:`rewards.scoring.agreement`) of every comparable member, written into its
     evidence: with a worked gold solution whose function can be read, against that reference; otherwise among the
@@ -499,7 +499,7 @@ def _attach_agreement(problem: Any, gold: str | None, ref: str | None, parsed: l
             reference = reference_function(text, gold)
         found = group_agreement([e.function if ok else None for e, ok in zip(evidence, comparable)], keys,
                                 penalty=cfg.isolation_penalty, min_peers=cfg.isolation_min_peers,
-                                reference=reference, reference_key=canonical_answer(ref) if reference else None)
+                                reference=reference)
     except Exception as exc:  # noqa: BLE001 - an analysis bug must never crash a reward; agreement stays absent
         log.warning("counterfactual agreement failed (%s: %s); scoring without it", type(exc).__name__, exc)
         return
