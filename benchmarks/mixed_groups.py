@@ -26,6 +26,7 @@ there is the reward's, not the construction's).
 Run from the project root (deterministic; a progress bar on stderr)::
 
     python benchmarks/mixed_groups.py [--n 200] [--n-math 100] [--seed 0] [--json OUT.json] [--markdown OUT.md]
+    python benchmarks/mixed_groups.py --config '{"counterfactual_agreement": true}'   # RAFSConfig fields, both rewards
 """
 
 from __future__ import annotations
@@ -224,8 +225,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", default=None, help="write the results here")
     ap.add_argument("--markdown", default=None, help="write the tables here")
     ap.add_argument("--force", action="store_true", help="overwrite --json / --markdown if they exist")
+    ap.add_argument("--config", default=None,
+                    help="a JSON mapping of RAFSConfig fields both rewards are built with (default: the defaults)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    config = None
+    if args.config is not None:
+        try:
+            config = json.loads(args.config)
+            if not isinstance(config, dict):
+                raise ValueError("not a mapping")
+            from rewards import RAFSConfig
+
+            RAFSConfig.from_dict(config)
+        except (ValueError, TypeError) as exc:
+            print(f"mixed_groups: error: --config {args.config!r}: {exc}; pass a JSON mapping of RAFSConfig fields, "
+                  "e.g. '{\"counterfactual_agreement\": true}'", file=sys.stderr)
+            return 2
     if args.n < 1 or args.n_math < 0:
         print(f"mixed_groups: error: --n {args.n} / --n-math {args.n_math}: need --n >= 1 and --n-math >= 0",
               file=sys.stderr)
@@ -234,15 +250,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if out and Path(out).exists() and not args.force:
             print(f"mixed_groups: error: {out} exists; pass --force to overwrite it", file=sys.stderr)
             return 2
-    from rewards import faithful_accuracy_reward, rafs_reward
+    from rewards import faithful_accuracy_reward, get_faithful_accuracy_reward, get_rafs_reward, rafs_reward
     from rewards.adapters.files import atomic_write
 
-    rewards = {"rafs": rafs_reward, "faithful_accuracy": faithful_accuracy_reward}
+    rewards = {"rafs": rafs_reward, "faithful_accuracy": faithful_accuracy_reward} if config is None else \
+        {"rafs": get_rafs_reward(config), "faithful_accuracy": get_faithful_accuracy_reward(config=config)}
     t0 = time.perf_counter()
     sources = {"gsm8k": load_problems(args.n, seed=args.seed, sources=("gsm8k",))}
     if args.n_math:
         sources["math500"] = load_problems(args.n_math, seed=args.seed, sources=("math500",))
-    report = {"settings": {"n": args.n, "n_math": args.n_math, "seed": args.seed, "group": GROUP,
+    report = {"settings": {"n": args.n, "n_math": args.n_math, "seed": args.seed, "group": GROUP, "config": config,
                            "rewards": list(rewards), "mixed_order": list(MIXED_ORDER)},
               "sources": {name: measure(probs, rewards, args.seed, not args.no_progress, f"mixed groups ({name})")
                           for name, probs in sources.items()}}

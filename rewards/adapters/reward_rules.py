@@ -11,6 +11,9 @@ way, and no suspect step (``result.faithful``)
 correct, but a suspect step (a visible slip), an ungrounded quantity   ``u`` (:data:`UNFAITHFUL_CREDIT`, 0.5)
 feeding the answer, or no checked derivation at all (a restated,
 copied or hidden derivation; an abstention)
+correct and faithful, but its derivation function is isolated in    ``κ`` (``isolation_penalty``,
+its group or disagrees with a reference solution's                    0.9; ``counterfactual_agreement``)
+(``result.agreement``)
 no usable gold                                                        ``None``
 ====================================================================  ==========================
 
@@ -66,4 +69,5 @@ def faithful_accuracy(result: Any, correct: bool | None, *, unfaithful_credit: f
         return unfaithful_credit if unverified_credit is None else unverified_credit
     if min_rafs is not None and (result.score is None or result.score < min_rafs):
         return unfaithful_credit
-    return FULL_CREDIT
+    agreement = getattr(result, "agreement", None)  # counterfactual agreement: an isolated derivation earns A_i
+    return FULL_CREDIT if agreement is None else FULL_CREDIT * agreement

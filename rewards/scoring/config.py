@@ -66,6 +66,15 @@ class RAFSConfig:
             copied through, or a quantity or sub-expression that cancels — withholds support (the answer is
             unsupported, like a gap; no step is refuted). A derivation the function cannot be built for changes
             nothing.
+        counterfactual_agreement: under ``missing_evidence="no_support"`` with ``derivation_function``, compare the
+            derivation functions of a group's members that reach the same (correct) answer at consistent edits of
+            the problem's quantities, or each with a worked reference solution's when the gold is one
+            (:mod:`rewards.scoring.agreement`): an isolated member's reward is multiplied by
+            ``isolation_penalty``; agreement earns nothing extra, and where no function can be compared (a group of
+            one, algebra) it is absent.
+        isolation_penalty: ``κ``, the factor of an isolated member's reward (RAFS and faithful accuracy).
+        isolation_min_peers: the comparable members with the same answer a member needs besides itself before the
+            group can call it isolated (a reference solution needs none).
     """
 
     weights: Mapping[str, float] = field(default_factory=lambda: {"P_R": 0.4, "S_RA": 0.3, "C_A": 0.15, "D_R": 0.15})
@@ -83,6 +92,9 @@ class RAFSConfig:
     ungrounded_penalty: float = 0.5
     unused_exponent: float = 0.25
     derivation_function: bool = True
+    counterfactual_agreement: bool = False
+    isolation_penalty: float = 0.9
+    isolation_min_peers: int = 2
 
     def __post_init__(self) -> None:
         if self.missing_evidence not in (None, *MISSING_EVIDENCE):
@@ -95,7 +107,7 @@ class RAFSConfig:
             raise ValueError(f"RAFSConfig.weights={dict(self.weights)!r} must be >= 0 with at least one > 0.")
         for name, lo, hi in (("lam", 0, 1), ("theta_step", 0, 1), ("tau_accept", 0, 100), ("eps", 0, 1), ("sens_floor", 0, 1),
                              ("embedding_weight", 0, 1), ("ungrounded_penalty", 0, 1),
-                             ("unused_exponent", 0, 4)):
+                             ("unused_exponent", 0, 4), ("isolation_penalty", 0, 1)):
             value = getattr(self, name)
             if not lo <= value <= hi:
                 raise ValueError(f"RAFSConfig.{name}={value!r} is outside [{lo}, {hi}].")
@@ -103,6 +115,13 @@ class RAFSConfig:
             raise ValueError(f"RAFSConfig.group_mode={self.group_mode!r}: use 'group' or 'member'.")
         if not isinstance(self.derivation_function, bool):
             raise ValueError(f"RAFSConfig.derivation_function={self.derivation_function!r} must be True or False.")
+        if not isinstance(self.counterfactual_agreement, bool):
+            raise ValueError(f"RAFSConfig.counterfactual_agreement={self.counterfactual_agreement!r} must be True or "
+                             "False.")
+        if isinstance(self.isolation_min_peers, bool) or not isinstance(self.isolation_min_peers, int) \
+                or self.isolation_min_peers < 1:
+            raise ValueError(f"RAFSConfig.isolation_min_peers={self.isolation_min_peers!r} must be an integer >= 1 "
+                             "(e.g. 2: two other comparable members).")
         if self.m_min < 1:
             raise ValueError(f"RAFSConfig.m_min={self.m_min!r} must be >= 1.")
 

@@ -20,6 +20,17 @@ missing evidence is no support, :attr:`Evidence.reward_mode`; ``"evaluation"``: 
                quantities, is degenerate: constant, copied or cancelling (reward      derivation_function)
                mode; rewards.scoring.derivation)
 
+Counterfactual agreement (reward mode, ``counterfactual_agreement``; :mod:`rewards.scoring.agreement`)::
+
+    RAFS_i = A_i · RAFS      A_i = κ when member i's derivation function is isolated   (agreement_factor;
+                             (disagrees, at consistent edits, with every comparable      isolation_penalty,
+                             member reaching its answer while some of them agree, or     isolation_min_peers)
+                             with the reference solution's), else 1; absent (1) where
+                             no function can be compared
+
+A factor on the reward, not a weighted component: a component that is present re-weights the others, so agreeing
+would earn more than not being compared. Faithful accuracy pays ``A_i`` instead of 1 (``reward_rules``).
+
 ``P_R`` (step validity) is ``GM(q)^(1-λ) · min(q)^λ`` (``lam``) over :func:`counted_steps` — the answer's derivation
 and every refuted step, superseded steps left out, each distinct step once in reward mode — times ``ρ`` when the
 derivation is hollow; in reward mode an unsupported answer has ``P_R = 0``. Unsupported (reward mode): no
@@ -41,7 +52,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from rewards.parsing.trace import Trace
 from rewards.scoring import components as C
@@ -51,7 +62,7 @@ from rewards.verifiers.base import StepCheck
 
 __all__ = ["Evidence", "decide", "abstain", "SUPPORT_MODIFIERS", "counted_steps", "implication_credit",
            "sensitivity_credit", "hollow_factor", "unused_quantity_factor", "ungrounded_factor", "hedge_factor",
-           "derivation_factor"]
+           "derivation_factor", "agreement_factor"]
 
 
 @dataclass
@@ -82,6 +93,9 @@ class Evidence:
         degenerate: reward mode with ``derivation_function``: why the answer's derivation, read as a function of the
             problem's quantities (:func:`~rewards.scoring.derivation.derivation_function`), is no derivation
             (``None``: it is one, or no function could be built).
+        function: that function (``None`` where it was not built).
+        agreement: reward mode with ``counterfactual_agreement``: the member's
+            :class:`~rewards.scoring.agreement.Agreement` with its group or a reference solution (``None``: absent).
     """
 
     trace: Trace
@@ -102,6 +116,8 @@ class Evidence:
     correct: bool | None
     group: dict[str, float | None] = field(default_factory=dict)
     degenerate: str | None = None
+    function: Any = field(default=None, repr=False)
+    agreement: Any = None
 
     @property
     def unsupported(self) -> bool:
@@ -164,6 +180,18 @@ def derivation_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | None]
     if ev.degenerate is None:
         return 1.0, None
     return 0.0, f"the derivation is no function of the problem ({ev.degenerate}): no support"
+
+
+def agreement_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float | None, str | None]:
+    """``A_i``: ``κ`` (``isolation_penalty``) when the member's derivation function is isolated in its group, or
+    disagrees with the reference solution's (reward mode, ``counterfactual_agreement``; the module docstring of
+    :mod:`rewards.scoring.agreement`), else 1; ``None`` when absent (no comparison: it then changes nothing). Never a
+    bonus: agreeing is worth what not being compared is."""
+    if ev.agreement is None or not ev.reward_mode:
+        return None, None
+    if ev.agreement.isolated:
+        return ev.agreement.factor, f"counterfactual agreement: {ev.agreement.reason} (reward x {ev.agreement.factor:g})"
+    return 1.0, None
 
 
 SUPPORT_MODIFIERS: tuple[tuple[str, Callable[[Evidence, RAFSConfig], tuple[float, str | None]]], ...] = (
@@ -274,6 +302,12 @@ def decide(ev: Evidence, cfg: RAFSConfig) -> RAFSResult:
         reasons.append("the answer does not move when the problem's quantities are edited")
     # not ε^Σw for an unsupported answer: a restatement would earn that above an honest abstention
     score = 0.0 if ev.unsupported else C.aggregate(comps, cfg.weights, cfg.eps)
+    agreement, isolation = agreement_factor(ev, cfg)
+    if agreement is not None:
+        terms["agreement"] = agreement
+        if score is not None and agreement != 1.0:
+            score *= agreement
+            reasons.append(isolation)
     if ev.implied is not None and ev.implied < 0.5:
         reasons.append(f"the chain's result {ev.last_derived} differs from the stated answer {ev.trace.answer}")
     if suspect is not None:
@@ -288,4 +322,5 @@ def decide(ev: Evidence, cfg: RAFSConfig) -> RAFSResult:
     result = RAFSResult(score, "accept" if accept else "review", failure_type(valid, ev.correct, ev.implied), suspect,
                         comps, ev.checks, ev.coverage, ev.trace.answer, ev.correct, reasons, supported)
     result.terms = terms
+    result.agreement = agreement
     return result

@@ -46,12 +46,13 @@ from rewards.checks.answers import (answers_equivalent, approximate_value, canon
                                     named_value, numeric_value)
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
+from rewards.scoring.agreement import group_agreement, reference_function
 from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, build_dataflow,
                                       fraction_literals,
                                       input_counterfactuals, quantity_coverage)
 from rewards.scoring.config import COMPONENTS, DEFAULT_CONFIGS, MODES, USES, RAFSConfig
 from rewards.scoring.derivation import DerivationFunction, derivation_function
-from rewards.scoring.policy import Evidence, abstain, decide
+from rewards.scoring.policy import Evidence, abstain, decide, refuted_steps
 from rewards.scoring.revisions import analyse_revisions
 from rewards.scoring.verdict import FAILURE_TYPES, RAFSResult
 from rewards.verifiers.base import StepCheck, StepVerifier
@@ -394,7 +395,7 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
         revision_reasons=revision_reasons, coverage=coverage, implied=implied, path=path, sensitivity=raw_sens,
         feeding=feeding, hollow=hollow, quantities=quantities,
         hedge=hedge, grounded=reward_mode or _grounded_derivation(flow, derivations), last_derived=flow.last_derived,
-        correct=correct, group=group, degenerate=degenerate)
+        correct=correct, group=group, degenerate=degenerate, function=function)
 
 
 def _derivation_reading(trace: Trace, flow: Dataflow, derivations: list[frozenset[int]]) -> DerivationFunction | None:
@@ -465,7 +466,46 @@ def score_group(
             shared = {"C_A": C.consensus(answers), "D_R": C.stability(claim_sets, reasoned, similarity)}
             per_member = [dict(shared) for _ in parsed]
     ref = gold_answer(gold) if gold is not None else None  # once per group, not per member
-    return [_single(p, group, ref, cfg, verifier.refuted_q) for p, group in zip(parsed, per_member)]
+    if not (cfg.counterfactual_agreement and cfg.derivation_function and cfg.missing_evidence == "no_support"):
+        return [_single(p, group, ref, cfg, verifier.refuted_q) for p, group in zip(parsed, per_member)]
+    evidence = [_evidence(p, group, ref, cfg, verifier.refuted_q) for p, group in zip(parsed, per_member)]
+    _attach_agreement(gold, ref, parsed, evidence, cfg)
+    return [e if isinstance(e, RAFSResult) else decide(e, cfg) for e in evidence]
+
+
+def _comparable(e: Evidence | RAFSResult, cfg: RAFSConfig) -> bool:
+    """Whether a member's derivation function may be compared (and may be compared with): a function was built and is
+    no degenerate one, the answer is supported (a verified derivation, nothing from nowhere, no hedge, not hollow) and
+    no step is refuted."""
+    return (isinstance(e, Evidence) and e.function is not None and e.function.degenerate is None
+            and not e.unsupported and e.hollow is None and not refuted_steps(e, cfg))
+
+
+def _attach_agreement(gold: str | None, ref: str | None, parsed: list[_Parsed],
+                      evidence: list[Evidence | RAFSResult], cfg: RAFSConfig) -> None:
+    """Counterfactual agreement (:mod:`rewards.scoring.agreement`) of every comparable member, written into its
+    evidence: with a worked gold solution whose function can be read, against that reference; otherwise among the
+    members that reach the same answer (the correct ones, with a gold answer). Never raises: a failure leaves every
+    member absent."""
+    try:
+        comparable = [_comparable(e, cfg) for e in evidence]
+        if not any(comparable):
+            return
+        keys = [p.canonical if ok and (ref is None or e.correct) else None
+                for p, e, ok in zip(parsed, evidence, comparable)]
+        reference = None
+        if ref is not None and gold is not None and gold.strip() != ref:
+            text = next(e.trace.problem for e, ok in zip(evidence, comparable) if ok)
+            reference = reference_function(text, gold)
+        found = group_agreement([e.function if ok else None for e, ok in zip(evidence, comparable)], keys,
+                                penalty=cfg.isolation_penalty, min_peers=cfg.isolation_min_peers,
+                                reference=reference)
+    except Exception as exc:  # noqa: BLE001 - an analysis bug must never crash a reward; agreement stays absent
+        log.warning("counterfactual agreement failed (%s: %s); scoring without it", type(exc).__name__, exc)
+        return
+    for e, a in zip(evidence, found):
+        if a is not None and isinstance(e, Evidence):
+            e.agreement = a
 
 
 def score_trace(

@@ -41,6 +41,11 @@ class RAFSResult:
     """The named terms :mod:`rewards.scoring.policy` multiplied into ``S_RA`` (``implication``, ``sensitivity``,
     ``hollow``, ``unused_quantities``, ``ungrounded``, ``hedge``): where a score comes from. Empty on an
     abstention; not part of :meth:`to_dict`."""
+    agreement: float | None = None
+    """The counterfactual-agreement factor ``A_i`` already in :attr:`score` (``RAFSConfig.counterfactual_agreement``;
+    :mod:`rewards.scoring.agreement`): ``isolation_penalty`` for a member whose derivation function is isolated in
+    its group, 1.0 when it was compared and is not, ``None`` when absent (not compared). In :meth:`to_dict` only when
+    it is not ``None``."""
 
     @property
     def faithful(self) -> bool:
@@ -65,6 +70,7 @@ class RAFSResult:
             "correct": self.correct,
             "supported": self.supported,
             "reasons": self.reasons,
+            **({} if self.agreement is None else {"agreement": self.agreement}),
         }
 
     def to_json(self) -> str:
