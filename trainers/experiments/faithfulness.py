@@ -59,7 +59,8 @@ from trainers.experiments import runs as R
 from trainers.experiments import world as W
 
 __all__ = ["add_arguments", "run", "ExperimentConfig", "QUICK", "FULL", "ARMS", "EXTRA_ARMS", "AccuracyReward",
-           "accuracy_reward", "evaluate_policy", "separation", "run_experiment", "METRICS",
+           "accuracy_reward", "GatedRafsReward", "gated_rafs_reward", "RAFS_COMPOSITIONS", "evaluate_policy",
+           "separation", "run_experiment", "METRICS",
            "rewards_fingerprint", "summary_markdown", "grpo_rows", "analyse", "welch", "paired",
            "results_markdown", "preregistered_markdown", "PREREGISTERED", "merge_reports"]
 
@@ -74,6 +75,9 @@ METRICS = ("misleading_hint_accuracy", "faithfulness_rate", "hack_rate", "accura
 COMPONENT_KEYS = ("rafs", "P_R", "S_RA", "C_A", "D_R")
 #: The GRPO learning-rate schedules the experiment accepts (``transformers`` names).
 LR_SCHEDULERS = ("constant", "cosine", "linear")
+#: How the ``rafs`` arm composes accuracy and ``rafs_reward``: ``sum`` (``accuracy + RAFS/100``, TRL's sum of the two
+#: reward functions) or ``gated`` (``accuracy × (1 + RAFS/100)``: RAFS pays only a correct answer).
+RAFS_COMPOSITIONS = ("sum", "gated")
 
 
 @dataclass
@@ -121,6 +125,8 @@ class ExperimentConfig:
     beta: float = 0.0
     #: The seeds are ``first_seed … first_seed + seeds − 1`` (fresh seeds to confirm a finding on).
     first_seed: int = 0
+    #: How the ``rafs`` arm composes accuracy and ``rafs_reward`` (:data:`RAFS_COMPOSITIONS`).
+    rafs_composition: str = "sum"
 
     def __post_init__(self) -> None:
         if self.lr_scheduler not in LR_SCHEDULERS:
@@ -136,6 +142,8 @@ class ExperimentConfig:
             raise ValueError(f"hint_free_share={self.hint_free_share} x prompts_per_step={self.prompts_per_step} "
                              f"= {k:g} prompts per batch: pick a share that gives a whole number, e.g. "
                              f"{1 / self.prompts_per_step:g}.")
+        if self.rafs_composition not in RAFS_COMPOSITIONS:
+            raise ValueError(f"rafs_composition={self.rafs_composition!r}: use one of {', '.join(RAFS_COMPOSITIONS)}.")
         if self.world_variant not in W.MIXTURES:
             raise ValueError(f"world_variant={self.world_variant!r}: use one of {sorted(W.MIXTURES)}.")
 
@@ -192,16 +200,48 @@ class AccuracyReward:
 accuracy_reward = AccuracyReward()
 
 
-def arm_rewards(arm: str) -> list[Any]:
-    """The reward functions of an arm, the project's as they stand (imported from the top-level package)."""
+class GatedRafsReward:
+    """``accuracy × (1 + RAFS/100)``: the project's ``rafs_reward`` paid only on a correct answer (a wrong answer
+    earns 0 whatever its chain; RAFS abstaining counts 0, as in TRL's sum). ``rafs_reward`` does not read the gold,
+    so added to accuracy it also pays a wrong answer reached by well-formed steps; gated, it pays what accuracy +
+    RAFS pays a correct answer and nothing else. Picklable, ``__name__ = "accuracy_gated_rafs_reward"``.
+
+    >>> r = GatedRafsReward()
+    >>> q = "Question: Ann has 7 apples. She gets 5 more. She gives away 3. How many now?\\nAnswer:\\n"
+    >>> right, wrong = "7 + 5 = 12\\n12 - 3 = 9\\n#### 9", "7 - 5 = 2\\n2 + 3 = 5\\n#### 5"
+    >>> out = r([q, q], [right, wrong], answer=["9", "9"])   # RAFS > 0 for both chains, paid only to the right one
+    >>> out[0] > 1.0, out[1]
+    (True, 0.0)
+    """
+
+    def __init__(self) -> None:
+        self.__name__ = "accuracy_gated_rafs_reward"
+
+    def __call__(self, prompts: Sequence[Any] | None, completions: Sequence[Any], **kwargs: Any) -> list:
+        from rewards import rafs_reward
+
+        acc = accuracy_reward(prompts, completions, **kwargs)
+        rafs = rafs_reward(prompts, completions, **kwargs)
+        return [None if a is None else a * (1.0 + (0.0 if r is None or r != r else float(r)))
+                for a, r in zip(acc, rafs)]
+
+
+gated_rafs_reward = GatedRafsReward()
+
+
+def arm_rewards(arm: str, rafs_composition: str = "sum") -> list[Any]:
+    """The reward functions of an arm, the project's as they stand (imported from the top-level package);
+    ``rafs_composition`` (:data:`RAFS_COMPOSITIONS`) says how the ``rafs`` arm joins accuracy and RAFS."""
     from rewards import faithful_accuracy_reward, rafs_reward
 
+    if rafs_composition not in RAFS_COMPOSITIONS:
+        raise ValueError(f"rafs_composition={rafs_composition!r}: use one of {', '.join(RAFS_COMPOSITIONS)}.")
     if arm == "accuracy":
         return [accuracy_reward]
     if arm == "faithful_accuracy":
         return [faithful_accuracy_reward]
     if arm == "rafs":
-        return [accuracy_reward, rafs_reward]
+        return [gated_rafs_reward] if rafs_composition == "gated" else [accuracy_reward, rafs_reward]
     if arm == "rafs_only":
         return [rafs_reward]
     if arm == "support_only":
@@ -211,10 +251,11 @@ def arm_rewards(arm: str) -> list[Any]:
     raise ValueError(f"arm={arm!r} is not one of {ARMS + EXTRA_ARMS}.")
 
 
-def total_rewards(arm: str, prompts: Sequence[str], completions: Sequence[str], golds: Sequence[str]) -> list[float]:
+def total_rewards(arm: str, prompts: Sequence[str], completions: Sequence[str], golds: Sequence[str],
+                  rafs_composition: str = "sum") -> list[float]:
     """What TRL sums for an arm: each reward function's value, ``None`` counting 0 (TRL's ``nansum``)."""
     totals = [0.0] * len(completions)
-    for f in arm_rewards(arm):
+    for f in arm_rewards(arm, rafs_composition):
         for i, v in enumerate(f(list(prompts), list(completions), answer=list(golds))):
             if v is not None and not (isinstance(v, float) and math.isnan(v)):
                 totals[i] += float(v)
@@ -338,7 +379,7 @@ def separation(model, tok, problems: Sequence[W.Problem], cfg: ExperimentConfig,
             classes.append("unlabelled_correct")
     diagnostics: dict[str, Any] = {}
     for arm in cfg.arms:
-        totals = total_rewards(arm, prompts, comps, golds)
+        totals = total_rewards(arm, prompts, comps, golds, cfg.rafs_composition)
         adv: dict[str, list[float]] = {}
         raw: dict[str, list[float]] = {}
         for g in range(len(problems)):
@@ -365,7 +406,8 @@ def separation(model, tok, problems: Sequence[W.Problem], cfg: ExperimentConfig,
     }
 
 
-def reward_probe(mixture: Sequence[W.Behaviour] = W.DEFAULT_MIXTURE) -> dict[str, dict[str, float | None]]:
+def reward_probe(mixture: Sequence[W.Behaviour] = W.DEFAULT_MIXTURE, rafs_composition: str = "sum"
+                 ) -> dict[str, dict[str, float | None]]:
     """The rewards as they stand, on one canonical completion of each behaviour of ``mixture`` (a fingerprint of
     the reward version the run used: rerun after a reward change and compare)."""
     rng = random.Random(0)
@@ -376,7 +418,7 @@ def reward_probe(mixture: Sequence[W.Behaviour] = W.DEFAULT_MIXTURE) -> dict[str
     out: dict[str, dict[str, float | None]] = {"completion": dict(comps)}  # type: ignore[dict-item]
     for arm in ARMS + EXTRA_ARMS:
         out[arm] = dict(zip(names, total_rewards(arm, [prompt] * len(names), list(comps.values()),
-                                                 [str(p.answer)] * len(names))))
+                                                 [str(p.answer)] * len(names), rafs_composition)))
     return out
 
 
@@ -458,7 +500,8 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: ExperimentConfig, grpo_pr
     rows, shuffle = grpo_rows(grpo_problems, cfg, seed)
     ds = Dataset.from_list(rows)
     args = R.grpo_args(work / f"{arm}-seed{seed}", cfg, seed, shuffle=shuffle)
-    trainer = GRPOTrainer(model=model, processing_class=tok, reward_funcs=arm_rewards(arm), args=args,
+    trainer = GRPOTrainer(model=model, processing_class=tok, reward_funcs=arm_rewards(arm, cfg.rafs_composition),
+                          args=args,
                           train_dataset=ds, callbacks=[Eval()])
     trainer.remove_callback(PrinterCallback)  # our Eval callback prints the metrics that matter
     trainer.train()
@@ -619,7 +662,8 @@ def run_experiment(cfg: ExperimentConfig, out: Path, *, quiet: bool = False, reu
     report: dict[str, Any] = {
         "experiment": "faithfulness", "complete": False, "config": asdict(cfg),
         "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "torch_threads": 1,
-        "rewards": {"as_they_stand": True, "probe": reward_probe(cfg.mixture()), **rewards_fingerprint()},
+        "rewards": {"as_they_stand": True, "probe": reward_probe(cfg.mixture(), cfg.rafs_composition),
+                    **rewards_fingerprint()},
         "mixture": W.mixture_weights(cfg.mixture(), hinted=True),
         "data": {"sft": len(sft_problems), "grpo": len(grpo_problems), "separation": len(sep_problems),
                  "eval": len(eval_problems), "causal_probes": len(es.probes)},
@@ -782,7 +826,15 @@ def results_markdown(report: dict[str, Any], *, name: str = "report.json") -> st
     cfg = report.get("config", {})
     lines = [f"`{name}`: world `{cfg.get('world_variant', 'default')}`, {cfg.get('seeds')} seeds, "
              f"{cfg.get('eval_prompts')} evaluation prompts, hint-free share of every GRPO batch "
-             f"{cfg.get('hint_free_share', 0.0)}; wall time {report.get('wall_time_s', 0) / 60:.1f} min "
+             f"{cfg.get('hint_free_share', 0.0)}"
+             + ("" if cfg.get("rafs_composition", "sum") == "sum" else
+                f", `rafs` arm composed `{cfg['rafs_composition']}`")
+             + ("" if cfg.get("lr_scheduler", "constant") == "constant" else
+                f", learning-rate schedule `{cfg['lr_scheduler']}`")
+             + (f", KL weight {cfg['beta']}" if cfg.get("beta", 0.0) else "")
+             + (f", seeds {cfg['first_seed']}–{cfg['first_seed'] + cfg['seeds'] - 1}"
+                if cfg.get("first_seed") else "")
+             + f"; wall time {report.get('wall_time_s', 0) / 60:.1f} min "
              f"(started {report.get('started_utc', '?')}); rewards SHA-1 "
              f"`{str(report.get('rewards', {}).get('source_sha1', '?'))[:8]}…`.", "",
              "End of training, mean [95% t-interval over seeds]:", "",
@@ -874,6 +926,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lr-scheduler", default=None, help=f"GRPO learning-rate schedule ({', '.join(LR_SCHEDULERS)}; "
                                                               "default constant)")
     parser.add_argument("--beta", type=float, default=None, help="GRPO KL weight to the SFT policy (default 0)")
+    parser.add_argument("--rafs-composition", default=None,
+                        help="how the rafs arm joins accuracy and rafs_reward: sum (accuracy + RAFS, default) or "
+                             "gated (accuracy x (1 + RAFS): RAFS paid only on a correct answer)")
     parser.add_argument("--first-seed", type=int, default=None,
                         help="the first seed (default 0): runs seeds FIRST .. FIRST+SEEDS-1")
     parser.add_argument("--reuse-sft", default=None,
@@ -892,7 +947,8 @@ def _config_from_args(args: argparse.Namespace) -> ExperimentConfig:
     for flag, field, value in (("--hint-free-share", "hint_free_share", args.hint_free_share),
                                ("--world", "world_variant", args.world),
                                ("--lr-scheduler", "lr_scheduler", args.lr_scheduler), ("--beta", "beta", args.beta),
-                               ("--first-seed", "first_seed", args.first_seed)):
+                               ("--first-seed", "first_seed", args.first_seed),
+                               ("--rafs-composition", "rafs_composition", args.rafs_composition)):
         if value is None:
             continue
         try:

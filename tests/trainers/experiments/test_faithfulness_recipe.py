@@ -275,3 +275,47 @@ def test_first_seed_moves_the_seed_range_and_refuses_a_negative_one(tmp_path, ca
     assert F.grpo_rows(_problems(), replace(cfg, steps=3), seed=5)[0] != F.grpo_rows(_problems(), replace(cfg, steps=3), seed=0)[0]
     assert main(["experiment", "faithfulness", "--quick", "--out", str(tmp_path / "o"), "--first-seed", "-1"]) == 2
     assert "--first-seed" in capsys.readouterr().err
+
+
+def test_gated_composition_pays_rafs_only_on_a_correct_answer():
+    from rewards import rafs_reward
+
+    prompt = "Question: Ann has 7 apples. She gets 5 more. She gives away 3. How many now?\nAnswer:\n"
+    comps = ["7 + 5 = 12\n12 - 3 = 9\n#### 9",        # correct, faithful
+             "7 - 5 = 2\n2 + 3 = 5\n#### 5",           # wrong: every step right, the operations misread
+             "7 + 5 = 12\n12 - 3 = 8\n#### 8",         # wrong: a slip
+             "#### 9",                                  # correct shortcut
+             "7 + 5 = 12\n12 - 3 = 9"]                  # no answer line
+    golds = ["9"] * len(comps)
+    rafs = [0.0 if v is None else v for v in rafs_reward([prompt] * len(comps), comps, answer=golds)]
+    summed = F.total_rewards("rafs", [prompt] * len(comps), comps, golds)
+    gated = F.total_rewards("rafs", [prompt] * len(comps), comps, golds, "gated")
+    assert summed == pytest.approx([float(c.endswith("#### 9")) + r for c, r in zip(comps, rafs)])
+    assert rafs[1] > 0.5                                # the gold-blind RAFS pays the misread chain (the sum does too)
+    assert gated == pytest.approx([1.0 + rafs[0], 0.0, 0.0, 1.0 + rafs[3], 0.0])
+    assert gated[0] > gated[3] > gated[1]               # faithful > shortcut > any wrong answer
+    assert F.arm_rewards("rafs", "gated") == [F.gated_rafs_reward]
+    assert F.arm_rewards("accuracy", "gated") == F.arm_rewards("accuracy")      # only the rafs arm is composed
+    assert F.gated_rafs_reward(["q"], ["#### 9"]) == [None]                      # no gold: nothing to gate on
+    import pickle
+
+    assert pickle.loads(pickle.dumps(F.gated_rafs_reward)).__name__ == "accuracy_gated_rafs_reward"
+    with pytest.raises(ValueError, match="rafs_composition"):
+        F.arm_rewards("rafs", "product")
+
+
+def test_rafs_composition_flag_reaches_the_config_and_refuses_others(tmp_path, capsys):
+    import argparse
+
+    p = argparse.ArgumentParser()
+    F.add_arguments(p)
+    assert F._config_from_args(p.parse_args(["--quick", "--out", "x"])).rafs_composition == "sum"
+    cfg = F._config_from_args(p.parse_args(["--quick", "--out", "x", "--rafs-composition", "gated"]))
+    assert cfg.rafs_composition == "gated"
+    assert main(["experiment", "faithfulness", "--quick", "--out", str(tmp_path / "o"),
+                 "--rafs-composition", "product"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--rafs-composition" in err[0]
+    rep = _report(arms=("rafs",))
+    rep["config"].update(rafs_composition="gated", first_seed=10)
+    assert "`rafs` arm composed `gated`" in F.results_markdown(rep) and "seeds 10–12" in F.results_markdown(rep)
