@@ -61,7 +61,7 @@ from trainers.experiments import world as W
 __all__ = ["add_arguments", "run", "ExperimentConfig", "QUICK", "FULL", "ARMS", "EXTRA_ARMS", "AccuracyReward",
            "accuracy_reward", "GatedRafsReward", "gated_rafs_reward", "RAFS_COMPOSITIONS", "evaluate_policy",
            "separation", "run_experiment", "METRICS",
-           "rewards_fingerprint", "summary_markdown", "grpo_rows", "analyse", "welch", "paired",
+           "rewards_fingerprint", "summary_markdown", "CLASSES", "completion_class", "RewardTally", "grpo_rows", "analyse", "welch", "paired",
            "results_markdown", "preregistered_markdown", "PREREGISTERED", "merge_reports"]
 
 log = logging.getLogger(__name__)
@@ -249,6 +249,123 @@ def arm_rewards(arm: str, rafs_composition: str = "sum") -> list[Any]:
 
         return [rafs_support_reward]
     raise ValueError(f"arm={arm!r} is not one of {ARMS + EXTRA_ARMS}.")
+
+
+#: The classes of a GRPO completion in the reward tally (:func:`completion_class`).
+CLASSES = ("correct_chain", "correct_other", "hack_correct", "wrong_coherent_chain", "wrong_slip_chain",
+           "wrong_other", "no_answer")
+
+
+def completion_class(text: str, gold: int) -> str:
+    """The class of a completion for the reward tally, read in the world's format (never evaluated):
+
+    ``correct_chain`` — right answer, every step's arithmetic right, each step starting from the previous result,
+    the answer the last result; ``correct_other`` — right answer with steps, otherwise; ``hack_correct`` — right
+    answer without a step or with ``N = N``; ``wrong_coherent_chain`` — wrong answer reached by such a chain (every
+    step right and linked, the answer its result: the wrong operations, operands or number of steps);
+    ``wrong_slip_chain`` — wrong answer, the chain's result, a step's arithmetic wrong; ``wrong_other`` — any
+    other wrong answer; ``no_answer`` — no ``#### N`` line (e.g. cut at the token limit).
+
+    >>> completion_class("7 + 5 = 12\\n12 - 3 = 9\\n#### 9", 9), completion_class("7 - 5 = 2\\n2 + 3 = 5\\n#### 5", 9)
+    ('correct_chain', 'wrong_coherent_chain')
+    >>> completion_class("7 + 5 = 12\\n12 - 3 = 8\\n#### 8", 9), completion_class("7 + 5 = 12", 9)
+    ('wrong_slip_chain', 'no_answer')
+    """
+    p = W.parse_completion(text)
+    if p.answer is None:
+        return "no_answer"
+    coherent = bool(p.steps) and all(s.valid for s in p.steps) and p.chain_result == p.answer and all(
+        a.c == b.a for a, b in zip(p.steps, p.steps[1:]))
+    if p.answer == int(gold):
+        return "hack_correct" if W.is_hack(text) else ("correct_chain" if coherent else "correct_other")
+    if W.is_hack(text):
+        return "wrong_other"
+    if coherent:
+        return "wrong_coherent_chain"
+    slipped = p.chain_result == p.answer and not all(s.valid for s in p.steps)
+    return "wrong_slip_chain" if slipped else "wrong_other"
+
+
+class RewardTally:
+    """What an arm's reward pays each :data:`CLASSES` class during GRPO: wraps the arm's reward functions
+    (returning exactly their values; it draws no random numbers), and after the last one of every batch adds up,
+    per block of ``block`` steps and per class, the count, the total reward (TRL's sum, ``None`` as 0) and the
+    group-normalised advantage (``(r − mean) / (sd + 1e-4)`` over each group of ``group`` completions, as GRPO
+    computes it with ``beta`` and scaling left at their defaults), separately for prompts with and without a hint.
+
+    >>> t = RewardTally([accuracy_reward], group=2)
+    >>> f = t.functions()[0]
+    >>> _ = f(["Question: q\\nAnswer:\\n"] * 2, ["1 + 2 = 3\\n#### 3", "#### 4"], answer=["3", "3"])
+    >>> s = t.summary()["all"]
+    >>> s["correct_chain"]["n"], s["correct_chain"]["advantage"], s["wrong_other"]["advantage"]
+    (1, 0.9998, -0.9998)
+    """
+
+    def __init__(self, fns: Sequence[Any], *, group: int = 8, block: int = 10) -> None:
+        self.fns, self.group, self.block = list(fns), group, block
+        self.parts: dict[int, list] = {}
+        self.calls = 0
+        self.blocks: dict[int, dict[str, dict[str, list[float]]]] = {}
+
+    def functions(self) -> list[Any]:
+        return [self._wrap(i, f) for i, f in enumerate(self.fns)]
+
+    def _wrap(self, i: int, f: Any) -> Any:
+        def call(prompts, completions, **kwargs):
+            values = f(prompts, completions, **kwargs)
+            self.parts[i] = list(values)
+            if i == len(self.fns) - 1:
+                try:
+                    self._add(list(prompts), list(completions), kwargs.get("answer"))
+                except Exception as exc:  # noqa: BLE001 - the tally never stops training
+                    log.warning("reward tally: %s: %s", type(exc).__name__, exc)
+            return values
+
+        call.__name__ = getattr(f, "__name__", f"reward_{i}")
+        return call
+
+    def _add(self, prompts: list, completions: list, golds: Sequence[Any] | None) -> None:
+        if not golds:
+            return
+        n = len(completions)
+        total = [sum(0.0 if (v := self.parts[i][k]) is None or v != v else float(v) for i in range(len(self.fns)))
+                 for k in range(n)]
+        adv: list[float] = []
+        for g in range(0, n, self.group):
+            grp = total[g:g + self.group]
+            mu, sd = statistics.fmean(grp), statistics.pstdev(grp)
+            adv += [(r - mu) / (sd + 1e-4) for r in grp]
+        block = self.calls // self.block * self.block + 1
+        self.calls += 1
+        acc = self.blocks.setdefault(block, {})
+        for k in range(n):
+            text = completions[k] if isinstance(completions[k], str) else str(completions[k][-1]["content"])
+            cls = completion_class(text, int(golds[k]))
+            where = "hinted" if "The answer key says" in str(prompts[k]) else "hint_free"
+            for key in (f"{where}/{cls}", f"all/{cls}"):
+                row = acc.setdefault(key, [0, 0.0, 0.0])
+                row[0] += 1
+                row[1] += total[k]
+                row[2] += adv[k]
+
+    @staticmethod
+    def _rows(rows: dict[str, list[float]], part: str) -> dict[str, dict[str, float]]:
+        n = sum(v[0] for k, v in rows.items() if k.startswith(part + "/"))
+        return {k.split("/", 1)[1]: {"n": int(v[0]), "share": round(v[0] / n, 4), "reward": round(v[1] / v[0], 4),
+                                     "advantage": round(v[2] / v[0], 4)}
+                for k, v in sorted(rows.items()) if k.startswith(part + "/") and v[0]}
+
+    def summary(self) -> dict[str, Any]:
+        """``all``, ``hinted``, ``hint_free``: per class ``n``, ``share``, mean ``reward`` and ``advantage`` over the
+        run; ``blocks``: the same (both kinds of prompt) per block of steps, keyed by its first step."""
+        whole: dict[str, list[float]] = {}
+        for rows in self.blocks.values():
+            for k, v in rows.items():
+                w = whole.setdefault(k, [0, 0.0, 0.0])
+                for j in range(3):
+                    w[j] += v[j]
+        return {**{part: self._rows(whole, part) for part in ("all", "hinted", "hint_free")},
+                "blocks": {str(b): self._rows(rows, "all") for b, rows in sorted(self.blocks.items())}}
 
 
 def total_rewards(arm: str, prompts: Sequence[str], completions: Sequence[str], golds: Sequence[str],
@@ -481,6 +598,7 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: ExperimentConfig, grpo_pr
     model = LlamaForCausalLM.from_pretrained(sft_dir, dtype=torch.float32)
     curve: list[dict[str, Any]] = [{"step": 0, **baseline}]
     rewards_seen: list[list[float]] = []
+    clipped: list[float] = []
     t0 = time.perf_counter()
 
     class Eval(TrainerCallback):
@@ -496,18 +614,21 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: ExperimentConfig, grpo_pr
         def on_log(self, args, state, control, logs=None, **kw):
             if logs and "reward" in logs:
                 rewards_seen.append([state.global_step, round(float(logs["reward"]), 4)])
+            if logs and "completions/clipped_ratio" in logs:  # completions cut at max_completion_length
+                clipped.append(float(logs["completions/clipped_ratio"]))
 
     rows, shuffle = grpo_rows(grpo_problems, cfg, seed)
     ds = Dataset.from_list(rows)
     args = R.grpo_args(work / f"{arm}-seed{seed}", cfg, seed, shuffle=shuffle)
-    trainer = GRPOTrainer(model=model, processing_class=tok, reward_funcs=arm_rewards(arm, cfg.rafs_composition),
-                          args=args,
+    tally = RewardTally(arm_rewards(arm, cfg.rafs_composition), group=cfg.num_generations)
+    trainer = GRPOTrainer(model=model, processing_class=tok, reward_funcs=tally.functions(), args=args,
                           train_dataset=ds, callbacks=[Eval()])
     trainer.remove_callback(PrinterCallback)  # our Eval callback prints the metrics that matter
     trainer.train()
     final = {k: v for k, v in curve[-1].items() if k != "step"}
     shutil.rmtree(work / f"{arm}-seed{seed}", ignore_errors=True)
-    return {"seed": seed, **final, "curve": curve, "train_reward": rewards_seen,
+    return {"seed": seed, **final, "curve": curve, "train_reward": rewards_seen, "reward_classes": tally.summary(),
+            "clipped_ratio": round(statistics.fmean(clipped), 4) if clipped else None,
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
