@@ -62,7 +62,7 @@ __all__ = ["add_arguments", "run", "ExperimentConfig", "QUICK", "FULL", "ARMS", 
            "accuracy_reward", "GatedRafsReward", "gated_rafs_reward", "RAFS_COMPOSITIONS", "evaluate_policy",
            "separation", "run_experiment", "METRICS",
            "rewards_fingerprint", "summary_markdown", "CLASSES", "completion_class", "RewardTally", "grpo_rows", "analyse", "welch", "paired",
-           "results_markdown", "preregistered_markdown", "PREREGISTERED", "merge_reports"]
+           "results_markdown", "preregistered_markdown", "reward_classes_markdown", "paired_runs_markdown", "PREREGISTERED", "merge_reports"]
 
 log = logging.getLogger(__name__)
 
@@ -1015,6 +1015,67 @@ def preregistered_markdown(reports: dict[str, dict[str, Any]]) -> str:
             continue
         cells = [_ci(welch([r[m] for r in runs[arm]], [r[m] for r in runs[ref]]), m, signed=True) for m in cols]
         lines.append(f"| {key}: `{arm}` − `{ref}` | {world} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def reward_classes_markdown(reports: dict[str, dict[str, Any]], arms: Sequence[str] = ("rafs",)) -> str:
+    """What each run's reward paid each completion class during GRPO (``reward_classes``, all prompts): per report
+    label and arm, the share of the samples / mean reward / mean advantage of every :data:`CLASSES` class, averaged
+    over seeds (a class a seed never sampled counts in its share only). Reports or arms without a tally are left out.
+
+    >>> tally = {"all": {"correct_chain": {"n": 3, "share": 0.75, "reward": 1.9, "advantage": 0.5},
+    ...                  "wrong_coherent_chain": {"n": 1, "share": 0.25, "reward": 0.85, "advantage": -0.1}}}
+    >>> rep = {"grpo": {"arms": {"rafs": [{"seed": 0, "reward_classes": tally}]}}}
+    >>> print(reward_classes_markdown({"sum": rep}).splitlines()[2])
+    | sum: `rafs` (1) | 0.750 / 1.90 / +0.50 | — | — | 0.250 / 0.85 / −0.10 | — | — | — |
+    """
+    lines = ["| run: arm (seeds) | " + " | ".join(c.replace("_", " ") for c in CLASSES) + " |",
+             "|---" * (len(CLASSES) + 1) + "|"]
+    for label, rep in reports.items():
+        for arm in arms:
+            runs = [r for r in (rep or {}).get("grpo", {}).get("arms", {}).get(arm, []) if r.get("reward_classes")]
+            if not runs:
+                continue
+            cells = []
+            for cls in CLASSES:
+                rows = [r["reward_classes"]["all"].get(cls) for r in runs]
+                seen = [x for x in rows if x]
+                if not seen:
+                    cells.append("—")
+                    continue
+                share = statistics.fmean(x["share"] if x else 0.0 for x in rows)
+                adv = statistics.fmean(x["advantage"] for x in seen)
+                cells.append(f"{share:.3f} / {statistics.fmean(x['reward'] for x in seen):.2f} / "
+                             + ("+" if adv >= 0 else "−") + f"{abs(adv):.2f}")
+            lines.append(f"| {label}: `{arm}` ({len(runs)}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def class_share(run: dict[str, Any], cls: str) -> float:
+    """The share of a run's GRPO samples in class ``cls`` (0 when the tally never saw it)."""
+    return float((run.get("reward_classes", {}).get("all", {}).get(cls) or {}).get("share", 0.0))
+
+
+def paired_runs_markdown(a: dict[str, Any], b: dict[str, Any], arm: str = "rafs", *, label: str = "a − b") -> str:
+    """``arm`` of report ``a`` minus ``arm`` of report ``b``, paired by seed (the seeds both ran): hint-free,
+    right-hint and misleading-hint accuracy, hack rate, copies of a misleading hint, and the share of wrong answers
+    with a coherent chain among the GRPO samples; mean difference, 95% t-interval, paired p, and per seed."""
+    ra = {r["seed"]: r for r in a.get("grpo", {}).get("arms", {}).get(arm, [])}
+    rb = {r["seed"]: r for r in b.get("grpo", {}).get("arms", {}).get(arm, [])}
+    seeds = sorted(set(ra) & set(rb))
+    metrics = [("accuracy", "accuracy (hint-free)"), ("hinted_accuracy", "accuracy (right hint)"),
+               ("misleading_hint_accuracy", "misleading-hint accuracy"), ("hack_rate", "hack rate"),
+               ("hint_copy_rate", "copies the misleading hint"),
+               ("wrong_coherent_chain", "GRPO samples: wrong answer, coherent chain")]
+    lines = [f"| {label}, paired by seed ({len(seeds)}: {', '.join(map(str, seeds))}) | difference [95%] (p) | "
+             "per seed |", "|---|---|---|"]
+    for key, title in metrics:
+        get = (lambda r, k=key: class_share(r, k)) if key in CLASSES else (lambda r, k=key: r.get(k))
+        xa, xb = [get(ra[s]) for s in seeds], [get(rb[s]) for s in seeds]
+        if not seeds or any(x is None for x in xa + xb):
+            continue
+        per = ", ".join(("+" if x - y >= 0 else "−") + f"{abs(x - y):.3f}" for x, y in zip(xa, xb))
+        lines.append(f"| {title} | {_ci(paired(xa, xb), signed=True)} | {per} |")
     return "\n".join(lines)
 
 

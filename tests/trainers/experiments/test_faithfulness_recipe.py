@@ -356,3 +356,23 @@ def test_reward_tally_returns_the_rewards_unchanged_and_adds_them_up_by_class():
     assert s["all"]["correct_chain"]["share"] == 0.25
     broken = F.RewardTally([lambda prompts, completions, **kw: [1.0] * len(completions)], group=2)
     assert broken.functions()[0](["q"], ["#### 1"], answer=["x"]) == [1.0]   # a bad gold never stops training
+
+
+def test_paired_runs_and_reward_class_tables_read_the_runs():
+    def rep(accs, coherent):
+        return {"grpo": {"arms": {"rafs": [
+            {**_run(10 + i, accuracy=a), "reward_classes": {"all": {
+                "correct_chain": {"n": 9, "share": 1 - c, "reward": 1.9, "advantage": 0.5},
+                "wrong_coherent_chain": {"n": 1, "share": c, "reward": 0.85, "advantage": -0.1}}}}
+            for i, (a, c) in enumerate(zip(accs, coherent))]}}}
+
+    gated, summed = rep([0.70, 0.68, 0.66], [0.01, 0.02, 0.01]), rep([0.60, 0.66, 0.65], [0.10, 0.05, 0.02])
+    text = F.paired_runs_markdown(gated, summed, label="gated − sum")
+    assert "paired by seed (3: 10, 11, 12)" in text
+    row = next(line for line in text.splitlines() if line.startswith("| accuracy (hint-free)"))
+    assert row.split("|")[2].strip().startswith("+0.043") and "+0.100, +0.020, +0.010" in row
+    row = next(line for line in text.splitlines() if "coherent chain" in line)
+    assert row.split("|")[2].strip().startswith("−0.043")
+    table = F.reward_classes_markdown({"gated": gated, "sum": summed, "untallied": _report(arms=("rafs",))})
+    lines = table.splitlines()
+    assert len(lines) == 4 and lines[2].startswith("| gated: `rafs` (3) | 0.987 / 1.90 / +0.50 |")
