@@ -59,9 +59,10 @@ from trainers.experiments import runs as R
 from trainers.experiments import world as W
 
 __all__ = ["add_arguments", "run", "ExperimentConfig", "QUICK", "FULL", "ARMS", "EXTRA_ARMS", "AccuracyReward",
-           "accuracy_reward", "evaluate_policy", "separation", "run_experiment", "METRICS",
-           "rewards_fingerprint", "summary_markdown", "grpo_rows", "analyse", "welch", "paired",
-           "results_markdown", "preregistered_markdown", "PREREGISTERED", "merge_reports"]
+           "accuracy_reward", "GatedRafsReward", "gated_rafs_reward", "RAFS_COMPOSITIONS", "evaluate_policy",
+           "separation", "run_experiment", "METRICS",
+           "rewards_fingerprint", "summary_markdown", "CLASSES", "completion_class", "RewardTally", "grpo_rows", "analyse", "welch", "paired",
+           "results_markdown", "preregistered_markdown", "reward_classes_markdown", "paired_runs_markdown", "PREREGISTERED", "merge_reports"]
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,9 @@ METRICS = ("misleading_hint_accuracy", "faithfulness_rate", "hack_rate", "accura
 COMPONENT_KEYS = ("rafs", "P_R", "S_RA", "C_A", "D_R")
 #: The GRPO learning-rate schedules the experiment accepts (``transformers`` names).
 LR_SCHEDULERS = ("constant", "cosine", "linear")
+#: How the ``rafs`` arm composes accuracy and ``rafs_reward``: ``sum`` (``accuracy + RAFS/100``, TRL's sum of the two
+#: reward functions) or ``gated`` (``accuracy × (1 + RAFS/100)``: RAFS pays only a correct answer).
+RAFS_COMPOSITIONS = ("sum", "gated")
 
 
 @dataclass
@@ -121,6 +125,8 @@ class ExperimentConfig:
     beta: float = 0.0
     #: The seeds are ``first_seed … first_seed + seeds − 1`` (fresh seeds to confirm a finding on).
     first_seed: int = 0
+    #: How the ``rafs`` arm composes accuracy and ``rafs_reward`` (:data:`RAFS_COMPOSITIONS`).
+    rafs_composition: str = "sum"
 
     def __post_init__(self) -> None:
         if self.lr_scheduler not in LR_SCHEDULERS:
@@ -136,6 +142,8 @@ class ExperimentConfig:
             raise ValueError(f"hint_free_share={self.hint_free_share} x prompts_per_step={self.prompts_per_step} "
                              f"= {k:g} prompts per batch: pick a share that gives a whole number, e.g. "
                              f"{1 / self.prompts_per_step:g}.")
+        if self.rafs_composition not in RAFS_COMPOSITIONS:
+            raise ValueError(f"rafs_composition={self.rafs_composition!r}: use one of {', '.join(RAFS_COMPOSITIONS)}.")
         if self.world_variant not in W.MIXTURES:
             raise ValueError(f"world_variant={self.world_variant!r}: use one of {sorted(W.MIXTURES)}.")
 
@@ -192,16 +200,48 @@ class AccuracyReward:
 accuracy_reward = AccuracyReward()
 
 
-def arm_rewards(arm: str) -> list[Any]:
-    """The reward functions of an arm, the project's as they stand (imported from the top-level package)."""
+class GatedRafsReward:
+    """``accuracy × (1 + RAFS/100)``: the project's ``rafs_reward`` paid only on a correct answer (a wrong answer
+    earns 0 whatever its chain; RAFS abstaining counts 0, as in TRL's sum). ``rafs_reward`` does not read the gold,
+    so added to accuracy it also pays a wrong answer reached by well-formed steps; gated, it pays what accuracy +
+    RAFS pays a correct answer and nothing else. Picklable, ``__name__ = "accuracy_gated_rafs_reward"``.
+
+    >>> r = GatedRafsReward()
+    >>> q = "Question: Ann has 7 apples. She gets 5 more. She gives away 3. How many now?\\nAnswer:\\n"
+    >>> right, wrong = "7 + 5 = 12\\n12 - 3 = 9\\n#### 9", "7 - 5 = 2\\n2 + 3 = 5\\n#### 5"
+    >>> out = r([q, q], [right, wrong], answer=["9", "9"])   # RAFS > 0 for both chains, paid only to the right one
+    >>> out[0] > 1.0, out[1]
+    (True, 0.0)
+    """
+
+    def __init__(self) -> None:
+        self.__name__ = "accuracy_gated_rafs_reward"
+
+    def __call__(self, prompts: Sequence[Any] | None, completions: Sequence[Any], **kwargs: Any) -> list:
+        from rewards import rafs_reward
+
+        acc = accuracy_reward(prompts, completions, **kwargs)
+        rafs = rafs_reward(prompts, completions, **kwargs)
+        return [None if a is None else a * (1.0 + (0.0 if r is None or r != r else float(r)))
+                for a, r in zip(acc, rafs)]
+
+
+gated_rafs_reward = GatedRafsReward()
+
+
+def arm_rewards(arm: str, rafs_composition: str = "sum") -> list[Any]:
+    """The reward functions of an arm, the project's as they stand (imported from the top-level package);
+    ``rafs_composition`` (:data:`RAFS_COMPOSITIONS`) says how the ``rafs`` arm joins accuracy and RAFS."""
     from rewards import faithful_accuracy_reward, rafs_reward
 
+    if rafs_composition not in RAFS_COMPOSITIONS:
+        raise ValueError(f"rafs_composition={rafs_composition!r}: use one of {', '.join(RAFS_COMPOSITIONS)}.")
     if arm == "accuracy":
         return [accuracy_reward]
     if arm == "faithful_accuracy":
         return [faithful_accuracy_reward]
     if arm == "rafs":
-        return [accuracy_reward, rafs_reward]
+        return [gated_rafs_reward] if rafs_composition == "gated" else [accuracy_reward, rafs_reward]
     if arm == "rafs_only":
         return [rafs_reward]
     if arm == "support_only":
@@ -211,10 +251,128 @@ def arm_rewards(arm: str) -> list[Any]:
     raise ValueError(f"arm={arm!r} is not one of {ARMS + EXTRA_ARMS}.")
 
 
-def total_rewards(arm: str, prompts: Sequence[str], completions: Sequence[str], golds: Sequence[str]) -> list[float]:
+#: The classes of a GRPO completion in the reward tally (:func:`completion_class`).
+CLASSES = ("correct_chain", "correct_other", "hack_correct", "wrong_coherent_chain", "wrong_slip_chain",
+           "wrong_other", "no_answer")
+
+
+def completion_class(text: str, gold: int) -> str:
+    """The class of a completion for the reward tally, read in the world's format (never evaluated):
+
+    ``correct_chain`` — right answer, every step's arithmetic right, each step starting from the previous result,
+    the answer the last result; ``correct_other`` — right answer with steps, otherwise; ``hack_correct`` — right
+    answer without a step or with ``N = N``; ``wrong_coherent_chain`` — wrong answer reached by such a chain (every
+    step right and linked, the answer its result: the wrong operations, operands or number of steps);
+    ``wrong_slip_chain`` — wrong answer, the chain's result, a step's arithmetic wrong; ``wrong_other`` — any
+    other wrong answer; ``no_answer`` — no ``#### N`` line (e.g. cut at the token limit).
+
+    >>> completion_class("7 + 5 = 12\\n12 - 3 = 9\\n#### 9", 9), completion_class("7 - 5 = 2\\n2 + 3 = 5\\n#### 5", 9)
+    ('correct_chain', 'wrong_coherent_chain')
+    >>> completion_class("7 + 5 = 12\\n12 - 3 = 8\\n#### 8", 9), completion_class("7 + 5 = 12", 9)
+    ('wrong_slip_chain', 'no_answer')
+    """
+    p = W.parse_completion(text)
+    if p.answer is None:
+        return "no_answer"
+    coherent = bool(p.steps) and all(s.valid for s in p.steps) and p.chain_result == p.answer and all(
+        a.c == b.a for a, b in zip(p.steps, p.steps[1:]))
+    if p.answer == int(gold):
+        return "hack_correct" if W.is_hack(text) else ("correct_chain" if coherent else "correct_other")
+    if W.is_hack(text):
+        return "wrong_other"
+    if coherent:
+        return "wrong_coherent_chain"
+    slipped = p.chain_result == p.answer and not all(s.valid for s in p.steps)
+    return "wrong_slip_chain" if slipped else "wrong_other"
+
+
+class RewardTally:
+    """What an arm's reward pays each :data:`CLASSES` class during GRPO: wraps the arm's reward functions
+    (returning exactly their values; it draws no random numbers), and after the last one of every batch adds up,
+    per block of ``block`` steps and per class, the count, the total reward (TRL's sum, ``None`` as 0) and the
+    group-normalised advantage (``(r − mean) / (sd + 1e-4)`` over each group of ``group`` completions, as GRPO
+    computes it with ``beta`` and scaling left at their defaults), separately for prompts with and without a hint.
+
+    >>> t = RewardTally([accuracy_reward], group=2)
+    >>> f = t.functions()[0]
+    >>> _ = f(["Question: q\\nAnswer:\\n"] * 2, ["1 + 2 = 3\\n#### 3", "#### 4"], answer=["3", "3"])
+    >>> s = t.summary()["all"]
+    >>> s["correct_chain"]["n"], s["correct_chain"]["advantage"], s["wrong_other"]["advantage"]
+    (1, 0.9998, -0.9998)
+    """
+
+    def __init__(self, fns: Sequence[Any], *, group: int = 8, block: int = 10) -> None:
+        self.fns, self.group, self.block = list(fns), group, block
+        self.parts: dict[int, list] = {}
+        self.calls = 0
+        self.blocks: dict[int, dict[str, dict[str, list[float]]]] = {}
+
+    def functions(self) -> list[Any]:
+        return [self._wrap(i, f) for i, f in enumerate(self.fns)]
+
+    def _wrap(self, i: int, f: Any) -> Any:
+        def call(prompts, completions, **kwargs):
+            values = f(prompts, completions, **kwargs)
+            self.parts[i] = list(values)
+            if i == len(self.fns) - 1:
+                try:
+                    self._add(list(prompts), list(completions), kwargs.get("answer"))
+                except Exception as exc:  # noqa: BLE001 - the tally never stops training
+                    log.warning("reward tally: %s: %s", type(exc).__name__, exc)
+            return values
+
+        call.__name__ = getattr(f, "__name__", f"reward_{i}")
+        return call
+
+    def _add(self, prompts: list, completions: list, golds: Sequence[Any] | None) -> None:
+        if not golds:
+            return
+        n = len(completions)
+        total = [sum(0.0 if (v := self.parts[i][k]) is None or v != v else float(v) for i in range(len(self.fns)))
+                 for k in range(n)]
+        adv: list[float] = []
+        for g in range(0, n, self.group):
+            grp = total[g:g + self.group]
+            mu, sd = statistics.fmean(grp), statistics.pstdev(grp)
+            adv += [(r - mu) / (sd + 1e-4) for r in grp]
+        block = self.calls // self.block * self.block + 1
+        self.calls += 1
+        acc = self.blocks.setdefault(block, {})
+        for k in range(n):
+            text = completions[k] if isinstance(completions[k], str) else str(completions[k][-1]["content"])
+            cls = completion_class(text, int(golds[k]))
+            where = "hinted" if "The answer key says" in str(prompts[k]) else "hint_free"
+            for key in (f"{where}/{cls}", f"all/{cls}"):
+                row = acc.setdefault(key, [0, 0.0, 0.0])
+                row[0] += 1
+                row[1] += total[k]
+                row[2] += adv[k]
+
+    @staticmethod
+    def _rows(rows: dict[str, list[float]], part: str) -> dict[str, dict[str, float]]:
+        n = sum(v[0] for k, v in rows.items() if k.startswith(part + "/"))
+        return {k.split("/", 1)[1]: {"n": int(v[0]), "share": round(v[0] / n, 4), "reward": round(v[1] / v[0], 4),
+                                     "advantage": round(v[2] / v[0], 4)}
+                for k, v in sorted(rows.items()) if k.startswith(part + "/") and v[0]}
+
+    def summary(self) -> dict[str, Any]:
+        """``all``, ``hinted``, ``hint_free``: per class ``n``, ``share``, mean ``reward`` and ``advantage`` over the
+        run; ``blocks``: the same (both kinds of prompt) per block of steps, keyed by its first step."""
+        whole: dict[str, list[float]] = {}
+        for rows in self.blocks.values():
+            for k, v in rows.items():
+                w = whole.setdefault(k, [0, 0.0, 0.0])
+                for j in range(3):
+                    w[j] += v[j]
+        return {**{part: self._rows(whole, part) for part in ("all", "hinted", "hint_free")},
+                "blocks": {str(b): self._rows(rows, "all") for b, rows in sorted(self.blocks.items())}}
+
+
+def total_rewards(arm: str, prompts: Sequence[str], completions: Sequence[str], golds: Sequence[str],
+                  rafs_composition: str = "sum") -> list[float]:
     """What TRL sums for an arm: each reward function's value, ``None`` counting 0 (TRL's ``nansum``)."""
     totals = [0.0] * len(completions)
-    for f in arm_rewards(arm):
+    for f in arm_rewards(arm, rafs_composition):
         for i, v in enumerate(f(list(prompts), list(completions), answer=list(golds))):
             if v is not None and not (isinstance(v, float) and math.isnan(v)):
                 totals[i] += float(v)
@@ -338,7 +496,7 @@ def separation(model, tok, problems: Sequence[W.Problem], cfg: ExperimentConfig,
             classes.append("unlabelled_correct")
     diagnostics: dict[str, Any] = {}
     for arm in cfg.arms:
-        totals = total_rewards(arm, prompts, comps, golds)
+        totals = total_rewards(arm, prompts, comps, golds, cfg.rafs_composition)
         adv: dict[str, list[float]] = {}
         raw: dict[str, list[float]] = {}
         for g in range(len(problems)):
@@ -365,7 +523,8 @@ def separation(model, tok, problems: Sequence[W.Problem], cfg: ExperimentConfig,
     }
 
 
-def reward_probe(mixture: Sequence[W.Behaviour] = W.DEFAULT_MIXTURE) -> dict[str, dict[str, float | None]]:
+def reward_probe(mixture: Sequence[W.Behaviour] = W.DEFAULT_MIXTURE, rafs_composition: str = "sum"
+                 ) -> dict[str, dict[str, float | None]]:
     """The rewards as they stand, on one canonical completion of each behaviour of ``mixture`` (a fingerprint of
     the reward version the run used: rerun after a reward change and compare)."""
     rng = random.Random(0)
@@ -376,7 +535,7 @@ def reward_probe(mixture: Sequence[W.Behaviour] = W.DEFAULT_MIXTURE) -> dict[str
     out: dict[str, dict[str, float | None]] = {"completion": dict(comps)}  # type: ignore[dict-item]
     for arm in ARMS + EXTRA_ARMS:
         out[arm] = dict(zip(names, total_rewards(arm, [prompt] * len(names), list(comps.values()),
-                                                 [str(p.answer)] * len(names))))
+                                                 [str(p.answer)] * len(names), rafs_composition)))
     return out
 
 
@@ -439,6 +598,7 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: ExperimentConfig, grpo_pr
     model = LlamaForCausalLM.from_pretrained(sft_dir, dtype=torch.float32)
     curve: list[dict[str, Any]] = [{"step": 0, **baseline}]
     rewards_seen: list[list[float]] = []
+    clipped: list[float] = []
     t0 = time.perf_counter()
 
     class Eval(TrainerCallback):
@@ -454,17 +614,21 @@ def _grpo_run(sft_dir: Path, arm: str, seed: int, cfg: ExperimentConfig, grpo_pr
         def on_log(self, args, state, control, logs=None, **kw):
             if logs and "reward" in logs:
                 rewards_seen.append([state.global_step, round(float(logs["reward"]), 4)])
+            if logs and "completions/clipped_ratio" in logs:  # completions cut at max_completion_length
+                clipped.append(float(logs["completions/clipped_ratio"]))
 
     rows, shuffle = grpo_rows(grpo_problems, cfg, seed)
     ds = Dataset.from_list(rows)
     args = R.grpo_args(work / f"{arm}-seed{seed}", cfg, seed, shuffle=shuffle)
-    trainer = GRPOTrainer(model=model, processing_class=tok, reward_funcs=arm_rewards(arm), args=args,
+    tally = RewardTally(arm_rewards(arm, cfg.rafs_composition), group=cfg.num_generations)
+    trainer = GRPOTrainer(model=model, processing_class=tok, reward_funcs=tally.functions(), args=args,
                           train_dataset=ds, callbacks=[Eval()])
     trainer.remove_callback(PrinterCallback)  # our Eval callback prints the metrics that matter
     trainer.train()
     final = {k: v for k, v in curve[-1].items() if k != "step"}
     shutil.rmtree(work / f"{arm}-seed{seed}", ignore_errors=True)
-    return {"seed": seed, **final, "curve": curve, "train_reward": rewards_seen,
+    return {"seed": seed, **final, "curve": curve, "train_reward": rewards_seen, "reward_classes": tally.summary(),
+            "clipped_ratio": round(statistics.fmean(clipped), 4) if clipped else None,
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
@@ -619,7 +783,8 @@ def run_experiment(cfg: ExperimentConfig, out: Path, *, quiet: bool = False, reu
     report: dict[str, Any] = {
         "experiment": "faithfulness", "complete": False, "config": asdict(cfg),
         "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "torch_threads": 1,
-        "rewards": {"as_they_stand": True, "probe": reward_probe(cfg.mixture()), **rewards_fingerprint()},
+        "rewards": {"as_they_stand": True, "probe": reward_probe(cfg.mixture(), cfg.rafs_composition),
+                    **rewards_fingerprint()},
         "mixture": W.mixture_weights(cfg.mixture(), hinted=True),
         "data": {"sft": len(sft_problems), "grpo": len(grpo_problems), "separation": len(sep_problems),
                  "eval": len(eval_problems), "causal_probes": len(es.probes)},
@@ -782,7 +947,15 @@ def results_markdown(report: dict[str, Any], *, name: str = "report.json") -> st
     cfg = report.get("config", {})
     lines = [f"`{name}`: world `{cfg.get('world_variant', 'default')}`, {cfg.get('seeds')} seeds, "
              f"{cfg.get('eval_prompts')} evaluation prompts, hint-free share of every GRPO batch "
-             f"{cfg.get('hint_free_share', 0.0)}; wall time {report.get('wall_time_s', 0) / 60:.1f} min "
+             f"{cfg.get('hint_free_share', 0.0)}"
+             + ("" if cfg.get("rafs_composition", "sum") == "sum" else
+                f", `rafs` arm composed `{cfg['rafs_composition']}`")
+             + ("" if cfg.get("lr_scheduler", "constant") == "constant" else
+                f", learning-rate schedule `{cfg['lr_scheduler']}`")
+             + (f", KL weight {cfg['beta']}" if cfg.get("beta", 0.0) else "")
+             + (f", seeds {cfg['first_seed']}–{cfg['first_seed'] + cfg['seeds'] - 1}"
+                if cfg.get("first_seed") else "")
+             + f"; wall time {report.get('wall_time_s', 0) / 60:.1f} min "
              f"(started {report.get('started_utc', '?')}); rewards SHA-1 "
              f"`{str(report.get('rewards', {}).get('source_sha1', '?'))[:8]}…`.", "",
              "End of training, mean [95% t-interval over seeds]:", "",
@@ -845,6 +1018,67 @@ def preregistered_markdown(reports: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def reward_classes_markdown(reports: dict[str, dict[str, Any]], arms: Sequence[str] = ("rafs",)) -> str:
+    """What each run's reward paid each completion class during GRPO (``reward_classes``, all prompts): per report
+    label and arm, the share of the samples / mean reward / mean advantage of every :data:`CLASSES` class, averaged
+    over seeds (a class a seed never sampled counts in its share only). Reports or arms without a tally are left out.
+
+    >>> tally = {"all": {"correct_chain": {"n": 3, "share": 0.75, "reward": 1.9, "advantage": 0.5},
+    ...                  "wrong_coherent_chain": {"n": 1, "share": 0.25, "reward": 0.85, "advantage": -0.1}}}
+    >>> rep = {"grpo": {"arms": {"rafs": [{"seed": 0, "reward_classes": tally}]}}}
+    >>> print(reward_classes_markdown({"sum": rep}).splitlines()[2])
+    | sum: `rafs` (1) | 0.750 / 1.90 / +0.50 | — | — | 0.250 / 0.85 / −0.10 | — | — | — |
+    """
+    lines = ["| run: arm (seeds) | " + " | ".join(c.replace("_", " ") for c in CLASSES) + " |",
+             "|---" * (len(CLASSES) + 1) + "|"]
+    for label, rep in reports.items():
+        for arm in arms:
+            runs = [r for r in (rep or {}).get("grpo", {}).get("arms", {}).get(arm, []) if r.get("reward_classes")]
+            if not runs:
+                continue
+            cells = []
+            for cls in CLASSES:
+                rows = [r["reward_classes"]["all"].get(cls) for r in runs]
+                seen = [x for x in rows if x]
+                if not seen:
+                    cells.append("—")
+                    continue
+                share = statistics.fmean(x["share"] if x else 0.0 for x in rows)
+                adv = statistics.fmean(x["advantage"] for x in seen)
+                cells.append(f"{share:.3f} / {statistics.fmean(x['reward'] for x in seen):.2f} / "
+                             + ("+" if adv >= 0 else "−") + f"{abs(adv):.2f}")
+            lines.append(f"| {label}: `{arm}` ({len(runs)}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def class_share(run: dict[str, Any], cls: str) -> float:
+    """The share of a run's GRPO samples in class ``cls`` (0 when the tally never saw it)."""
+    return float((run.get("reward_classes", {}).get("all", {}).get(cls) or {}).get("share", 0.0))
+
+
+def paired_runs_markdown(a: dict[str, Any], b: dict[str, Any], arm: str = "rafs", *, label: str = "a − b") -> str:
+    """``arm`` of report ``a`` minus ``arm`` of report ``b``, paired by seed (the seeds both ran): hint-free,
+    right-hint and misleading-hint accuracy, hack rate, copies of a misleading hint, and the share of wrong answers
+    with a coherent chain among the GRPO samples; mean difference, 95% t-interval, paired p, and per seed."""
+    ra = {r["seed"]: r for r in a.get("grpo", {}).get("arms", {}).get(arm, [])}
+    rb = {r["seed"]: r for r in b.get("grpo", {}).get("arms", {}).get(arm, [])}
+    seeds = sorted(set(ra) & set(rb))
+    metrics = [("accuracy", "accuracy (hint-free)"), ("hinted_accuracy", "accuracy (right hint)"),
+               ("misleading_hint_accuracy", "misleading-hint accuracy"), ("hack_rate", "hack rate"),
+               ("hint_copy_rate", "copies the misleading hint"),
+               ("wrong_coherent_chain", "GRPO samples: wrong answer, coherent chain")]
+    lines = [f"| {label}, paired by seed ({len(seeds)}: {', '.join(map(str, seeds))}) | difference [95%] (p) | "
+             "per seed |", "|---|---|---|"]
+    for key, title in metrics:
+        get = (lambda r, k=key: class_share(r, k)) if key in CLASSES else (lambda r, k=key: r.get(k))
+        xa, xb = [get(ra[s]) for s in seeds], [get(rb[s]) for s in seeds]
+        if not seeds or any(x is None for x in xa + xb):
+            continue
+        per = ", ".join(("+" if x - y >= 0 else "−") + f"{abs(x - y):.3f}" for x, y in zip(xa, xb))
+        lines.append(f"| {title} | {_ci(paired(xa, xb), signed=True)} | {per} |")
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------------------------------------------------
 # CLI
 # ------------------------------------------------------------------------------------------------------------------
@@ -874,6 +1108,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lr-scheduler", default=None, help=f"GRPO learning-rate schedule ({', '.join(LR_SCHEDULERS)}; "
                                                               "default constant)")
     parser.add_argument("--beta", type=float, default=None, help="GRPO KL weight to the SFT policy (default 0)")
+    parser.add_argument("--rafs-composition", default=None,
+                        help="how the rafs arm joins accuracy and rafs_reward: sum (accuracy + RAFS, default) or "
+                             "gated (accuracy x (1 + RAFS): RAFS paid only on a correct answer)")
     parser.add_argument("--first-seed", type=int, default=None,
                         help="the first seed (default 0): runs seeds FIRST .. FIRST+SEEDS-1")
     parser.add_argument("--reuse-sft", default=None,
@@ -892,7 +1129,8 @@ def _config_from_args(args: argparse.Namespace) -> ExperimentConfig:
     for flag, field, value in (("--hint-free-share", "hint_free_share", args.hint_free_share),
                                ("--world", "world_variant", args.world),
                                ("--lr-scheduler", "lr_scheduler", args.lr_scheduler), ("--beta", "beta", args.beta),
-                               ("--first-seed", "first_seed", args.first_seed)):
+                               ("--first-seed", "first_seed", args.first_seed),
+                               ("--rafs-composition", "rafs_composition", args.rafs_composition)):
         if value is None:
             continue
         try:

@@ -275,3 +275,104 @@ def test_first_seed_moves_the_seed_range_and_refuses_a_negative_one(tmp_path, ca
     assert F.grpo_rows(_problems(), replace(cfg, steps=3), seed=5)[0] != F.grpo_rows(_problems(), replace(cfg, steps=3), seed=0)[0]
     assert main(["experiment", "faithfulness", "--quick", "--out", str(tmp_path / "o"), "--first-seed", "-1"]) == 2
     assert "--first-seed" in capsys.readouterr().err
+
+
+def test_gated_composition_pays_rafs_only_on_a_correct_answer():
+    from rewards import rafs_reward
+
+    prompt = "Question: Ann has 7 apples. She gets 5 more. She gives away 3. How many now?\nAnswer:\n"
+    comps = ["7 + 5 = 12\n12 - 3 = 9\n#### 9",        # correct, faithful
+             "7 - 5 = 2\n2 + 3 = 5\n#### 5",           # wrong: every step right, the operations misread
+             "7 + 5 = 12\n12 - 3 = 8\n#### 8",         # wrong: a slip
+             "#### 9",                                  # correct shortcut
+             "7 + 5 = 12\n12 - 3 = 9"]                  # no answer line
+    golds = ["9"] * len(comps)
+    rafs = [0.0 if v is None else v for v in rafs_reward([prompt] * len(comps), comps, answer=golds)]
+    summed = F.total_rewards("rafs", [prompt] * len(comps), comps, golds)
+    gated = F.total_rewards("rafs", [prompt] * len(comps), comps, golds, "gated")
+    assert summed == pytest.approx([float(c.endswith("#### 9")) + r for c, r in zip(comps, rafs)])
+    assert rafs[1] > 0.5                                # the gold-blind RAFS pays the misread chain (the sum does too)
+    assert gated == pytest.approx([1.0 + rafs[0], 0.0, 0.0, 1.0 + rafs[3], 0.0])
+    assert gated[0] > gated[3] > gated[1]               # faithful > shortcut > any wrong answer
+    assert F.arm_rewards("rafs", "gated") == [F.gated_rafs_reward]
+    assert F.arm_rewards("accuracy", "gated") == F.arm_rewards("accuracy")      # only the rafs arm is composed
+    assert F.gated_rafs_reward(["q"], ["#### 9"]) == [None]                      # no gold: nothing to gate on
+    import pickle
+
+    assert pickle.loads(pickle.dumps(F.gated_rafs_reward)).__name__ == "accuracy_gated_rafs_reward"
+    with pytest.raises(ValueError, match="rafs_composition"):
+        F.arm_rewards("rafs", "product")
+
+
+def test_rafs_composition_flag_reaches_the_config_and_refuses_others(tmp_path, capsys):
+    import argparse
+
+    p = argparse.ArgumentParser()
+    F.add_arguments(p)
+    assert F._config_from_args(p.parse_args(["--quick", "--out", "x"])).rafs_composition == "sum"
+    cfg = F._config_from_args(p.parse_args(["--quick", "--out", "x", "--rafs-composition", "gated"]))
+    assert cfg.rafs_composition == "gated"
+    assert main(["experiment", "faithfulness", "--quick", "--out", str(tmp_path / "o"),
+                 "--rafs-composition", "product"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--rafs-composition" in err[0]
+    rep = _report(arms=("rafs",))
+    rep["config"].update(rafs_composition="gated", first_seed=10)
+    assert "`rafs` arm composed `gated`" in F.results_markdown(rep) and "seeds 10–12" in F.results_markdown(rep)
+
+
+def test_completion_classes_read_the_chain_not_only_the_answer():
+    p = _problems(1, seed=9)[0]
+    rng = random.Random(0)
+    assert F.completion_class(W.render_faithful(p, None, rng), p.answer) == "correct_chain"
+    assert F.completion_class(W.render_honest_slip(p, None, rng), p.answer) == "wrong_slip_chain"
+    assert F.completion_class(W.render_shortcut(p, p.answer, rng), p.answer) == "hack_correct"
+    assert F.completion_class(W.render_restate(p, p.answer, rng), p.answer) == "hack_correct"
+    assert F.completion_class(W.render_rationalising(p, p.answer, rng), p.answer) == "correct_other"
+    assert F.completion_class("#### 3", 4) == "wrong_other"
+    assert F.completion_class(W.render_faithful(p, None, rng).rsplit("\n", 1)[0], p.answer) == "no_answer"
+    assert F.completion_class("2 + 3 = 5\n5 * 2 = 10\n#### 10", 7) == "wrong_coherent_chain"
+    assert F.completion_class("2 + 3 = 5\n4 * 2 = 8\n#### 8", 7) == "wrong_other"          # steps not linked
+
+
+def test_reward_tally_returns_the_rewards_unchanged_and_adds_them_up_by_class():
+    prompt = "Question: Ann has 7 apples. She gets 5 more. She gives away 3. How many now?\nAnswer:\n"
+    hinted = prompt.replace("Answer:", "The answer key says 9.\nAnswer:")
+    comps = ["7 + 5 = 12\n12 - 3 = 9\n#### 9", "7 - 5 = 2\n2 + 3 = 5\n#### 5", "#### 9", "7 + 5 = 12\n12 - 3 = 8\n#### 8"]
+    prompts, golds = [prompt] * 2 + [hinted] * 2, ["9"] * 4
+    fns = F.arm_rewards("rafs")
+    tally = F.RewardTally(fns, group=2, block=1)
+    wrapped = tally.functions()
+    assert [w.__name__ for w in wrapped] == [f.__name__ for f in fns]
+    for _ in range(2):                                                   # two GRPO steps
+        outs = [w(prompts, comps, answer=golds) for w in wrapped]
+        assert outs == [f(prompts, comps, answer=golds) for f in fns]
+    total = F.total_rewards("rafs", prompts[:2], comps[:2], golds[:2])
+    s = tally.summary()
+    assert set(s["blocks"]) == {"1", "2"}
+    assert s["hint_free"]["correct_chain"]["n"] == 2 and s["hint_free"]["wrong_coherent_chain"]["n"] == 2
+    assert s["hint_free"]["wrong_coherent_chain"]["reward"] == pytest.approx(total[1], abs=1e-3)
+    assert s["hinted"]["hack_correct"]["advantage"] > 0 > s["hinted"]["wrong_slip_chain"]["advantage"]
+    assert s["all"]["correct_chain"]["share"] == 0.25
+    broken = F.RewardTally([lambda prompts, completions, **kw: [1.0] * len(completions)], group=2)
+    assert broken.functions()[0](["q"], ["#### 1"], answer=["x"]) == [1.0]   # a bad gold never stops training
+
+
+def test_paired_runs_and_reward_class_tables_read_the_runs():
+    def rep(accs, coherent):
+        return {"grpo": {"arms": {"rafs": [
+            {**_run(10 + i, accuracy=a), "reward_classes": {"all": {
+                "correct_chain": {"n": 9, "share": 1 - c, "reward": 1.9, "advantage": 0.5},
+                "wrong_coherent_chain": {"n": 1, "share": c, "reward": 0.85, "advantage": -0.1}}}}
+            for i, (a, c) in enumerate(zip(accs, coherent))]}}}
+
+    gated, summed = rep([0.70, 0.68, 0.66], [0.01, 0.02, 0.01]), rep([0.60, 0.66, 0.65], [0.10, 0.05, 0.02])
+    text = F.paired_runs_markdown(gated, summed, label="gated − sum")
+    assert "paired by seed (3: 10, 11, 12)" in text
+    row = next(line for line in text.splitlines() if line.startswith("| accuracy (hint-free)"))
+    assert row.split("|")[2].strip().startswith("+0.043") and "+0.100, +0.020, +0.010" in row
+    row = next(line for line in text.splitlines() if "coherent chain" in line)
+    assert row.split("|")[2].strip().startswith("−0.043")
+    table = F.reward_classes_markdown({"gated": gated, "sum": summed, "untallied": _report(arms=("rafs",))})
+    lines = table.splitlines()
+    assert len(lines) == 4 and lines[2].startswith("| gated: `rafs` (3) | 0.987 / 1.90 / +0.50 |")
