@@ -293,7 +293,8 @@ for name, rep in (("report_gated.json", gated), ("report_sum_fresh.json", summed
         plot_arms(rep, title=name)
 if gated and summed:
     display(Markdown(F.paired_runs_markdown(gated, summed, label="gated − sum")))
-    display(Markdown(F.reward_classes_markdown({"gated": gated, "sum": summed}, arms=("rafs", "faithful_accuracy"))))
+    display(Markdown(F.reward_classes_markdown({"`rafs` gated": gated, "`rafs` summed; faithful_accuracy": summed},
+                                               arms=("rafs", "faithful_accuracy"))))
 """),
     md("""
 ## The hinted-only recipe before, during and after the reward-integrity change
