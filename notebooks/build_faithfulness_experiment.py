@@ -19,9 +19,9 @@ accuracy fell), ``report_hinted_only.json`` (the hinted-only recipe: hinted prom
 reward-integrity change, shown as before / during / after), ``report_kl.json`` and ``report_cosine.json`` (the
 exploratory runs with a KL term and with a cosine schedule), ``report_kl_confirm.json`` (the pre-registered
 confirmation C4 on fresh seeds), ``report_gated.json`` and ``report_sum_fresh.json`` (the pre-registered C5: the
-``rafs`` arm composed ``accuracy × (1 + RAFS)``, and as ``accuracy + RAFS``, on fresh seeds 10–14). The text between ``<!-- generated: … -->`` and
-``<!-- /generated -->`` in ``docs/faithfulness.md`` is rewritten from the same reports (``--docs-only`` skips the
-notebook).
+``rafs`` arm composed ``accuracy × (1 + RAFS)``, and as ``accuracy + RAFS``, on fresh seeds 10–14). The text
+between ``<!-- generated: … -->`` and ``<!-- /generated -->`` in ``docs/faithfulness.md`` is rewritten from the
+same reports (``--docs-only`` skips the notebook).
 """
 
 from __future__ import annotations
@@ -281,7 +281,8 @@ for name in ("report_kl.json", "report_cosine.json", "report_kl_confirm.json"):
 `rafs_reward` does not read the gold, so added to accuracy it also pays a wrong answer reached by well-formed steps.
 `report_gated.json`: the `rafs` arm composed `accuracy × (1 + RAFS)` (`--rafs-composition gated`) and the accuracy
 arm, seeds 10-14, registered in `docs/faithfulness.md` before it ran; `report_sum_fresh.json`: the `rafs` arm
-composed as before (`accuracy + RAFS`) on the same seeds, the control. Below: both runs, gated minus sum paired by
+composed as before (`accuracy + RAFS`) on the same seeds, the control, and the `faithful_accuracy` arm on the same
+seeds as a reference (run after C5's results, not pre-registered). Below: both runs, gated minus sum paired by
 seed, and what each composition paid each class of its own GRPO samples.
 """),
     code("""
@@ -292,7 +293,8 @@ for name, rep in (("report_gated.json", gated), ("report_sum_fresh.json", summed
         plot_arms(rep, title=name)
 if gated and summed:
     display(Markdown(F.paired_runs_markdown(gated, summed, label="gated − sum")))
-    display(Markdown(F.reward_classes_markdown({"gated": gated, "sum": summed})))
+    display(Markdown(F.reward_classes_markdown({"`rafs` gated": gated, "`rafs` summed; faithful_accuracy": summed},
+                                               arms=("rafs", "faithful_accuracy"))))
 """),
     md("""
 ## The hinted-only recipe before, during and after the reward-integrity change
@@ -403,17 +405,20 @@ def docs_block(report_path: Path) -> str:
                   "(`report_gated.json`)", "", F.results_markdown(gated, name="report_gated.json")]
     if summed:
         parts += ["", "### C5d control: the `rafs` arm composed `accuracy + RAFS` on the same seeds "
-                  "(`report_sum_fresh.json`)", "", F.results_markdown(summed, name="report_sum_fresh.json")]
+                  "(`report_sum_fresh.json`)", "",
+                  "With the `faithful_accuracy` arm on the same seeds as a reference (run after C5's results, not "
+                  "pre-registered; merged with `--merge`).", "",
+                  F.results_markdown(summed, name="report_sum_fresh.json")]
     if gated and summed:
         parts += ["", "Gated minus sum, the `rafs` arm on the same seeds, rewards and SFT checkpoint:", "",
                   F.paired_runs_markdown(gated, summed, label="gated − sum")]
-    tallies = {name: rep for name, rep in [("main run", main_report), ("gated, seeds 10–14", gated),
-                                           ("sum, seeds 10–14", summed)] if rep}
+    tallies = {name: rep for name, rep in [("main run", main_report), ("seeds 10–14, `rafs` gated", gated),
+                                           ("seeds 10–14", summed)] if rep}
     if any(r.get("reward_classes") for rep in tallies.values() for runs in rep["grpo"]["arms"].values()
            for r in runs):
-        parts += ["", "What the `rafs` arm's reward paid each class of its own GRPO samples (share of the samples / "
+        parts += ["", "What each arm's reward paid each class of its own GRPO samples (share of the samples / "
                   "mean reward / mean group-normalised advantage, averaged over seeds; `RewardTally`):", "",
-                  F.reward_classes_markdown(tallies)]
+                  F.reward_classes_markdown(tallies, arms=("rafs", "faithful_accuracy"))]
     parts += ["", "### The pre-registered comparisons", "",
               F.preregistered_markdown({"default": main_report, "laundered": laundered})]
     if laundered:
