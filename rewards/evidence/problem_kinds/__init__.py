@@ -1,0 +1,1 @@
+"""Problem-kind rules."""
