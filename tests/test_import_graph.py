@@ -100,3 +100,17 @@ def _private_imports() -> list[str]:
 
 def test_no_private_names_across_modules():
     assert not _private_imports(), "\n".join(_private_imports())
+
+
+def test_verifiers_import_nothing_from_scoring(graph):
+    """The verifiers read the evidence layer below them; nothing of scoring, at module or function level."""
+    offenders = sorted((i["importer"], i["imported"]) for i in graph.find_matching_direct_imports(
+        import_expression="rewards.verifiers.** -> rewards.scoring.**"))
+    assert not offenders, offenders
+
+
+def test_evidence_imports_nothing_above_it(graph):
+    offenders = sorted((i["importer"], i["imported"]) for layer in ("scoring", "verifiers", "adapters", "audit")
+                       for i in graph.find_matching_direct_imports(
+                           import_expression=f"rewards.evidence.** -> rewards.{layer}.**"))
+    assert not offenders, offenders

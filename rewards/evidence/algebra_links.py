@@ -13,7 +13,7 @@ from rewards.checks.algebra import MAX_COMBINED, algebra_work, combines, equatio
 from rewards.checks.arithmetic import evaluate, extract_equations
 from rewards.evidence.irrational import approx_key
 from rewards.evidence.model import AlgebraLink
-from rewards.evidence.quantities import BASIC_CONSTANTS, exact_value, grounded, read_numbers
+from rewards.evidence.quantities import BASIC_CONSTANTS, exact_value, read_numbers
 from rewards.evidence.wordy import MAX_WORDY_CHARS
 
 
@@ -139,28 +139,54 @@ class AlgebraTracker:
 
     def link(self, sides: tuple[str, ...], index: int, reached, given_values: frozenset[Fraction] = frozenset()
              ) -> AlgebraLink | None:
+        """What the equation ``sides`` of step ``index`` contributes: solved values put into it (``substituted``),
+        a grounded equation (``source``: every number ``reached``), or one that follows from a grounded one by
+        algebra (``followed``); None when it is no equation with unknowns or nothing links it."""
         pair = _algebraic(sides)
         if pair is None:
             return None
         previous, self.previous = self.previous, pair
         names = (unknowns(pair[0]) or frozenset()) | (unknowns(pair[1]) or frozenset())
         if names and names <= self.bindings.keys():  # solved values put into an expression: "a + b = -1"
-            bound = tuple(sorted((n, self.bindings[n][0]) for n in names))
-            for expr, number in (pair, pair[::-1]):
-                if LONE_NAME.fullmatch(expr) or any(c.isalpha() for c in number):
-                    continue
-                value = exact_value(evaluate(number))  # a given checked is no derivation ("2.5S = 150", 150 given)
-                if value is not None and value not in given_values and self._spend() \
-                        and holds_under(expr, number, dict(bound)):
-                    steps = tuple(sorted({self.bindings[n][1] for n in names} - {-1}))  # -1: the problem states it
-                    return AlgebraLink("substituted", (expr,), steps, value, bindings=bound)
-        grounded = all(reached(v) for v in (v for side in pair for v, _ in read_numbers(side)))
-        if grounded and _stated_value(pair) is None and not (self.approximate and _stated_irrational(pair)):
+            found = self._substituted(pair, names, given_values)
+            if found is not None:
+                return found
+        all_reached = all(reached(v) for v in (v for side in pair for v, _ in read_numbers(side)))
+        if all_reached and _stated_value(pair) is None and not (self.approximate and _stated_irrational(pair)):
             self.sources.append((pair, index, pair))
             return AlgebraLink("source", pair)
-        # an equation that follows from a grounded one; "x = -4" after "0 = (x + 4)(x - 1)" is a root chosen, even
-        # when -4 is a number any derivation may use
         given = [(pair, -1, pair) for pair in _given_equations(self.problem)] if "=" in self.problem else []
+        found = self._followed(pair, previous, names, index, given)
+        if found is not None:
+            return found
+        combined = self._combined(pair, given) if len(self.sources) + len(given) > 1 else None
+        if combined is not None:  # "3p + q = 124", "5p + q = 182", so "2p = 58": their difference
+            self.sources.append((pair, index, pair))
+            return AlgebraLink("followed", pair, combined, self._bind(pair, index), pair)
+        if all_reached:
+            self.sources.append((pair, index, pair))
+            self._bind(pair, index)
+            return AlgebraLink("source", pair)
+        return None
+
+    def _substituted(self, pair: tuple[str, str], names: frozenset[str], given_values: frozenset[Fraction]
+                     ) -> AlgebraLink | None:
+        """Solved values put into an expression that equals a number (``x = 4``, so ``3x + 1 = 13``)."""
+        bound = tuple(sorted((n, self.bindings[n][0]) for n in names))
+        for expr, number in (pair, pair[::-1]):
+            if LONE_NAME.fullmatch(expr) or any(c.isalpha() for c in number):
+                continue
+            value = exact_value(evaluate(number))  # a given checked is no derivation ("2.5S = 150", 150 given)
+            if value is not None and value not in given_values and self._spend() \
+                    and holds_under(expr, number, dict(bound)):
+                steps = tuple(sorted({self.bindings[n][1] for n in names} - {-1}))  # -1: the problem states it
+                return AlgebraLink("substituted", (expr,), steps, value, bindings=bound)
+        return None
+
+    def _followed(self, pair: tuple[str, str], previous, names: frozenset[str], index: int, given: list
+                  ) -> AlgebraLink | None:
+        """An equation that follows from a grounded one; "x = -4" after "0 = (x + 4)(x - 1)" is a root chosen, even
+        when -4 is a number any derivation may use."""
         candidates = [*reversed(self.sources[-MAX_SOURCES:]), *given]
         if self.approximate and _stated_value(pair) is None and _stated_irrational(pair) is not None:
             # an irrational root chosen follows from the equation just before it, which must be grounded: the
@@ -183,14 +209,6 @@ class AlgebraTracker:
                 self.sources.append((pair, index, root))
                 steps = {t for t in (step, *(t for _v, t in solved.values())) if t >= 0}
                 return AlgebraLink("followed", pair, tuple(sorted(steps)), self._bind(pair, index), root)
-        combined = self._combined(pair, given) if len(self.sources) + len(given) > 1 else None
-        if combined is not None:  # "3p + q = 124", "5p + q = 182", so "2p = 58": their difference
-            self.sources.append((pair, index, pair))
-            return AlgebraLink("followed", pair, combined, self._bind(pair, index), pair)
-        if grounded:
-            self.sources.append((pair, index, pair))
-            self._bind(pair, index)
-            return AlgebraLink("source", pair)
         return None
 
     def _combined(self, pair: tuple[str, str], given: list) -> tuple[int, ...] | None:

@@ -465,52 +465,68 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
     found: dict[tuple[int, Fraction], int | None] = {}
     repeated: dict[str, list[tuple[Fraction, int]]] = {}  # a step's text -> what it produced
     for k in range(last + 1):
-        produced: list[tuple[Fraction, int]] = []
-        r.stray = frozenset(value_key(v) for v in flow.steps[k].unsupported) if flow.steps[k].unsupported else frozenset()
+        r.stray = frozenset(value_key(v) for v in flow.steps[k].unsupported) if flow.steps[k].unsupported \
+            else frozenset()
         text = " ".join(trace.steps[k].split()) if k < len(trace.steps) else ""
         again = repeated.get(text) if "=" in text else None
-        for sides, value, kind in plan[k] if again is None else ():
-            node = None
-            if kind in ("computed", "evaluated"):
-                for side in sides:
-                    ast = parse_side(side)
-                    if ast is None:
-                        continue
-                    mark = (len(r.kind), dict(r.uses))
-                    try:
-                        r.current += 1
-                        r.fixed, r.here = {}, literal_keys(ast)
-                        candidate = r.build_side(ast)
-                    except (Unreadable, ZeroDivisionError, OverflowError):
-                        candidate = None
-                    if candidate is not None and r.value[candidate] == value:
-                        node = candidate
-                        break
-                    del r.kind[mark[0]:], r.a[mark[0]:], r.b[mark[0]:], r.value[mark[0]:], r.syms[mark[0]:], \
-                        r.entry[mark[0]:]
-                    r.consts = {key: c for key, c in r.consts.items() if c < mark[0]}
-                    r.uses = mark[1]
-                    r.literals = {n: text for n, text in r.literals.items() if n < mark[0]}
-            else:  # algebra, a congruence: every number of the equation may come from it
-                produced.extend((number, -1) for side in sides for number, _ in numbers_in(side)[:32])
-            produced.append((value, -1 if node is None else node))
         if again is not None:  # a step written again computes what it computed the first time
             produced = list(again)
-        elif text:
-            repeated[text] = produced
-        latest: dict[int | Fraction, int] = {}  # by value_key
-        for value, node in produced:  # one producer per value and step: its last equation (a GSM8K annotation
-            key = value_key(value)            # repeats the plain one)
-            if node >= 0 or key not in latest:
-                latest[key] = node
-        for value in flow.steps[k].produced:  # derived in a way this reading does not follow (a unit-word line
-            latest.setdefault(value_key(value), -1)  # it cannot parse, a logarithm, a root)
-        for key, node in latest.items():
-            previous = r.producers.get(key)
-            r.producers[key] = [node, *[n for n in previous if n != node]][:4] if previous else [node]
-            if (k, key) in wanted:
-                found[(k, key)] = None if node < 0 else node
+        else:
+            produced = [entry for sides, value, kind in plan[k] for entry in _read_entry(r, sides, value, kind)]
+            if text:
+                repeated[text] = produced
+        _record_producers(r, k, produced, flow.steps[k].produced, wanted, found)
     return r, [found.get((t, value_key(v))) for t, v in roots]
+
+
+def _read_entry(r: Reading, sides, value: Fraction, kind: str) -> list[tuple[Fraction, int]]:
+    """What one derivation of a step produces in reading ``r``: ``(value, node)`` pairs, node -1 where opaque."""
+    if kind not in ("computed", "evaluated"):  # algebra, a congruence: every number of the equation may come from it
+        return [*((number, -1) for side in sides for number, _ in numbers_in(side)[:32]), (value, -1)]
+    node = _side_node(r, sides, value)
+    return [(value, -1 if node is None else node)]
+
+
+def _side_node(r: Reading, sides, value: Fraction) -> int | None:
+    """The node of the first operand side that reads, within the bounds, to ``value`` (what a side that does not
+    build is taken back); None when none does."""
+    for side in sides:
+        ast = parse_side(side)
+        if ast is None:
+            continue
+        mark = (len(r.kind), dict(r.uses))
+        try:
+            r.current += 1
+            r.fixed, r.here = {}, literal_keys(ast)
+            candidate = r.build_side(ast)
+        except (Unreadable, ZeroDivisionError, OverflowError):
+            candidate = None
+        if candidate is not None and r.value[candidate] == value:
+            return candidate
+        del r.kind[mark[0]:], r.a[mark[0]:], r.b[mark[0]:], r.value[mark[0]:], r.syms[mark[0]:], r.entry[mark[0]:]
+        r.consts = {key: c for key, c in r.consts.items() if c < mark[0]}
+        r.uses = mark[1]
+        r.literals = {n: text for n, text in r.literals.items() if n < mark[0]}
+    return None
+
+
+def _record_producers(r: Reading, k: int, produced: list[tuple[Fraction, int]], step_produced: list[Fraction],
+                      wanted: set, found: dict) -> None:
+    """Step ``k``'s producers in reading ``r``: one per value (its last equation: a GSM8K annotation repeats the
+    plain one), and -1 for what the step derived in a way this reading does not follow (a unit-word line it cannot
+    parse, a logarithm, a root); the roots ``wanted`` met are put in ``found``."""
+    latest: dict[int | Fraction, int] = {}  # by value_key
+    for value, node in produced:
+        key = value_key(value)
+        if node >= 0 or key not in latest:
+            latest[key] = node
+    for value in step_produced:
+        latest.setdefault(value_key(value), -1)
+    for key, node in latest.items():
+        previous = r.producers.get(key)
+        r.producers[key] = [node, *[n for n in previous if n != node]][:4] if previous else [node]
+        if (k, key) in wanted:
+            found[(k, key)] = None if node < 0 else node
 
 
 _EXPRESSION_OP = re.compile(r"\d\s*(?:[-+*^×÷]|\\cdot|\\times|\\div)\s*[\d({\\]")

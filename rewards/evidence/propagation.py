@@ -6,18 +6,19 @@ derives (:func:`derivation_entries`).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 from rewards.checks.algebra import algebra_work, rational_roots, real_roots, substitutes
 from rewards.checks.arithmetic import evaluate
-from rewards.checks.claims.congruences import congruence_chains
 from rewards.checks.solving import solve_linear
 from rewards.evidence.algebra_links import ALGEBRA_WORK
 from rewards.evidence.equation_derivations import equation_derivation, step_equations_of
 from rewards.evidence.irrational import approx_key, approximate_derivation, move_coefficient
 from rewards.evidence.model import AlgebraLink, Dataflow, Intervention, MAX_INTERVENTIONS
 from rewards.evidence.paths import answer_path, derived_answer
-from rewards.evidence.problem_kinds.modular import congruence_derivation, modular_problem, residue_of
+from rewards.evidence.problem_kinds import rules_for
+from rewards.evidence.problem_kinds.modular import residue_of
 from rewards.evidence.quantities import exact_value, number_keys, read_numbers, value_key
 from rewards.evidence.wordy import unit_free
 from rewards.parsing.trace import Trace
@@ -56,7 +57,7 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
     if flow._plan is not None and flow._plan[0] == steps:
         return flow._plan[1]
     plan = []  # two threads may both build it: the same plan, assigned whole
-    modular = modular_problem(trace.problem)
+    rules = rules_for(trace.problem)
     built = flow._derivations[1] if flow._derivations is not None and flow._derivations[0] == steps else {}
     for k, text in enumerate(trace.steps):
         entries = []
@@ -71,13 +72,29 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
                 derivation = (link.sides, link.value, link.kind)
             if derivation is not None:
                 entries.append((eq, link, derivation, value_key(derivation[1])))
-        for chain in congruence_chains(text) if modular and "mod" in text else ():
-            derivation = congruence_derivation(chain)
-            if derivation is not None:
-                entries.append((None, None, derivation, value_key(derivation[1])))
+        for rule in rules:  # what a problem-kind rule derives beside the equations (a congruence chain)
+            entries.extend((None, None, derivation, value_key(derivation[1])) for derivation in rule.plan_entries(text))
         plan.append(entries)
     flow._plan = (steps, plan)
     return plan
+
+
+@dataclass(slots=True)
+class _Edits:
+    """The edits of one counterfactual as they propagate: ``changed`` (by :func:`value_key`), the ``retired`` local
+    edits (seen only by the root equations re-solved), the unit factors whose derived equals change only their
+    first literal, the edited problem quantity that changes in every literal (``keep``), the shared algebra budget
+    (``work``) and whether the answer is irrational (inexact results keyed by :func:`approx_key`)."""
+
+    changed: dict
+    retired: dict
+    units: frozenset
+    keep: Fraction | None
+    work: list[int] | None
+    approximate: bool
+
+    def substitute(self, side: str) -> str | None:
+        return _substitute(side, self.changed, self.units, self.keep)
 
 
 def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Fraction, *,
@@ -93,10 +110,10 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
     literals of ``step`` only; and a derived value that equals a unit factor (``12 + 21 + 27 = 60`` minutes, then
     ``60/60 = 1`` hour) changes only its first literal in an expression. The edits come back keyed by their
     :func:`value_key` (whole values as ints: look a ``Fraction`` up in it, never read its keys as values)."""
-    changed = {value_key(old): new}  # keyed by value_key (equal keys, native hashes): callers look up Fractions in it
-    retired: dict[Fraction, Fraction] = {}  # a local edit after its step: only the root equations re-solved see it
-    unit_like = flow.units  # unit factors named by a word (not every common constant)
-    keep = old if from_input else None  # an edited problem quantity changes in every literal
+    # keyed by value_key (equal keys, native hashes): callers look up Fractions in it; unit factors named by a word
+    # (not every common constant); an edited problem quantity changes in every literal
+    edits = _Edits({value_key(old): new}, {}, flow.units, old if from_input else None, work, flow.approximate)
+    changed = edits.changed
     steps = range(step, len(flow.steps)) if only is None else sorted(t for t in only if t >= step)
     plan = _propagation_plan(trace, flow)
     until_key = value_key(until) if until is not None else None  # lookups by value_key: no Fraction hashing
@@ -104,56 +121,78 @@ def _propagate(trace: Trace, flow: Dataflow, step: int, old: Fraction, new: Frac
         if until is not None and until_key in changed:
             break  # the value asked about has moved: later steps cannot move it again
         seen_source = from_input or k > step  # in the edited step itself, only equations after the edited one
-        for eq, link, (operand_sides, result, kind), result_key in plan[k]:
+        for entry in plan[k]:
             if not seen_source:
-                seen_source = result == old
+                seen_source = entry[2][1] == old
                 continue
-            if result_key in changed:
-                continue
-            if kind in ("followed", "substituted"):
-                moved = _propagate_link(link, result, changed, work, retired)
-                if moved is not None and moved != result:
-                    changed[result_key] = moved
-                continue
-            if kind == "congruence":  # the edited first side, reduced modulo the (edited) modulus
-                first, modulus = (_substitute(side, changed, unit_like, keep) or side for side in operand_sides)
-                values = [exact_value(evaluate(side)) for side in (first, modulus)]
-                moved = residue_of(*values, result) if None not in values and (first, modulus) != operand_sides \
-                    else None
-                if moved is not None and moved != result:
-                    changed[result_key] = moved
-                continue
-            if kind == "solved":
-                left, right = (_substitute(side, changed, unit_like, keep) or side for side in eq.sides)
-                root = solve_linear(left, right) if (left, right) != tuple(eq.sides) else None
-                if root is not None and root != result:
-                    changed[result_key] = root
-                continue
-            for side in operand_sides:
-                edited = _substitute(side, changed, unit_like, keep)
-                if edited is not None:
-                    value = evaluate(edited)
-                    if value is None:
-                        continue
-                    new_result = value.exact if value.is_exact and value.exact is not None else \
-                        (approx_key(value.approx) if flow.approximate else
-                         Fraction(value.approx).limit_denominator(10**6)) if math.isfinite(value.approx) else None
-                    if new_result is not None and new_result != result:  # √168 is inexact but moved
-                        changed[result_key] = new_result
-                        if flow.approximate:
-                            move_coefficient(eq.sides[-1], new_result, changed)
-                        break
-        for operand_sides, result in flow.steps[k].wordy:  # "5 sites x 7 birds/site = 35 birds"
-            if seen_source and result not in changed:
-                edited = _substitute(operand_sides[0], changed, unit_like, keep)
-                value = exact_value(evaluate(unit_free(edited))) if edited is not None else None
-                if value is not None and value != result:
-                    changed[result] = value
+            _move_entry(entry, edits)
+        if seen_source:
+            _move_wordy(flow.steps[k].wordy, edits)
         if local and k == step and changed.get(old) == new and old != until:
             # the problem's other quantity with this value is not edited: later literals keep it (an algebraic
             # derivation re-solves the equation it started from, which may hold the edited literal, with it)
-            retired[old] = changed.pop(old)
+            edits.retired[old] = changed.pop(old)
     return changed
+
+
+def _move_entry(entry: tuple, edits: _Edits) -> None:
+    """Where one plan entry's value goes under ``edits``; recorded in ``edits.changed`` when it moves."""
+    eq, link, (operand_sides, result, kind), result_key = entry
+    if result_key in edits.changed:
+        return
+    if kind in ("followed", "substituted"):
+        moved = _propagate_link(link, result, edits.changed, edits.work, edits.retired)
+    elif kind == "congruence":
+        moved = _move_congruence(operand_sides, result, edits)
+    elif kind == "solved":
+        moved = _move_solved(eq, edits)
+    else:
+        moved = _move_computed(operand_sides, result, edits)
+    if moved is None or moved == result:
+        return
+    edits.changed[result_key] = moved
+    if edits.approximate and kind not in ("followed", "substituted", "congruence", "solved"):
+        move_coefficient(eq.sides[-1], moved, edits.changed)
+
+
+def _move_congruence(operand_sides: tuple[str, ...], result: Fraction, edits: _Edits) -> Fraction | None:
+    """The edited first side, reduced modulo the (edited) modulus."""
+    first, modulus = (edits.substitute(side) or side for side in operand_sides)
+    values = [exact_value(evaluate(side)) for side in (first, modulus)]
+    return residue_of(*values, result) if None not in values and (first, modulus) != operand_sides else None
+
+
+def _move_solved(eq, edits: _Edits) -> Fraction | None:
+    """A solved linear equation, solved again with the edited literals."""
+    left, right = (edits.substitute(side) or side for side in eq.sides)
+    return solve_linear(left, right) if (left, right) != tuple(eq.sides) else None
+
+
+def _move_computed(operand_sides: tuple[str, ...], result: Fraction, edits: _Edits) -> Fraction | None:
+    """A computation re-evaluated with the edited literals: the first operand side whose value moves."""
+    for side in operand_sides:
+        edited = edits.substitute(side)
+        if edited is None:
+            continue
+        value = evaluate(edited)
+        if value is None:
+            continue
+        new_result = value.exact if value.is_exact and value.exact is not None else \
+            (approx_key(value.approx) if edits.approximate else
+             Fraction(value.approx).limit_denominator(10**6)) if math.isfinite(value.approx) else None
+        if new_result is not None and new_result != result:  # √168 is inexact but moved
+            return new_result
+    return None
+
+
+def _move_wordy(wordy: list, edits: _Edits) -> None:
+    """Computations written with unit words ("5 sites x 7 birds/site = 35 birds"), re-evaluated."""
+    for operand_sides, result in wordy:
+        if result not in edits.changed:
+            edited = edits.substitute(operand_sides[0])
+            value = exact_value(evaluate(unit_free(edited))) if edited is not None else None
+            if value is not None and value != result:
+                edits.changed[result] = value
 
 
 def _propagate_link(link: AlgebraLink, result: Fraction, changed: dict[Fraction, Fraction],
@@ -261,6 +300,6 @@ def derivation_entries(trace: Trace, flow: Dataflow) -> list[list[tuple[tuple[st
     written with unit words (:func:`wordy_derivations`, as ``computed``). The reading the counterfactual propagation
     uses (worked out once per trace); :mod:`rewards.scoring.derivation` builds the answer's function from it."""
     plan = _propagation_plan(trace, flow)
-    return [[(tuple(d[0]), d[1], d[2]) for _eq, _link, d, value_key in entries]
+    return [[(tuple(d[0]), d[1], d[2]) for _eq, _link, d, _key in entries]
             + [(tuple(sides), result, "computed") for sides, result in flow.steps[k].wordy]
             for k, entries in enumerate(plan)]

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from rewards.checks.arithmetic import contains_any
+from rewards.evidence.problem_kinds.base import ProblemKindRule
 
 
 _COUNTING_PROBLEM = re.compile(r"\b(?:distinct|ways?|arrange(?:d|ments?)?|choices|choose|chosen|"
@@ -56,3 +58,21 @@ def falling_factors(side: str, numbers, is_reached) -> set[tuple[int, int]]:
 
 ALPHABET = re.compile(r"alphabet|\bA\s*(?:through|to|-|--|\\text\{-\})\s*Z\b")
 """A problem that names the 26 letters of the alphabet (``2 different letters (A through Z)``)."""
+
+
+class CountingRule(ProblemKindRule):
+    """A counting problem (:func:`counting_problem`): the 26 letters of a named alphabet are reached, and a falling
+    product's later factors (``10 \\cdot 9``) are the choices left, not operands (:func:`falling_factors`)."""
+
+    name = "counting"
+
+    def applies(self, problem: str) -> bool:
+        return counting_problem(problem)
+
+    def start(self, builder) -> None:
+        if ALPHABET.search(builder.problem):  # "2 different letters (A through Z)": 26 of them
+            builder.strict.add(Fraction(26))
+            builder.known.add(Fraction(26))
+
+    def operand_spans(self, builder, side: str, numbers, kind, value):
+        return (falling_factors(side, numbers, builder.is_reached) if len(numbers) > 1 else ()), None

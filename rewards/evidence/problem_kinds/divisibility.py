@@ -7,6 +7,7 @@ import re
 from fractions import Fraction
 
 from rewards.checks.arithmetic import contains_any
+from rewards.evidence.problem_kinds.base import ProblemKindRule
 from rewards.evidence.quantities import read_numbers
 
 
@@ -59,3 +60,19 @@ def divisor_facts(text: str, is_reached) -> set[int]:
     whole = [int(v) for v, _ in read_numbers(text)[:64] if v.denominator == 1 and 1 < v <= MAX_DIVISOR_FACT]
     reached = [r for r in dict.fromkeys(whole) if is_reached(Fraction(r))]
     return {d for d in whole if not is_reached(Fraction(d)) and any(d < r and r % d == 0 for r in reached)}
+
+
+class DivisibilityRule(ProblemKindRule):
+    """A problem about divisibility (:func:`divisibility_problem`): a step's divisor facts license numbers
+    (:func:`divisor_facts`: "the prime factorization of 15 is 3 x 5")."""
+
+    name = "divisibility"
+
+    def applies(self, problem: str) -> bool:
+        return divisibility_problem(problem)
+
+    def before_step(self, builder, flow, text: str) -> None:
+        licensed = divisor_facts(text, builder.is_reached)
+        if licensed:
+            builder.strict.update(licensed)
+            builder.known.update(licensed)

@@ -6,8 +6,11 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 from rewards.checks.arithmetic import contains_any
+from rewards.evidence.equation_derivations import is_given
+from rewards.evidence.problem_kinds.base import ProblemKindRule
 from rewards.evidence.quantities import read_numbers
 
 
@@ -53,3 +56,29 @@ def factorization_parts(sides: tuple[str, ...], is_reached, divisors: bool) -> t
 
 def _is_prime(n: int) -> bool:
     return n >= 2 and all(n % d for d in range(2, math.isqrt(n) + 1)) if n < 10**6 else False
+
+
+@lru_cache(maxsize=1024)
+def counts_divisors(problem: str) -> bool:
+    """Whether the factoring problem counts divisors (its first factoring word is "divisors")."""
+    match = factoring_problem(problem)
+    return match is not None and match.group(1) is not None
+
+
+class FactoringRule(ProblemKindRule):
+    """A problem about factors and primes (:func:`factoring_problem`): a verified prime factorisation of reached
+    numbers reaches its primes and exponents (and each exponent + 1 where divisors are counted:
+    :func:`factorization_parts`)."""
+
+    name = "factoring"
+
+    def applies(self, problem: str) -> bool:
+        return factoring_problem(problem) is not None
+
+    def on_equation(self, builder, flow, eq, check) -> None:
+        if check.ok is True and not is_given(eq, builder.problem):  # "196 = 2^2\\cdot7^2"
+            parts, used = factorization_parts(tuple(eq.sides), builder.is_reached, counts_divisors(builder.problem))
+            builder.strict.update(parts)
+            builder.known.update(parts)
+            builder.aliases.extend(parts)
+            flow.used.extend(used)

@@ -7,6 +7,7 @@ import re
 from fractions import Fraction
 
 from rewards.evidence.lexicon import STATED_LOG
+from rewards.evidence.problem_kinds.base import ProblemKindRule
 
 
 _POWER = re.compile(r"\s*+\{?\s*+(\d{1,6})\s*+\}?\s*+\^\s*+\{?\s*+(\d{1,3})\s*+\}?\s*")
@@ -32,3 +33,21 @@ def log_exponent(problem: str, side: str, value: Fraction | None, is_reached) ->
     if base < 2 or (base, value) not in asked and not (is_reached(Fraction(base)) and is_reached(value)):
         return None
     return match.span(2)
+
+
+class LogarithmRule(ProblemKindRule):
+    """A problem that mentions a logarithm: a verified power ``2^6 = 64`` solves ``\\log_2 64``; its exponent is the
+    result, not an operand (:func:`log_exponent`)."""
+
+    name = "logarithms"
+
+    def applies(self, problem: str) -> bool:
+        return "log" in problem
+
+    def operand_spans(self, builder, side: str, numbers, kind, value):
+        if kind != "computed" or len(numbers) != 2 or "^" not in side:
+            return (), None
+        span = log_exponent(builder.problem, side, value, builder.is_reached)
+        if span is None:
+            return (), None
+        return {span}, Fraction(side[slice(*span)])

@@ -8,7 +8,10 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rewards.checks.algebra import substitutes
-from rewards.checks.arithmetic import contains_any
+from rewards.checks.arithmetic import Equation, EquationCheck, Value, contains_any
+from rewards.checks.claims.congruences import congruence_chains
+from rewards.evidence.problem_kinds.base import ProblemKindRule
+from rewards.evidence.quantities import grounded, read_numbers, value_key
 
 
 _MODULAR_PROBLEM = re.compile(r"remainder|\\pmod|\\bmod|\bmod(?:ulo)?\b|congruen|divisib|divided by|units digit|ones "
@@ -83,3 +86,50 @@ def residue_of(value: Fraction, modulus: Fraction, like: Fraction) -> Fraction |
         return None
     residue = value % modulus
     return residue - modulus if like < 0 and residue else residue
+
+
+class ModularRule(ProblemKindRule):
+    """A problem that asks for a residue (:func:`modular_problem`): a congruence chain a step writes
+    (``129^{34} + 96^{38} \\equiv 9 \\pmod{11}``) is checked and derives its residue from its first side and the
+    modulus (:func:`congruence_derivation`); counterfactual edits reduce the edited first side again."""
+
+    name = "modular"
+
+    def applies(self, problem: str) -> bool:
+        return modular_problem(problem)
+
+    def after_step(self, builder, flow, text: str) -> None:
+        for chain in congruence_chains(text) if "mod" in text else ():
+            derivation = congruence_derivation(chain)
+            if derivation is not None:
+                self._derive(builder, flow, text, chain, derivation)
+
+    @staticmethod
+    def _derive(builder, flow, text: str, chain, derivation) -> None:
+        values = [Value(v, float(v), True) for v in chain.values]
+        flow.checks.append(EquationCheck(Equation(list(chain.sides), values, chain.span, "latex", chain.relations),
+                                         True, f"congruent modulo {chain.modulus}"))
+        unreached = False
+        substituted = substituted_head(builder.problem, text, chain) if "equiv" in builder.problem else False
+        for side in derivation[0]:
+            for number, _span in read_numbers(side):
+                flow.used.append(number)
+                if substituted and side is derivation[0][0]:  # "(n+2)(n+4)(n+6) \equiv 4 \cdot 6 \cdot 8"
+                    continue                                  # where the problem says n \equiv 2
+                if not grounded(builder.known, number) and number not in builder.converted:
+                    flow.ungrounded.append(number)
+                if not builder.is_reached(number):
+                    flow.unsupported.append(number)
+                    unreached = True
+                producer = builder.producers.get(number)
+                if producer is not None and number not in builder.pnums:
+                    flow.depends_on.add(producer)
+        flow.produced.append(derivation[1])
+        builder.known.add(value_key(derivation[1]))
+        builder.last_derived = derivation[1]
+        if not unreached:
+            builder.strict.add(value_key(derivation[1]))
+
+    def plan_entries(self, text: str) -> list:
+        found = (congruence_derivation(chain) for chain in congruence_chains(text)) if "mod" in text else ()
+        return [derivation for derivation in found if derivation is not None]

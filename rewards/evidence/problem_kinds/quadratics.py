@@ -7,6 +7,7 @@ import re
 from fractions import Fraction
 
 from rewards.checks.solving import is_identity
+from rewards.evidence.problem_kinds.base import ProblemKindRule
 from rewards.evidence.quantities import read_numbers
 
 
@@ -34,3 +35,19 @@ def quadratic_factors(problem: str, text: str) -> set[Fraction]:
         if any(is_identity(candidate, product) for candidate in candidates):
             out.update(v for v, _ in read_numbers(product))
     return out
+
+
+class QuadraticRule(ProblemKindRule):
+    """A problem that states a quadratic (``x^2 - 5x - 14``): a step's linear factorisation of it, ``(x-7)(x+2)``,
+    reaches its numbers (:func:`quadratic_factors`)."""
+
+    name = "quadratics"
+
+    def applies(self, problem: str) -> bool:
+        return "^2" in problem
+
+    def before_step(self, builder, flow, text: str) -> None:
+        if ")" in text and LINEAR_FACTORS.search(text):
+            factored = quadratic_factors(builder.problem, text)
+            builder.strict.update(factored)
+            builder.known.update(factored)
