@@ -37,15 +37,15 @@ from rewards.evidence.builder import build_dataflow
 from rewards.evidence.derivation_function import DerivationFunction, derivation_function
 from rewards.evidence.irrational import ANSWER_MATCH_REL_TOL, approx_key
 from rewards.evidence.lexicon import problem_numbers
-from rewards.evidence.model import AlgebraLink, Dataflow, Intervention, StepFlow
+from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, Intervention, StepFlow
 from rewards.evidence.paths import answer_derivations, answer_path, quantity_coverage
 from rewards.evidence.problem_kinds.divisibility import MAX_DIVISOR_FACT, divisibility_problem, divisor_facts
 from rewards.evidence.propagation import counterfactuals, derivation_entries, input_counterfactuals
 from rewards.evidence.quantities import BASIC_CONSTANTS, COMMON_CONSTANTS, fraction_literals
 from rewards.evidence.readings import MAX_NODES, MAX_QUANTITIES, MAX_READINGS
 
-__all__ = ["COMMON_CONSTANTS", "BASIC_CONSTANTS", "AlgebraLink", "StepFlow", "Dataflow", "Intervention", "build_dataflow",
-           "counterfactuals", "input_counterfactuals", "answer_path", "answer_derivations", "problem_numbers",
-           "quantity_coverage", "approx_key", "ANSWER_MATCH_REL_TOL", "fraction_literals", "divisor_facts",
-           "divisibility_problem", "MAX_DIVISOR_FACT", "derivation_entries", "DerivationFunction", "derivation_function",
-           "MAX_NODES", "MAX_READINGS", "MAX_QUANTITIES"]
+__all__ = ["COMMON_CONSTANTS", "BASIC_CONSTANTS", "AlgebraLink", "Derivation", "StepFlow", "Dataflow", "Intervention",
+           "build_dataflow", "counterfactuals", "input_counterfactuals", "answer_path", "answer_derivations",
+           "problem_numbers", "quantity_coverage", "approx_key", "ANSWER_MATCH_REL_TOL", "fraction_literals",
+           "divisor_facts", "divisibility_problem", "MAX_DIVISOR_FACT", "derivation_entries", "DerivationFunction",
+           "derivation_function", "MAX_NODES", "MAX_READINGS", "MAX_QUANTITIES"]

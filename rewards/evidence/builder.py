@@ -18,7 +18,7 @@ from rewards.evidence.figures import outside_figures
 from rewards.evidence.irrational import (approximate_answer_step, approximate_derivation, beside_equations,
                                          irrational_coefficient, pi_coefficient)
 from rewards.evidence.lexicon import ANGLES, Converted, problem_numbers, problem_unit_words, unit_constants, unit_words
-from rewards.evidence.model import AlgebraLink, Dataflow, StepFlow
+from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, StepFlow
 from rewards.evidence.operands import NEGATED, added_term
 from rewards.evidence.problem_kinds import rules_for
 from rewards.evidence.quantities import (BASIC_CONSTANTS, BASIC_KEYS, SMALL_COUNTS, UNKNOWN_LETTER, fraction_literals,
@@ -60,6 +60,10 @@ class DataflowBuilder:
     * ``reached_roots`` — root of a reached one-unknown equation -> its step;
     * ``algebra`` and ``links`` — equations with unknowns (:class:`~rewards.evidence.algebra_links.AlgebraTracker`).
     """
+
+    __slots__ = ("trace", "problem", "pnums", "constrained", "answer_value", "approx", "inexact", "aliases", "units",
+                 "pnum_keys", "known", "converted", "strict", "reached_roots", "rules", "steps", "in_figure", "algebra",
+                 "links", "last_derived", "raw_derivations", "producers", "seen_steps")
 
     def __init__(self, trace: Trace) -> None:
         from rewards.checks.answers import approximate_value, named_value  # local: answers imports trace (one-way)
@@ -176,14 +180,14 @@ class DataflowBuilder:
         a multiple of pi may derive its value)."""
         raw = equation_derivation(eq, check, roles) if not given_or_boxed else None
         derivation = raw
-        if derivation is not None and derivation[2] == "evaluated" and SLASH_FRACTION.fullmatch(derivation[0][0]) \
-                and self.is_reached(derivation[1]):  # "h = -5/2" after "(-7 + 2)/2 = -5/2": the value written as a
+        if derivation is not None and derivation.kind == "evaluated" and SLASH_FRACTION.fullmatch(derivation.sides[0]) \
+                and self.is_reached(derivation.value):  # "h = -5/2" after "(-7 + 2)/2 = -5/2": the value written as a
             derivation = None  # fraction, not a computation from 5 and 2 ("p = 7/2" of a 7 m rope still is one)
         if derivation is None and self.approx is not None and check.ok is True and not eq.approximate \
                 and not given_or_boxed:  # "\\approx" holds to 1%: no irrational
             derivation = approximate_derivation(tuple(eq.sides), tuple(eq.values))
             if derivation is not None:
-                self.inexact.add(derivation[1])
+                self.inexact.add(derivation.value)
         if derivation is None and self.approx is None and check.ok is True and "pi" in text \
                 and not given_or_boxed:  # "3^2\\cdot8\\cdot\\pi = 72\\pi" toward a rational answer
             derivation = pi_coefficient(tuple(eq.sides))
@@ -205,7 +209,7 @@ class DataflowBuilder:
                      ) -> tuple[AlgebraLink | None, tuple | None]:
         """The algebra behind an equation with unknowns (:class:`~rewards.evidence.model.AlgebraLink`), and what
         the equation derives with it."""
-        if check.ok is False or not (derivation is None or derivation[2] == "solved") or boxed:
+        if check.ok is False or not (derivation is None or derivation.kind == "solved") or boxed:
             return None, derivation
         index = at[0]
         link = self.algebra.link(tuple(eq.sides), index, self.is_reached, self.pnums)
@@ -217,25 +221,26 @@ class DataflowBuilder:
             self.strict.update(v for side in link.sides for v, _ in read_numbers(side)  # the problem's circle;
                                if v not in BASIC_CONSTANTS)  # "2x = 24" makes no 2 a quantity (a fee's)
         if link.kind == "substituted":  # what it derives is the number, not the root it restates
-            derivation = (link.sides, link.value, link.kind)
+            derivation = Derivation(link.sides, link.value, link.kind)
             flow.used.extend(v for n, v in link.bindings if self.algebra.bindings[n][1] < 0)  # the problem's
         elif derivation is None and link.value is not None:  # operands: the name's side
-            derivation = (tuple(side for side in link.sides if LONE_NAME.fullmatch(side)), link.value, link.kind)
+            derivation = Derivation(tuple(side for side in link.sides if LONE_NAME.fullmatch(side)), link.value,
+                                    link.kind)
             if self.approx is not None and link.kind == "followed":  # an irrational root chosen
                 self.inexact.add(link.value)
         return link, derivation
 
     def read_operands(self, flow: StepFlow, index: int, roles, derivation, link) -> OperandScan:
         """Every operand of the equation: used, grounded or not, reached or not, and the steps it depends on."""
-        kind = derivation[2] if derivation is not None else None
+        kind = derivation.kind if derivation is not None else None
         source_sides = link.sides if derivation is None and link is not None and link.kind == "source" else None
         # a grounded equation with unknowns: every number it states is an input
-        scan = OperandScan(derivation[0] if derivation is not None else source_sides or roles[0], kind)
+        scan = OperandScan(derivation.sides if derivation is not None else source_sides or roles[0], kind)
         # "5x - 28 = 157" then "5x = 185": a rewrite with the root of an equation already reached is reached;
         # so is an equation that follows by algebra from a grounded one
-        rewrite = kind in ("solved", "evaluated") and derivation[1] in self.reached_roots
-        if rewrite and self.reached_roots[derivation[1]] != index:
-            flow.depends_on.add(self.reached_roots[derivation[1]])  # the equation it rewrites
+        rewrite = kind in ("solved", "evaluated") and derivation.value in self.reached_roots
+        if rewrite and self.reached_roots[derivation.value] != index:
+            flow.depends_on.add(self.reached_roots[derivation.value])  # the equation it rewrites
         rewrite = rewrite or (link is not None and link.kind == "followed")
         for k, side in enumerate(scan.sides):
             self.read_side(flow, scan, k, side, derivation, scan.sides is source_sides, rewrite)
@@ -253,7 +258,7 @@ class DataflowBuilder:
         # name, "x = 16 * 3 - 366 = 18" or "x + 0 = …", the next side is the computation, not a rewrite of one,
         # unless the value it computes is reached already: "4a + 3 = 7a - 12" solved, then "a = 15/3 = 5")
         chained = (scan.kind == "computed" and k > 0 and scan.reached
-                   and (opened_before or value_key(derivation[1]) in self.strict)) or rewrite
+                   and (opened_before or value_key(derivation.value) in self.strict)) or rewrite
         keys = number_keys(side)  # looked up by value_key: no Fraction hashing
         # constants added or taken away with no source: one may be a count (+1, 2 legs); several in one
         # expression are an amount assembled from nothing ("26 - 2 - 2 - 2 - 2", a lucky fee)
@@ -261,7 +266,7 @@ class DataflowBuilder:
             (start, end) for (number, (start, end)), key in zip(numbers, keys)
             if key in BASIC_KEYS and key not in self.strict and key not in self.converted
             and added_term(side, start, end)]
-        skipped = self.not_operands(scan, side, numbers, derivation)
+        skipped = self.not_operands(scan, side, numbers, derivation) if self.rules else ()
         whole = self.whole_fractions(side) if not chained and "frac" in side else ()
         for (number, span), key in zip(numbers, keys):
             scan.operands += 1
@@ -272,7 +277,7 @@ class DataflowBuilder:
         skipped: tuple | set = ()
         for rule in self.rules:
             spans, solved = rule.operand_spans(self, side, numbers, scan.kind,
-                                               derivation[1] if derivation is not None else None)
+                                               derivation.value if derivation is not None else None)
             if spans:
                 skipped = {*skipped, *spans}
             if solved is not None:
@@ -329,7 +334,7 @@ class DataflowBuilder:
             self.strict.add(value_key(scan.solved))
         if derivation is None or (scan.kind == "computed" and not computes(scan.sides, scan.operands)):
             return
-        value = derivation[1]
+        value = derivation.value
         flow.produced.append(value)
         self.known.add(value_key(value))
         self.last_derived = value

@@ -9,6 +9,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
+from rewards.evidence.model import Derivation
 from rewards.checks.arithmetic import evaluate
 from rewards.checks.equations import step_equations
 from rewards.checks.named_chains import join_across
@@ -86,7 +87,7 @@ def _derivation_of(sides: tuple, values: tuple, ok: bool | None, roles=None
             roles = equation_roles(sides, values)
         if roles is None or len({SPACES.sub("", side) for side in sides}) == 1:  # "1\frac{4}{5} = 1\frac{4}{5}"
             return None
-        return (*roles, "computed")
+        return Derivation(*roles, "computed")
     if ok is False:
         return None
     return _unverified_derivation(sides)
@@ -108,9 +109,9 @@ def _unverified_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str
             value = exact_value(evaluate(expr)) if len(read_numbers(expr)) >= 2 and not _FRACTION_LITERAL.fullmatch(expr) \
                 else None
             if value is not None:
-                return (expr,), value, "evaluated"
+                return Derivation((expr,), value, "evaluated")
     root = solve_linear(left, right)
-    return None if root is None else ((left, right), root, "solved")
+    return None if root is None else Derivation((left, right), root, "solved")
 
 
 _BOX = re.compile(r"\\(?:boxed|fbox|framebox)\s*\{")

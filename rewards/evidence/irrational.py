@@ -12,7 +12,7 @@ from functools import lru_cache
 from rewards.checks.arithmetic import evaluate
 from rewards.checks.equations import step_equations
 from rewards.evidence.equation_derivations import SPACES, computes
-from rewards.evidence.model import StepFlow
+from rewards.evidence.model import Derivation, StepFlow
 from rewards.evidence.quantities import BASIC_CONSTANTS, COMMON_CONSTANTS, read_numbers
 
 
@@ -50,7 +50,7 @@ def approximate_derivation(sides: tuple, values: tuple) -> tuple[tuple[str, ...]
     own = {v for v, _ in read_numbers(sides[result_idx])} | {Fraction(1)}
     if all(v in own for side in sides[:result_idx] for v, _ in read_numbers(side)):
         return None
-    return tuple(sides[:result_idx]), key, "computed"
+    return Derivation(tuple(sides[:result_idx]), key, "computed")
 
 
 _MULTIPLE = re.compile(r"\s*\{?\s*(\d+(?:\.\d+)?)\s*(?:\\cdot\s*)?(\\pi|\\sqrt\s*\{\s*\d+\s*\}|\\sqrt\s*\d)\s*\}?\s*")
@@ -83,7 +83,7 @@ def pi_coefficient(sides: tuple[str, ...]) -> tuple[tuple[str, ...], Fraction, s
     if not computes(list(operands), sum(len(read_numbers(side)) for side in operands)) or \
             any(SPACES.sub("", side) == SPACES.sub("", sides[-1]) for side in operands):
         return None
-    return operands, coefficient[0], "coefficient"
+    return Derivation(operands, coefficient[0], "coefficient")
 
 
 def move_coefficient(side: str, new: Fraction, changed: dict[Fraction, Fraction]) -> None:

@@ -6,6 +6,7 @@ counterfactual edit (:class:`Intervention`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from fractions import Fraction
 
 from rewards.checks.arithmetic import EquationCheck
@@ -14,6 +15,17 @@ from rewards.evidence.lexicon import problem_numbers
 
 MAX_INTERVENTIONS = 12
 """At most this many counterfactual edits per trace (the latest computing steps first are the pivotal ones)."""
+
+
+class Derivation(NamedTuple):
+    """What one equation derives: the operand sides it computes from, the value, and how (``computed``: a verified
+    computation; ``evaluated``: a name assigned a computation; ``solved``: a linear equation's root; ``followed``,
+    ``substituted``: algebra (:class:`AlgebraLink`); ``congruence``: a residue; ``coefficient``: a multiple of pi
+    read by its coefficient)."""
+
+    sides: tuple[str, ...]
+    value: Fraction
+    kind: str
 
 
 @dataclass(slots=True)

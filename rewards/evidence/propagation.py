@@ -15,7 +15,7 @@ from rewards.checks.solving import solve_linear
 from rewards.evidence.algebra_links import ALGEBRA_WORK
 from rewards.evidence.equation_derivations import equation_derivation, step_equations_of
 from rewards.evidence.irrational import approx_key, approximate_derivation, move_coefficient
-from rewards.evidence.model import AlgebraLink, Dataflow, Intervention, MAX_INTERVENTIONS
+from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, Intervention, MAX_INTERVENTIONS
 from rewards.evidence.paths import answer_path, derived_answer
 from rewards.evidence.problem_kinds import rules_for
 from rewards.evidence.problem_kinds.modular import residue_of
@@ -69,11 +69,12 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
             link = flow.links.get((k, position))
             if link is not None and link.value is not None and (derivation is None or
                                                                 link.kind == "substituted"):
-                derivation = (link.sides, link.value, link.kind)
+                derivation = Derivation(link.sides, link.value, link.kind)
             if derivation is not None:
-                entries.append((eq, link, derivation, value_key(derivation[1])))
+                entries.append((eq, link, derivation, value_key(derivation.value)))
         for rule in rules:  # what a problem-kind rule derives beside the equations (a congruence chain)
-            entries.extend((None, None, derivation, value_key(derivation[1])) for derivation in rule.plan_entries(text))
+            entries.extend((None, None, derivation, value_key(derivation.value))
+                           for derivation in rule.plan_entries(text))
         plan.append(entries)
     flow._plan = (steps, plan)
     return plan
@@ -294,12 +295,12 @@ def input_counterfactuals(trace: Trace, flow: Dataflow, *,
 
 
 
-def derivation_entries(trace: Trace, flow: Dataflow) -> list[list[tuple[tuple[str, ...], Fraction, str]]]:
+def derivation_entries(trace: Trace, flow: Dataflow) -> list[list[Derivation]]:
     """Per step, what its equations derive, in order: ``(operand sides, value, kind)`` (``kind`` one of
     ``computed``, ``evaluated``, ``solved``, ``followed``, ``substituted``, ``congruence``), then the computations
     written with unit words (:func:`wordy_derivations`, as ``computed``). The reading the counterfactual propagation
     uses (worked out once per trace); :mod:`rewards.scoring.derivation` builds the answer's function from it."""
     plan = _propagation_plan(trace, flow)
-    return [[(tuple(d[0]), d[1], d[2]) for _eq, _link, d, _key in entries]
-            + [(tuple(sides), result, "computed") for sides, result in flow.steps[k].wordy]
+    return [[Derivation(tuple(d.sides), d.value, d.kind) for _eq, _link, d, _key in entries]
+            + [Derivation(tuple(sides), result, "computed") for sides, result in flow.steps[k].wordy]
             for k, entries in enumerate(plan)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from rewards.evidence.model import Derivation
 from rewards.checks.arithmetic import evaluate
 from rewards.checks.arithmetic.literals import num_value
 
@@ -124,4 +125,4 @@ def unit_free_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str] 
         return None
     if any(v.exact != values[-1].exact for v in values):
         return None
-    return tuple(sides[:-1]), values[-1].exact, "computed"
+    return Derivation(tuple(sides[:-1]), values[-1].exact, "computed")

@@ -22,13 +22,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from rewards.checks.arithmetic import Equation, EquationCheck
     from rewards.evidence.builder import DataflowBuilder
-    from rewards.evidence.model import StepFlow
+    from rewards.evidence.model import Derivation, StepFlow
 
 __all__ = ["ProblemKindRule"]
-
-Derivation = tuple[tuple[str, ...], Fraction, str]
-"""What an equation derives: ``(operand sides, value, kind)`` (:func:`rewards.evidence.equation_derivations.derivation_of`)."""
-
 
 class ProblemKindRule:
     """A rule about one kind of problem. Subclasses set :attr:`name` and implement :meth:`applies`.

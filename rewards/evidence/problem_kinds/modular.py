@@ -7,6 +7,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
+from rewards.evidence.model import Derivation
 from rewards.checks.algebra import substitutes
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, contains_any
 from rewards.checks.claims.congruences import congruence_chains
@@ -47,7 +48,7 @@ def congruence_derivation(chain) -> tuple[tuple[str, str], Fraction, str] | None
     result = chain.values[-1]
     if not chain.holds or abs(result) >= chain.modulus or result == chain.values[0]:
         return None
-    return (chain.sides[0], chain.modulus_text), result, "congruence"
+    return Derivation((chain.sides[0], chain.modulus_text), result, "congruence")
 
 
 _GIVEN_CONGRUENCE = re.compile(r"(?<![\\A-Za-z])([a-z])\s*\\equiv\s*(-?\d{1,9})\s*\\pmod\s*\{?\s*(\d{1,9})\s*\}?")
@@ -111,10 +112,10 @@ class ModularRule(ProblemKindRule):
                                          True, f"congruent modulo {chain.modulus}"))
         unreached = False
         substituted = substituted_head(builder.problem, text, chain) if "equiv" in builder.problem else False
-        for side in derivation[0]:
+        for side in derivation.sides:
             for number, _span in read_numbers(side):
                 flow.used.append(number)
-                if substituted and side is derivation[0][0]:  # "(n+2)(n+4)(n+6) \equiv 4 \cdot 6 \cdot 8"
+                if substituted and side is derivation.sides[0]:  # "(n+2)(n+4)(n+6) \equiv 4 \cdot 6 \cdot 8"
                     continue                                  # where the problem says n \equiv 2
                 if not grounded(builder.known, number) and number not in builder.converted:
                     flow.ungrounded.append(number)
@@ -124,11 +125,11 @@ class ModularRule(ProblemKindRule):
                 producer = builder.producers.get(number)
                 if producer is not None and number not in builder.pnums:
                     flow.depends_on.add(producer)
-        flow.produced.append(derivation[1])
-        builder.known.add(value_key(derivation[1]))
-        builder.last_derived = derivation[1]
+        flow.produced.append(derivation.value)
+        builder.known.add(value_key(derivation.value))
+        builder.last_derived = derivation.value
         if not unreached:
-            builder.strict.add(value_key(derivation[1]))
+            builder.strict.add(value_key(derivation.value))
 
     def plan_entries(self, text: str) -> list:
         found = (congruence_derivation(chain) for chain in congruence_chains(text)) if "mod" in text else ()
