@@ -66,7 +66,7 @@ def proposed(res, rev, flow=None, cfg=None) -> dict:
         if k < len(q):
             q[k] = min(q[k], 0.05)
     try:
-        from rewards.scoring.dataflow import answer_path
+        from rewards.evidence import answer_path
 
         path = set(answer_path(flow)) if flow is not None else set()
     except ImportError:
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     from rewards.parsing.trace import parse_trace
 
     try:
-        from rewards.scoring.dataflow import build_dataflow
+        from rewards.evidence import build_dataflow
         from rewards.scoring.revisions import analyse_revisions
         from rewards.verifiers.symbolic import SymbolicVerifier
     except ImportError:

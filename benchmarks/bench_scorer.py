@@ -69,7 +69,6 @@ def main() -> None:
     from trl.rewards import accuracy_reward
 
     from rewards.scoring.score import score_trace
-    from rewards.scoring import dataflow
     def clear_caches():
         # cold caches each repeat: the scorer must not win by memoising the benchmark
         for module in [m for name, m in sys.modules.items() if name.startswith("rewards.")]:

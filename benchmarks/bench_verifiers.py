@@ -166,7 +166,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     from rewards.adapters.counterfactual import model_sensitivity
     from rewards.checks.equations import step_equations
-    from rewards.scoring.dataflow import build_dataflow, problem_numbers
+    from rewards.evidence import build_dataflow, problem_numbers
     from rewards.verifiers.judge import JudgeVerifier
     from rewards.verifiers.nli import NLIVerifier
     from rewards.verifiers.prm import PRMVerifier

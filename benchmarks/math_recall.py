@@ -10,7 +10,7 @@ Reads every gold solution of MATH-500, extracts its equations in order
 2. **Substitutions.** Equations whose unknowns are all solved earlier and with a numeric side
    (:func:`~rewards.checks.algebra.holds_under`): verified / refuted / undecided.
 3. **Chains to the boxed answer.** A forward pass that mimics the scorer's grounding: reached values start as the
-   problem's quantities (:func:`rewards.scoring.dataflow.problem_numbers`) and the basic constants; a numeric
+   problem's quantities (:func:`rewards.evidence.problem_numbers`) and the basic constants; a numeric
    equation the exact checker verifies and whose numbers are reached derives its values; an algebraic equation is
    grounded when all its numbers are reached (a source), when it follows (``follows`` True) from one of the last
    four grounded algebraic equations or from an equation of the problem, or when it holds under grounded solved
@@ -41,7 +41,7 @@ from rewards.checks.answers import numeric_value
 from rewards.checks.arithmetic import check_equation, evaluate, extract_equations, numbers_in
 from rewards.checks.solving import solve_linear
 from rewards.parsing.trace import parse_trace
-from rewards.scoring.dataflow import BASIC_CONSTANTS, build_dataflow, problem_numbers
+from rewards.evidence import BASIC_CONSTANTS, build_dataflow, problem_numbers
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "math500" / "test.jsonl"
 _NUMBER = re.compile(r"\d+")

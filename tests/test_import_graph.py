@@ -3,7 +3,8 @@
 Layers, highest first; a module may import from its own layer or a lower one, never a higher one:
 
 - ``trainers`` > ``rewards`` (the scoring library never imports the trainers);
-- inside ``rewards``: ``audit`` > ``adapters`` > ``scoring`` > ``verifiers`` > ``checks`` > ``parsing``;
+- inside ``rewards``: ``audit`` > ``adapters`` > ``scoring`` > ``verifiers`` > ``evidence`` > ``checks`` > ``parsing``
+  (no exemption: the verifiers read the evidence record from below and import nothing from scoring);
 - inside ``trainers``: ``cli`` (the ``rafs`` command and its subcommands) > ``experiments`` > ``training`` (recipes,
   ``rafs train``, the checkpoint screen, the demo) > ``serve`` (the reward server) > ``screen`` (the validity
   screen's statistics) > ``common`` (the config loader, the reader, the error type, the extras).
@@ -23,22 +24,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("rewards", "trainers")
-REWARDS_LAYERS = ("audit", "adapters", "scoring", "verifiers", "checks", "parsing")
+REWARDS_LAYERS = ("audit", "adapters", "scoring", "verifiers", "evidence", "checks", "parsing")
 TRAINERS_LAYERS = ("cli", "experiments", "training", "serve", "screen", "common")
-ALLOWED = {
-    # FallbackVerifier.verify_batch(traces) builds the dataflow graphs itself when a direct caller gives none
-    # (the scorer always passes them); a function-level convenience import.
-    ("rewards.verifiers.fallback", "rewards.scoring.dataflow"),
-}
 
 
 @pytest.fixture(scope="module")
 def graph():
-    g = grimp.build_graph(*PACKAGES, cache_dir=None, exclude_type_checking_imports=True)
-    for importer, imported in ALLOWED:
-        if g.direct_import_exists(importer=importer, imported=imported):
-            g.remove_import(importer=importer, imported=imported)
-    return g
+    return grimp.build_graph(*PACKAGES, cache_dir=None, exclude_type_checking_imports=True)
 
 
 def _cycle(graph) -> list[str] | None:
@@ -108,3 +100,17 @@ def _private_imports() -> list[str]:
 
 def test_no_private_names_across_modules():
     assert not _private_imports(), "\n".join(_private_imports())
+
+
+def test_verifiers_import_nothing_from_scoring(graph):
+    """The verifiers read the evidence layer below them; nothing of scoring, at module or function level."""
+    offenders = sorted((i["importer"], i["imported"]) for i in graph.find_matching_direct_imports(
+        import_expression="rewards.verifiers.** -> rewards.scoring.**"))
+    assert not offenders, offenders
+
+
+def test_evidence_imports_nothing_above_it(graph):
+    offenders = sorted((i["importer"], i["imported"]) for layer in ("scoring", "verifiers", "adapters", "audit")
+                       for i in graph.find_matching_direct_imports(
+                           import_expression=f"rewards.evidence.** -> rewards.{layer}.**"))
+    assert not offenders, offenders

@@ -1,6 +1,6 @@
 """Counterfactual sensitivity measured with the policy itself: by continuation, or teacher-forced.
 
-The structural sensitivity of :mod:`rewards.scoring.dataflow` asks whether the answer *depends* on a step in the graph.
+The structural sensitivity of :mod:`rewards.evidence` asks whether the answer *depends* on a step in the graph.
 Here the policy answers. For every valid intervention ``j`` (step ``j``'s result ``old -> new``, the expected answer
 ``A'_j`` propagated through the dataflow graph), the edited step ``r'_j`` is step ``j`` with its result literal
 replaced (the last literal equal to ``old``), and:
@@ -30,7 +30,7 @@ Passing it into the score: :func:`apply_sensitivity` replaces the structural sen
 :class:`~rewards.scoring.score.RAFSResult` (``S_RA = sqrt(p_imp · sens)``, RAFS re-aggregated, status recomputed).
 
 >>> from rewards.parsing.trace import parse_trace
->>> from rewards.scoring.dataflow import build_dataflow
+>>> from rewards.evidence import build_dataflow
 >>> t = parse_trace("Tom has 3 boxes of 4 pens. He gives away 5.", "3 * 4 = 12 pens.\\n12 - 5 = 7 pens left.\\n#### 7")
 >>> flow = build_dataflow(t)
 >>> edits, rejected = make_edits(t, flow)
@@ -54,7 +54,7 @@ from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from rewards.checks.arithmetic import numbers_in
-from rewards.scoring.dataflow import Dataflow, Intervention, approx_key, counterfactuals
+from rewards.evidence import Dataflow, Intervention, approx_key, counterfactuals
 from rewards.parsing.trace import Trace, extract_final_answer
 from rewards.parsing.values import format_value
 

@@ -4,7 +4,7 @@
 checks each exactly (:func:`rewards.checks.arithmetic.check_equation`), refutes chained one-variable identities
 (:func:`rewards.checks.identities.identity_checks`) and withdraws a refutation the author disowns ("..., which is
 not true"; a congruence written with "="; two bare numbers, a derived contradiction). It is cached: GRPO groups
-repeat steps. The dataflow graph (:mod:`rewards.scoring.dataflow`) and the claim checkers
+repeat steps. The dataflow graph (:mod:`rewards.evidence`) and the claim checkers
 (:mod:`rewards.checks.claims`) both read it, so it lives below them.
 
 >>> [(" = ".join(eq.sides), check.ok) for eq, check in step_equations("16 - 3 - 4 = 9 eggs, so 9 * 2 = 19.")]

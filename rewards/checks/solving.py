@@ -4,7 +4,7 @@ Word problems are often solved by algebra: the trace writes the problem as an eq
 it (``4 * x + 600 = 10000`` … ``x = 2350``). The exact evaluator cannot check such a relation (it has a letter in
 it), but it can *solve* it: with ``f(x) = left(x) - right(x)`` evaluated exactly at three rational points, a linear
 ``f`` (equal steps) has the one root ``x* = -f(0) / (f(1) - f(0))``. The root is what the equation derives; the
-scorer's dataflow treats it like the result of a verified computation (:mod:`rewards.scoring.dataflow`), so an
+scorer's dataflow treats it like the result of a verified computation (:mod:`rewards.evidence`), so an
 answer reached by solving the problem's own equation is supported, and an answer merely assigned (``x = 18``)
 is not.
 

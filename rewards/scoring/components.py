@@ -24,7 +24,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rewards.scoring.dataflow import Dataflow, Intervention
+    from rewards.evidence import Dataflow, Intervention
 
 __all__ = ["step_validity", "suspect_step", "implication", "sensitivity", "support", "consensus", "agreement",
            "stability", "member_stability", "claims", "jaccard_similarity", "aggregate"]

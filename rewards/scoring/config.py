@@ -59,7 +59,7 @@ class RAFSConfig:
             derivation path (a number from nowhere that makes the derivation land on the answer).
         unused_exponent: ``γ``: under ``missing_evidence="no_support"`` ``S_RA`` is multiplied by
             ``(used / stated)^γ``, the share of the problem's numerals the answer's derivation uses
-            (:func:`~rewards.scoring.dataflow.quantity_coverage`; the paper's skipped muffins). Weighed, not
+            (:func:`~rewards.evidence.quantity_coverage`; the paper's skipped muffins). Weighed, not
             blocking: half of GSM8K's gold solutions leave a distractor unused. 0 turns it off.
         derivation_function: under ``missing_evidence="no_support"`` read the answer's derivation as a function of
             the problem's quantities (:mod:`rewards.scoring.derivation`): a degenerate one — constant, a quantity

@@ -51,7 +51,7 @@ Work is linear: one pass to index values, and each false step looks at a bounded
 :data:`MAX_FAULTS` false steps are analysed). Never raises: on any internal error the result is empty.
 
 >>> from rewards.parsing.trace import parse_trace
->>> from rewards.scoring.dataflow import build_dataflow
+>>> from rewards.evidence import build_dataflow
 >>> from rewards.verifiers.symbolic import SymbolicVerifier
 >>> t = parse_trace("Janet's ducks lay 16 eggs. She eats 3 and bakes with 4. She sells the rest at $2 each.",
 ...                 "She has 16 - 3 - 4 = 8 eggs left.\\nWait, that is wrong: 16 - 3 - 4 = 9 eggs left.\\n"
@@ -76,11 +76,11 @@ from rewards.checks.arithmetic import contains_any, numbers_in
 from rewards.checks.claims.gates import admits
 from rewards.parsing.trace import statements
 from rewards.parsing.values import format_value
-from rewards.scoring.dataflow import COMMON_CONSTANTS
+from rewards.evidence import COMMON_CONSTANTS
 
 if TYPE_CHECKING:  # pragma: no cover
     from rewards.parsing.trace import Trace
-    from rewards.scoring.dataflow import Dataflow
+    from rewards.evidence import Dataflow
 
 __all__ = ["Revisions", "SummaryConflict", "analyse_revisions", "RETRACT", "ABANDON", "DOUBT", "THETA", "RECOMPUTE_WINDOW",
            "ABANDON_WINDOW", "CUE_WINDOW", "MAX_FAULTS"]
@@ -310,7 +310,7 @@ def analyse_revisions(trace: "Trace", flow: "Dataflow", q: Sequence[float]) -> R
 
     Args:
         trace: the parsed trace.
-        flow: ``rewards.scoring.dataflow.build_dataflow(trace)``.
+        flow: ``rewards.evidence.build_dataflow(trace)``.
         q: per-step validity in [0, 1] (e.g. ``[c.q for c in SymbolicVerifier().verify(trace, flow)]``).
 
     Never raises: odd input gives an empty :class:`Revisions`.

@@ -1,7 +1,7 @@
 """RAFS: from a completion (and optionally its group of samples) to a :class:`RAFSResult`.
 
 The path of one completion: parse it once (:func:`~rewards.parsing.trace.parse_trace`), build its dataflow
-(:func:`~rewards.scoring.dataflow.build_dataflow`), verify its steps (a :class:`~rewards.verifiers.base.StepVerifier`,
+(:func:`~rewards.evidence.build_dataflow`), verify its steps (a :class:`~rewards.verifiers.base.StepVerifier`,
 one batch per group), gather its evidence (the revision analysis, stray claims, the answer's derivations, the
 counterfactual edits, grounding, hedges: :class:`~rewards.scoring.policy.Evidence`), and let the policy decide
 (:func:`~rewards.scoring.policy.decide`: every modifier of every component, with its config key and formula).
@@ -47,11 +47,9 @@ from rewards.checks.answers import (answers_equivalent, approximate_value, canon
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
 from rewards.scoring.agreement import group_agreement, reference_function
-from rewards.scoring.dataflow import (Dataflow, Intervention, answer_derivations, build_dataflow,
-                                      fraction_literals,
-                                      input_counterfactuals, quantity_coverage)
+from rewards.evidence import Dataflow, Intervention, answer_derivations, build_dataflow, fraction_literals, input_counterfactuals, quantity_coverage
 from rewards.scoring.config import COMPONENTS, DEFAULT_CONFIGS, MODES, USES, RAFSConfig
-from rewards.scoring.derivation import DerivationFunction, derivation_function
+from rewards.evidence import DerivationFunction, derivation_function
 from rewards.scoring.policy import Evidence, abstain, decide, refuted_steps
 from rewards.scoring.revisions import analyse_revisions
 from rewards.scoring.verdict import FAILURE_TYPES, RAFSResult
@@ -124,9 +122,9 @@ def _ungrounded_on_answer_path(flow: Dataflow, strict: bool = True,
     """Ungrounded operands of the best derivation of the answer (``"5 (step 2)"``): a quantity from nowhere that
     feeds the answer (the paper's lucky "$5 fee") lowers S_RA and blocks ``accept``, though alone it is no suspect
     step. When the trace derives the answer more than once (algebra often does), the best-grounded derivation
-    counts. ``strict`` reads :attr:`~rewards.scoring.dataflow.StepFlow.unsupported` (what a reward needs: reached
+    counts. ``strict`` reads :attr:`~rewards.evidence.StepFlow.unsupported` (what a reward needs: reached
     from the problem); otherwise ``ungrounded`` (a number the trace stated earlier counts as grounded).
-    ``derivations``: :func:`~rewards.scoring.dataflow.answer_derivations` of ``flow`` when the caller has them."""
+    ``derivations``: :func:`~rewards.evidence.answer_derivations` of ``flow`` when the caller has them."""
     best: list[str] | None = None
     for path in answer_derivations(flow) if derivations is None else derivations:
         found = [f"{v} (step {t})" for t in sorted(path)
@@ -171,7 +169,7 @@ def _hollow_derivation(trace: Trace, flow: Dataflow, edits: list[Intervention], 
     a copy spread over several steps is out of reach of this check. None of these is proof of gaming, so the answer
     counts as not *supported* (the faithful-accuracy reward pays ``u``) and ``S_RA`` is multiplied by ``ρ``
     (``ungrounded_penalty``), rather than zeroed. Read only under ``missing_evidence="no_support"`` (rewards).
-    ``path`` is the answer's derivation (:func:`~rewards.scoring.dataflow.answer_path`).
+    ``path`` is the answer's derivation (:func:`~rewards.evidence.answer_path`).
     """
     answer = flow.answer_value
     moving = [e for e in edits if e.moves]
@@ -230,7 +228,7 @@ def _only_asked(text: str, values: list, flow: Dataflow, t: int) -> bool:
 def _note_stray_claims(flow: Dataflow, checks: list[StepCheck], superseded: dict[int, str],
                        trace: Trace | None = None) -> tuple[list[StepCheck], list[str]]:
     """Under ``missing_evidence="no_support"``: a step without any equation that states a number nothing reaches
-    (:attr:`~rewards.scoring.dataflow.StepFlow.stray`: "Joe got 5 slices" where ``1/2 x 8`` is 4; but also a trial
+    (:attr:`~rewards.evidence.StepFlow.stray`: "Joe got 5 slices" where ``1/2 x 8`` is 4; but also a trial
     value ``n = 41``, a coordinate read off a figure, a fact recalled) carries no support: the dataflow never counts
     such a number as reached, so an answer derived from it is unsupported and earns the unverifiable floor. It is
     *not* refuted — unsupported is not wrong (only a checked falsehood refutes; competition solutions introduce numbers

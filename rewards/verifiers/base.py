@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rewards.scoring.dataflow import Dataflow
+    from rewards.evidence import Dataflow
     from rewards.parsing.trace import Trace
 
 __all__ = ["StepCheck", "StepVerifier"]
@@ -63,7 +63,7 @@ class StepVerifier(ABC):
         caller decides how to degrade (the scorer retries trace by trace).
 
         >>> from rewards.parsing.trace import parse_trace
-        >>> from rewards.scoring.dataflow import build_dataflow
+        >>> from rewards.evidence import build_dataflow
         >>> from rewards.verifiers.symbolic import SymbolicVerifier
         >>> traces = [parse_trace("Tom has 3 boxes of 4 pens.", s) for s in ("3 * 4 = 12 pens.\\n#### 12",
         ...                                                                  "3 * 4 = 13 pens.\\n#### 13")]

@@ -17,7 +17,7 @@ more than ``max_workers`` primary calls in flight.
 ...         raise RuntimeError("CUDA out of memory")
 >>> v = FallbackVerifier(Broken(), timeout_s=5)
 >>> from rewards.parsing.trace import parse_trace
->>> from rewards.scoring.dataflow import build_dataflow
+>>> from rewards.evidence import build_dataflow
 >>> t = parse_trace("Tom has 3 boxes of 4 pens.", "3 * 4 = 12 pens.\\n#### 12")
 >>> checks = v.verify(t, build_dataflow(t))
 >>> round(checks[0].q, 2), checks[0].reasons[-1].startswith("fallback (broken: RuntimeError")
@@ -164,7 +164,7 @@ class FallbackVerifier(StepVerifier):
         here when omitted (the symbolic fallback needs them), and handed to the primary and the fallback alike."""
         traces = list(traces)
         if flows is None:
-            from rewards.scoring.dataflow import build_dataflow
+            from rewards.evidence import build_dataflow
 
             flows = [build_dataflow(t) for t in traces]
         flows = list(flows)

@@ -17,10 +17,9 @@ A sequence-classification NLI model (MNLI-style: entailment / neutral / contradi
 Example::
 
     from rewards.verifiers.nli import NLIVerifier
-    from rewards.scoring import components as C
     nli = NLIVerifier(model="cross-encoder/nli-deberta-v3-base", device="cuda")
     p_imp = nli.implication(trace)
-    d_r = C.stability(claim_sets, answers, similarity=nli.similarity_fn([t.text for t in traces]))
+    similarity = nli.similarity_fn([t.text for t in traces])  # similarity(i, j), for D_R's stability
 """
 
 from __future__ import annotations

@@ -25,10 +25,11 @@ neutral prior ``q_prior`` with ``checked=False``.
 Example (a local checkpoint; on a GPU use ``device="cuda"``, ``dtype="bfloat16"``)::
 
     from rewards.verifiers.prm import PRMConfig, PRMVerifier
-    from rewards.scoring.score import score_trace
     prm = PRMVerifier(PRMConfig(model="Qwen/Qwen2.5-Math-PRM-7B", device="cuda", dtype="bfloat16",
                                 generator="meta-llama/Llama-3.1-8B-Instruct"))
-    score_trace(problem, completion, verifier=prm)
+    checks = prm.verify_batch(traces)  # one StepCheck per step and trace
+
+The scorer takes it as its step verifier: ``score_trace(problem, completion, verifier=prm)``.
 """
 
 from __future__ import annotations

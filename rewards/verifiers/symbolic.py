@@ -9,7 +9,7 @@ For step ``t`` with equations ``E_t`` and operands ``U_t``:
   floor stays above the suspect-step threshold and grounding alone never makes a suspect step.
 
 >>> from rewards.parsing.trace import parse_trace
->>> from rewards.scoring.dataflow import build_dataflow
+>>> from rewards.evidence import build_dataflow
 >>> t = parse_trace("A pen costs 3 dollars. Tom buys 4 pens.", "4 * 3 = 13 dollars.\\n#### 13")
 >>> [round(c.q, 2) for c in SymbolicVerifier().verify(t, build_dataflow(t))]
 [0.05]

@@ -1,6 +1,6 @@
 """Hedges at the end of the thinking (``rewards/parsing/trace.py:_closing_line``), worded connectives
-(``rewards/checks/arithmetic/extraction.py:read_connectives``), reduced fractions (``rewards/scoring/dataflow.py:_rescaled``)
-and the deterministic algebra budgets (``rewards/checks/algebra/``, ``rewards/scoring/dataflow.py``:
+(``rewards/checks/arithmetic/extraction.py:read_connectives``), reduced fractions (``rewards/evidence/:_rescaled``)
+and the deterministic algebra budgets (``rewards/checks/algebra/``, ``rewards/evidence/``:
 ``MAX_ALGEBRA_CALLS``, ``ALGEBRA_WORK``) attacked as a GRPO policy would, written as the property a reward should keep.
 
 Attacks that still work live in tests/rewards/test_known_attacks.py (strict ``xfail``, each with the rule at fault);

@@ -1,6 +1,6 @@
 """The hedge rule (``rewards/scoring/score.py:_hedged``, ``rewards/parsing/trace.py:other_stated_answers``), arrow /
 verb results (``rewards/checks/arithmetic/extraction.py:read_connectives``) and the MATH recall rules (congruence
-chains, rewrite chains, subscripted unknowns in ``rewards/scoring/dataflow.py``) attacked as a GRPO policy would,
+chains, rewrite chains, subscripted unknowns in ``rewards/evidence/``) attacked as a GRPO policy would,
 written as the property a reward should keep.
 
 Attacks that still work live in tests/rewards/test_known_attacks.py (strict ``xfail``, each with the rule at fault);

@@ -1,7 +1,7 @@
 """Hedges (``rewards/scoring/score.py:_hedged``, ``rewards/parsing/trace.py:other_stated_answers``), thinking parts
 in the reward adapter (``rewards/adapters/trl_rewards.py:_text``, ``score.py``'s stray claims), disowned chains
 (``score.py:_hollow_derivation`` / ``_CHOICE``), group components (``score.py:score_group``), invented and combined
-equations (``rewards/scoring/dataflow.py``, ``rewards/checks/algebra/combinations.py``) and arrows / verbs
+equations (``rewards/evidence/``, ``rewards/checks/algebra/combinations.py``) and arrows / verbs
 (``rewards/checks/arithmetic/extraction.py:read_connectives``) attacked as a GRPO policy would, written as the
 property a reward should keep.
 

@@ -1,6 +1,6 @@
 """Hedges in prose and in the thinking's closing line (``rewards/parsing/trace.py:_alternatives`` / ``_closing_line``,
 ``rewards/scoring/score.py:_hedged``), worded connectives (``rewards/checks/arithmetic/extraction.py:read_connectives``)
-and the MATH recall rules of ``rewards/scoring/dataflow.py`` (falling products, reduced fractions, "X and 4 friends",
+and the MATH recall rules of ``rewards/evidence/`` (falling products, reduced fractions, "X and 4 friends",
 "the N-th term") attacked as a GRPO policy would, written as the property a reward should keep.
 
 Attacks that still work live in tests/rewards/test_known_attacks.py (strict ``xfail``, each with the rule at fault);

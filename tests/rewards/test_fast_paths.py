@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,10 @@ from rewards.checks.arithmetic import numbers_in
 from rewards.checks.arithmetic import scanning
 from rewards.checks.claims import sequences
 from rewards.parsing.trace import parse_trace
-from rewards.scoring import dataflow, revisions
+from rewards.scoring import revisions
+import rewards.evidence as E
+from rewards.evidence import lexicon, propagation, quantities, wordy
+from rewards.evidence.problem_kinds import counting, factoring, modular
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
@@ -74,9 +78,9 @@ def test_number_word_prefilter_changes_nothing(corpus, monkeypatch):
 def test_problem_pattern_prefilters_change_nothing(corpus):
     # a non-ASCII character at the end sends problem_numbers down the path that runs every pattern
     for text in corpus:
-        assert dataflow.problem_numbers(text) == dataflow.problem_numbers(text + " \u00e9"), text
-    assert {5, 7, dataflow.Fraction(5, 2), 6, dataflow.Fraction(1, 6), 2} <= set(
-        dataflow.problem_numbers("Monday To Friday, JANUARY to July, Two And A Half hours, every Sixth one, "
+        assert E.problem_numbers(text) == E.problem_numbers(text + " \u00e9"), text
+    assert {5, 7, Fraction(5, 2), 6, Fraction(1, 6), 2} <= set(
+        E.problem_numbers("Monday To Friday, JANUARY to July, Two And A Half hours, every Sixth one, "
                                  "the WEEKEND"))
 
 
@@ -89,9 +93,9 @@ def test_unit_factors_read_once_per_problem_match_the_joined_text():
     for problem, solution in cases:
         trace = parse_trace(problem, solution)
         joined = trace.problem + "\n" + trace.text
-        expected = dataflow._unit_constants(joined) - (dataflow.ANGLES - dataflow._unit_constants(trace.problem))
-        assert dataflow.build_dataflow(trace).units == expected, problem
-    assert not re.search(r"[A-Z]", "".join(dataflow._unit_words("Three MILES and a Dozen")))
+        expected = lexicon.unit_constants(joined) - (lexicon.ANGLES - lexicon.unit_constants(trace.problem))
+        assert E.build_dataflow(trace).units == expected, problem
+    assert not re.search(r"[A-Z]", "".join(lexicon.unit_words("Three MILES and a Dozen")))
 
 
 def _parser_reading(text: str):
@@ -185,7 +189,7 @@ def test_step_equations_cache_keeps_every_field_but_the_tokens(corpus, monkeypat
 
 def test_step_numbers_read_once_match_the_cached_reading(corpus):
     for text in corpus + ["15x2=30", "3×4 = 12", "x2 + H2O"]:
-        assert dataflow._step_numbers(text) == dataflow._numbers(text), text
+        assert quantities.step_numbers(text) == quantities.read_numbers(text), text
 
 
 def test_stated_results_read_without_parsing_strings_match_fraction():
@@ -193,7 +197,7 @@ def test_stated_results_read_without_parsing_strings_match_fraction():
     from fractions import Fraction
 
     def slow(text: str, produced: list) -> bool:  # the reading before: Fraction(str) of each "= number"
-        for match in dataflow._STATED_RESULT.finditer(text, 0, dataflow.MAX_WORDY_CHARS):
+        for match in wordy._STATED_RESULT.finditer(text, 0, wordy.MAX_WORDY_CHARS):
             if Fraction(match.group(1).replace(",", "")) not in produced:
                 return True
         return False
@@ -202,9 +206,9 @@ def test_stated_results_read_without_parsing_strings_match_fraction():
     atoms = ["=", " = ", "$", "1", "0", ",", "000", ".", "5", "25", "9" * 31, "1,234.5", ".75", " x ", "12.50"]
     texts = _corpus(200) + ["".join(rng.choice(atoms) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
     for text in texts:
-        numbers = [v for v, _ in dataflow._numbers(text)]
+        numbers = [v for v, _ in quantities.read_numbers(text)]
         for produced in ([], numbers, numbers[::2]):
-            assert dataflow._results_unexplained(text, produced) == slow(text, produced), (text, produced)
+            assert wordy.results_unexplained(text, produced) == slow(text, produced), (text, produced)
 
 
 def test_plain_binary_fast_path_matches_the_parser():
@@ -227,10 +231,10 @@ def test_unit_conversions_asked_one_by_one_match_the_set_of_products():
 
     rng = random.Random(2)
     for text in _corpus(150):
-        pnums = dataflow.problem_numbers(text)
-        units = dataflow._unit_constants(text)
-        converted = dataflow._Converted(pnums, units)
-        products = dataflow._conversions(pnums, units) if units else frozenset()
+        pnums = E.problem_numbers(text)
+        units = lexicon.unit_constants(text)
+        converted = lexicon.Converted(pnums, units)
+        products = lexicon._conversions(pnums, units) if units else frozenset()
         asked = list(products) + list(pnums) + [Fraction(rng.randint(-50, 5000), rng.choice([1, 1, 2, 3, 4, 60]))
                                                  for _ in range(40)] + [Fraction(0)]
         for value in asked:
@@ -256,8 +260,8 @@ MODULAR_CASES = [
 def test_modular_problem_prefilter_matches_re_i(corpus):
     texts = [*corpus, *MODULAR_CASES, *_fuzzed("modMODulremaindigtbasBASE \\p{}İſ\u212a", 6000)]
     for text in texts:
-        assert dataflow.modular_problem(text) == (dataflow._MODULAR_PROBLEM.search(text) is not None), text
-    assert dataflow.modular_problem("The Units Digit of 3^5") and not dataflow.modular_problem("a model train")
+        assert modular.modular_problem(text) == (modular._MODULAR_PROBLEM.search(text) is not None), text
+    assert modular.modular_problem("The Units Digit of 3^5") and not modular.modular_problem("a model train")
 
 
 def test_claim_prefilters_in_one_scan_match_the_word_loops(corpus):
@@ -480,12 +484,12 @@ def _fractions(seed: int, count: int = 3000) -> list:
 
 def test_int_keys_equal_and_hash_like_their_fractions():
     for value in _fractions(0):
-        key = dataflow._key(value)
+        key = quantities.value_key(value)
         assert key == value and hash(key) == hash(value) and (type(key) is int) == (value.denominator == 1)
         assert {value: 1}.get(key) == 1 and key in {value} and value in {key}
 
 
-def _derived_slow(known, value, constants=dataflow.COMMON_CONSTANTS) -> bool:
+def _derived_slow(known, value, constants=E.COMMON_CONSTANTS) -> bool:
     if value in known or value in constants or -value in known:
         return True
     if value * 100 in known or value / 100 in known:
@@ -500,14 +504,14 @@ def test_derived_with_int_keys_matches_fraction_arithmetic():
     values = _fractions(1)
     for _ in range(120):
         known = set(rng.sample(values, 40))
-        keyed = {dataflow._key(v) for v in known}  # build_dataflow adds whole values as ints
+        keyed = {quantities.value_key(v) for v in known}  # build_dataflow adds whole values as ints
         for value in rng.sample(values, 60) + [v * 100 for v in rng.sample(sorted(known), 5)] + \
                 [v / 100 for v in rng.sample(sorted(known), 5)] + [1 / v for v in known if v][:5] + \
                 [-v for v in rng.sample(sorted(known), 5)]:
-            for constants in (dataflow.COMMON_CONSTANTS, dataflow.BASIC_CONSTANTS):
+            for constants in (E.COMMON_CONSTANTS, E.BASIC_CONSTANTS):
                 slow = _derived_slow(known, value, constants)
-                assert dataflow._derived(known, value, constants) == slow, (value, sorted(known))
-                assert dataflow._derived(keyed, value, constants) == slow, (value, sorted(known))
+                assert quantities.grounded(known, value, constants) == slow, (value, sorted(known))
+                assert quantities.grounded(keyed, value, constants) == slow, (value, sorted(known))
 
 
 def test_unit_conversions_with_int_arithmetic_match_the_set_of_products_for_any_units():
@@ -520,15 +524,15 @@ def test_unit_conversions_with_int_arithmetic_match_the_set_of_products_for_any_
         pnums = frozenset(rng.sample(values, 12))
         units = frozenset(rng.sample([Fraction(u) for u in (2, 3, 4, 7, 12, 16, 60, 100, 1000, 5280)]
                                      + [Fraction(1, 2), Fraction(3, 2), Fraction(22, 7)], 4))
-        converted = dataflow._Converted(pnums, units)
-        products = dataflow._conversions(pnums, units)
+        converted = lexicon.Converted(pnums, units)
+        products = lexicon._conversions(pnums, units)
         for value in [*rng.sample(sorted(products), 10), *rng.sample(values, 30)]:
             assert (value in converted) == (value in products), (value, sorted(units))
 
 
 def _substitute_slow(side, changed, first_only=frozenset(), keep=None):
     spans, seen = [], set()
-    numbers = dataflow._numbers(side)
+    numbers = quantities.read_numbers(side)
     for value, span in numbers:
         if value in changed:
             if value in seen and value in first_only and value != keep and len(numbers) == 2:
@@ -539,7 +543,7 @@ def _substitute_slow(side, changed, first_only=frozenset(), keep=None):
         return None
     text = side
     for (start, end), new in sorted(spans, reverse=True):
-        text = text[:start] + dataflow._literal(new) + text[end:]
+        text = text[:start] + propagation._literal(new) + text[end:]
     return text
 
 
@@ -550,26 +554,26 @@ def test_substitution_by_int_keys_matches_fraction_keys(corpus):
     rng = random.Random(4)
     sides = [*corpus[:600], "60/60", "2 * 60 / 60", "60 - 60", "1/2 + 3", "0.5 * 4", "12 + 21 + 27"]
     for side in sides:
-        values = [v for v, _ in dataflow._numbers(side)]
+        values = [v for v, _ in quantities.read_numbers(side)]
         if not values:
-            assert dataflow._substitute(side, {Fraction(1): Fraction(2)}) is None
+            assert propagation._substitute(side, {Fraction(1): Fraction(2)}) is None
             continue
         for _ in range(3):
             picked = rng.sample(values, rng.randint(1, len(values)))
             changed = {v: v + rng.choice([1, 2, Fraction(1, 3)]) for v in picked}
-            keyed = {dataflow._key(v): new for v, new in changed.items()}  # what _propagate builds
+            keyed = {quantities.value_key(v): new for v, new in changed.items()}  # what _propagate builds
             first_only = frozenset(rng.sample(values, 1))
             keep = rng.choice([None, picked[0]])
             slow = _substitute_slow(side, changed, first_only, keep)
-            assert dataflow._substitute(side, changed, first_only, keep) == slow, side
-            assert dataflow._substitute(side, keyed, first_only, keep) == slow, side
+            assert propagation._substitute(side, changed, first_only, keep) == slow, side
+            assert propagation._substitute(side, keyed, first_only, keep) == slow, side
 
 
 def test_number_keys_follow_the_numbers(corpus):
     for text in corpus[:800]:
-        assert dataflow._number_keys(text) == tuple(v for v, _ in dataflow._numbers(text))
-        assert [type(k) is int for k in dataflow._number_keys(text)] == [
-            v.denominator == 1 for v, _ in dataflow._numbers(text)]
+        assert quantities.number_keys(text) == tuple(v for v, _ in quantities.read_numbers(text))
+        assert [type(k) is int for k in quantities.number_keys(text)] == [
+            v.denominator == 1 for v, _ in quantities.read_numbers(text)]
 
 
 def _solve_linear_slow(left, right, var=None):
@@ -659,24 +663,25 @@ def test_problem_pattern_gates_hold_every_match(corpus):
         if not text.isascii():
             continue
         low = text.lower()
-        if dataflow._COMPANIONS.search(text):
-            assert any(w in low for w in dataflow._COMPANION_WORDS), text
-        if dataflow._WEEKDAYS.search(text):
-            assert any(w in low for w in dataflow._WEEKDAY_WORDS), text
-        if dataflow._DAY_RANGE.search(text):
-            assert any(d in low for d in dataflow._DAYS), text
-        if dataflow._AND_A_HALF.search(text):
+        if lexicon._COMPANIONS.search(text):
+            assert any(w in low for w in lexicon._COMPANION_WORDS), text
+        if lexicon._WEEKDAYS.search(text):
+            assert any(w in low for w in lexicon._WEEKDAY_WORDS), text
+        if lexicon._DAY_RANGE.search(text):
+            assert any(d in low for d in lexicon._DAYS), text
+        if lexicon._AND_A_HALF.search(text):
             assert "1/" in text or "3/4" in text or "half" in low or "quarter" in low or "third" in low, text
         if "%" not in text and "percent" not in low:
             assert not any(text[end:end + 8].lstrip().lower().startswith("percent")
-                           for _v, (_s, end) in dataflow._numbers(text))
-        assert [w.lower() for w in dataflow._ORDINAL_WORDS.findall(text)] == \
-            dataflow._ORDINAL_WORDS_LOWER.findall(low), text
-    assert dataflow.Fraction(6) in dataflow.problem_numbers("Suzie and 5 of her friends go.")
+                           for _v, (_s, end) in quantities.read_numbers(text))
+        assert [w.lower() for w in lexicon._ORDINAL_WORDS.findall(text)] == \
+            lexicon._ORDINAL_WORDS_LOWER.findall(low), text
+    assert Fraction(6) in E.problem_numbers("Suzie and 5 of her friends go.")
 
 
 def test_propagation_plan_reusing_the_built_derivations_matches_a_fresh_plan():
-    from rewards.scoring.dataflow import _propagation_plan, build_dataflow
+    from rewards.evidence import build_dataflow
+    from rewards.evidence.propagation import _propagation_plan
 
     rows = [json.loads(line) for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:150]]
     rows += [{"question": r["problem"], "answer": r["solution"]}
@@ -694,19 +699,19 @@ def test_propagation_plan_reusing_the_built_derivations_matches_a_fresh_plan():
 
 def test_scoring_with_the_derivations_passed_matches_reading_them_again():
     from rewards.scoring import score
-    from rewards.scoring.dataflow import answer_path, build_dataflow, input_counterfactuals
+    from rewards.evidence import answer_path, build_dataflow, input_counterfactuals
 
     rows = [json.loads(line) for line in (DATA / "gsm8k" / "train.jsonl").read_text().splitlines()[:120]]
     for row in rows:
         trace = parse_trace(row["question"], row["answer"])
         flow = build_dataflow(trace)
-        derivations = dataflow.answer_derivations(flow)
+        derivations = E.answer_derivations(flow)
         assert input_counterfactuals(trace, flow) == input_counterfactuals(trace, flow, path=answer_path(flow))
         for strict in (True, False):
             assert score._ungrounded_on_answer_path(flow, strict) == \
                 score._ungrounded_on_answer_path(flow, strict, derivations)
-    assert dataflow.modular_problem("Find the remainder of 7 divided by 3.") == \
-        dataflow.modular_problem.__wrapped__("Find the remainder of 7 divided by 3.")
+    assert modular.modular_problem("Find the remainder of 7 divided by 3.") == \
+        modular.modular_problem.__wrapped__("Find the remainder of 7 divided by 3.")
 
 
 def _cue_texts(corpus) -> list[str]:
@@ -959,7 +964,7 @@ def test_unrolled_cue_and_ordinal_words_match_their_lists(corpus):
     import random
 
     rng = random.Random(30)
-    words = [*revisions._CUE_WORDS[revisions.RETRACT], *revisions._CUE_WORDS[revisions.ABANDON], *dataflow._ORDINALS]
+    words = [*revisions._CUE_WORDS[revisions.RETRACT], *revisions._CUE_WORDS[revisions.ABANDON], *lexicon._ORDINALS]
     texts = [*corpus, *_fuzzed("waitcronglsmxhufe ,.!:'-", 8000, seed=31),
              *(" ".join(rng.choice(words)[:rng.randint(2, 12)] for _ in range(rng.randint(1, 3))) for _ in range(8000))]
     hits = [0, 0, 0]
@@ -967,12 +972,12 @@ def test_unrolled_cue_and_ordinal_words_match_their_lists(corpus):
         low = text.lower()
         for i, (fast, listed) in enumerate(((revisions._has_retract_word, revisions._CUE_WORDS[revisions.RETRACT]),
                                             (revisions._has_abandon_word, revisions._CUE_WORDS[revisions.ABANDON]),
-                                            (dataflow._has_ordinal, dataflow._ORDINALS))):
+                                            (lexicon._has_ordinal, lexicon._ORDINALS))):
             slow = any(w in low for w in listed)
             assert fast(low) == slow, (i, text)
             hits[i] += slow
     assert min(hits) > 1000, hits  # each list is hit often, and missed often: the comparison has teeth
-    assert sum(1 for t in texts if not dataflow._has_ordinal(t.lower())) > 1000
+    assert sum(1 for t in texts if not lexicon._has_ordinal(t.lower())) > 1000
 
 
 def test_counting_and_factoring_problem_prefilters_match_re_i(corpus):
@@ -989,12 +994,12 @@ def test_counting_and_factoring_problem_prefilters_match_re_i(corpus):
              "the \u017felected few", "PRIME", "a Perfect Square", "the wa\u0443", ""]
     counted = factored = 0
     for text in texts:
-        slow = dataflow._COUNTING_PROBLEM.search(text)
-        assert dataflow._counting_problem(text) == (slow is not None), text
+        slow = counting._COUNTING_PROBLEM.search(text)
+        assert counting.counting_problem(text) == (slow is not None), text
         counted += slow is not None
-        slow = dataflow._FACTORING_PROBLEM.search(text)
-        fast = dataflow._factoring_problem(text)
+        slow = factoring._FACTORING_PROBLEM.search(text)
+        fast = factoring.factoring_problem(text)
         assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups())), text
         factored += slow is not None
     assert counted > 200 and factored > 200, (counted, factored)  # both hit often: the test has teeth
-    assert dataflow._counting_problem("the \u017felected few")  # re.I folds the long s: the non-ASCII path runs it
+    assert counting.counting_problem("the \u017felected few")  # re.I folds the long s: the non-ASCII path runs it

@@ -21,7 +21,7 @@ from rewards.checks.claims import (assignments, congruences, continuations, coor
 from rewards.parsing import trace as trace_module
 from rewards.parsing.trace import parse_trace
 from rewards.scoring import components, revisions, score
-from rewards.scoring.dataflow import answer_derivations, build_dataflow
+from rewards.evidence import answer_derivations, build_dataflow
 from rewards.verifiers.base import StepCheck
 from rewards.verifiers.symbolic import SymbolicVerifier
 

@@ -39,12 +39,12 @@ thinking = _cases("test_attacks_on_hedges_and_thinking.py")
 prose = _cases("test_attacks_on_prose_hedges_and_recall.py")
 closing = _cases("test_attacks_on_closing_lines_and_budgets.py")
 irrational = _cases("scoring/test_irrational_attacks.py")
-factorisations = _cases("scoring/test_math_recall_clocks_words_factorisations.py")
+factorisations = _cases("evidence/test_math_recall_clocks_words_factorisations.py")
 
 #: every known attack -> the rule at fault (file: rule)
 RULE_AT_FAULT = {
     'test_percent_free_constant_fee_faithful_accuracy_below_gold':
-        'rewards/scoring/dataflow.py: COMMON_CONSTANTS ground a percent of free constants',
+        'rewards/evidence/: COMMON_CONSTANTS ground a percent of free constants',
     'test_space_split_false_result_not_above_visible_slip':
         'rewards/checks/arithmetic/extraction.py: a result with a space inside is read as its first digits',
     'test_grounded_padding_no_gain_math':
@@ -60,9 +60,9 @@ RULE_AT_FAULT = {
     'test_cheap_wrong_members_do_not_lower_a_faithful_member':
         'rewards/scoring/score.py:score_group: bare answers count in C_A',
     'test_invented_equation_of_problem_numbers_earns_less_than_the_gold':
-        'rewards/scoring/dataflow.py: an equation of problem numbers is grounded',
+        'rewards/evidence/: an equation of problem numbers is grounded',
     'test_combined_invented_equations_earn_less_than_the_gold':
-        'rewards/scoring/dataflow.py:_Algebra._combined follows from invented equations',
+        'rewards/evidence/:_Algebra._combined follows from invented equations',
     'test_hedge_in_other_prose_phrasings_earns_less_than_the_gold':
         'rewards/parsing/trace.py:other_stated_answers: a hedge in prose is no stated answer',
     'test_hedge_beside_a_boxed_answer_earns_less_than_the_gold':
@@ -72,9 +72,9 @@ RULE_AT_FAULT = {
     'test_slip_written_with_an_unread_connective_earns_no_more_than_the_visible_slip':
         'rewards/checks/arithmetic/extraction.py:read_connectives: other connectives are no claim',
     'test_group_size_coincidence_is_not_paid_as_derived':
-        "rewards/scoring/dataflow.py:_COMPANIONS grounds 'him and his 4 friends' as 5",
+        "rewards/evidence/:_COMPANIONS grounds 'him and his 4 friends' as 5",
     'test_nth_term_minus_one_coincidence_is_not_paid_as_derived':
-        "rewards/scoring/dataflow.py:_NTH_TERM grounds N - 1 for 'the N-th term'",
+        "rewards/evidence/:_NTH_TERM grounds N - 1 for 'the N-th term'",
     'test_hedge_hidden_before_a_token_computation_earns_less_than_the_gold':
         "rewards/parsing/trace.py:thinking_boxes: a later sentence stating the answer settles a box",
     'test_a_slip_continued_by_a_comparison_earns_no_more_than_the_visible_slip':
@@ -82,19 +82,19 @@ RULE_AT_FAULT = {
     'test_a_slip_with_an_escaped_dollar_earns_no_more_than_the_visible_slip':
         'rewards/checks/arithmetic/extraction.py:read_connectives: an escaped dollar is no _ATOM',
     'test_a_free_division_by_a_basic_constant_earns_less_than_the_gold':
-        'rewards/scoring/dataflow.py:_rescaled accepts a factor in BASIC_CONSTANTS',
+        'rewards/evidence/:_rescaled accepts a factor in BASIC_CONSTANTS',
     'test_problem_radical_restated_as_a_root':
-        'rewards/scoring/dataflow.py:_Algebra.link: a root chosen for an invented unknown',
+        'rewards/evidence/:_Algebra.link: a root chosen for an invented unknown',
     'test_lucky_formula_of_problem_numbers':
-        'rewards/scoring/dataflow.py:_approximate_derivation accepts a lucky formula of problem numbers',
+        'rewards/evidence/:_approximate_derivation accepts a lucky formula of problem numbers',
     'test_disguised_answer_minted':
-        'rewards/scoring/dataflow.py: constants and a problem number mint the answer',
+        'rewards/evidence/: constants and a problem number mint the answer',
     'test_gsm8k_disguised_answer_product_of_problem_numbers':
-        'rewards/scoring/dataflow.py: a product of problem numbers landing on the answer is a derivation',
+        'rewards/evidence/: a product of problem numbers landing on the answer is a derivation',
     'test_disguised_answer_restated_as_a_named_fraction':
-        "rewards/scoring/dataflow.py: 'x = 270/7' is an evaluated derivation",
+        "rewards/evidence/: 'x = 270/7' is an evaluated derivation",
     'test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem':
-        'rewards/scoring/dataflow.py:divisor_facts licenses any divisor of a reached product',
+        'rewards/evidence/:divisor_facts licenses any divisor of a reached product',
 }
 
 
@@ -370,7 +370,7 @@ def test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem(reward):
 
 
 
-# closed: a later side is a rewrite only after a side that computes from numbers alone (rewards/scoring/dataflow.py,
+# closed: a later side is a rewrite only after a side that computes from numbers alone (rewards/evidence/,
 # build_dataflow); before, GSM8K test fa >= gold on 1,295/1,295 problems in each of the three forms
 @pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
 @pytest.mark.parametrize('form', sorted(slips.DUCKS_LABELLED))

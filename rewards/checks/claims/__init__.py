@@ -3,7 +3,7 @@
 :mod:`rewards.checks.arithmetic` checks each equation a step states on its own, and :mod:`rewards.checks.identities` the links of
 one chain. The checkers here look at what a single equation cannot show — a congruence or a remainder, an
 equation rewritten into a non-equivalent one, an expression continued on the next line — and report each refuted
-step as a failed :class:`~rewards.checks.arithmetic.EquationCheck`. :func:`rewards.scoring.dataflow.build_dataflow` appends them to
+step as a failed :class:`~rewards.checks.arithmetic.EquationCheck`. :func:`rewards.evidence.build_dataflow` appends them to
 the step's checks, so the symbolic verifier treats them exactly like a false calculation (``q_t = q_false``).
 
 Shipped (:data:`CHECKERS`, in this order): :mod:`rewards.checks.claims.continuations` (displays continued with ``=``, equalities in

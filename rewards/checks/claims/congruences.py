@@ -391,7 +391,7 @@ def congruence_chains(text: str) -> list[Congruence]:
     continued by ``&\equiv``; leading sides that have an unknown are dropped (``(n + 2)(n + 4) \equiv 4 \cdot 6``)
     and the chain is cut at the first later side that is no integer; ``\not\equiv`` links, text after a modulus
     and different moduli are not read. Whether the chain derives its last side is the dataflow's business
-    (:mod:`rewards.scoring.dataflow`); this only reads and checks. Never raises.
+    (:mod:`rewards.evidence`); this only reads and checks. Never raises.
 
     >>> [(c.values, c.modulus, c.holds) for c in congruence_chains(r"$$47+23+37+52 \equiv 159 \equiv 59 \pmod{100}$$")]
     [((Fraction(159, 1), Fraction(159, 1), Fraction(59, 1)), Fraction(100, 1), True)]

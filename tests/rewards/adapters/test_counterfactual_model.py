@@ -9,7 +9,7 @@ import pytest
 from rewards.checks.arithmetic import numbers_in
 from rewards.adapters.counterfactual import (CounterfactualConfig, answer_logprobs, apply_sensitivity, make_edits,
                                     model_sensitivity, token_edit_distance)
-from rewards.scoring.dataflow import build_dataflow
+from rewards.evidence import build_dataflow
 from rewards.scoring.score import score_trace
 from rewards.parsing.trace import parse_trace
 
@@ -156,7 +156,7 @@ def test_generation_deltas_read_an_irrational_answer():
     """An irrational answer (``3\\sqrt{13}``) is read as the dataflow keys it (review finding: it was dropped as
     'no numeric answer'), and a named one (``x = 19``) as its number."""
     from rewards.adapters.counterfactual import generation_deltas
-    from rewards.scoring.dataflow import approx_key
+    from rewards.evidence import approx_key
 
     problem = "Find the distance between the points $(2, -6)$ and $(-4, 3)$."
     gold = (r"$(2 - (-4))^2 + ((-6) - 3)^2 = 36 + 81 = 117$" + "\n" + r"$\sqrt{117} = 3\sqrt{13}$" + "\n"

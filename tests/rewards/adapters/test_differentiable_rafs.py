@@ -60,7 +60,7 @@ def test_soft_consensus_rewards_agreement():
 def test_auxiliary_loss_raises_the_policy_sensitivity(llama_dir):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from rewards.scoring.dataflow import build_dataflow
+    from rewards.evidence import build_dataflow
     from rewards.parsing.trace import parse_trace
 
     torch.manual_seed(0)

@@ -9,7 +9,8 @@ import time
 
 from rewards.checks.algebra import MAX_WORK, algebra_work, combines, identical, rational_roots, relation
 from rewards.checks.algebra import combinations, relations, roots
-from rewards.scoring.dataflow import ALGEBRA_WORK, build_dataflow
+from rewards.evidence import build_dataflow
+from rewards.evidence.algebra_links import ALGEBRA_WORK
 from rewards.parsing.trace import parse_trace
 from rewards.scoring.score import RAFSConfig, score_trace
 

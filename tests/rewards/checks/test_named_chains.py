@@ -14,7 +14,7 @@ from rewards.checks.arithmetic import check_equation, extract_equations
 from rewards.checks.equations import step_equations
 from rewards.checks.named_chains import MAX_CHAIN, join_across, merge_named
 from rewards.parsing.trace import parse_trace
-from rewards.scoring.dataflow import build_dataflow
+from rewards.evidence import build_dataflow
 from rewards.scoring.score import RAFSConfig, score_trace
 
 CONFIG = RAFSConfig(missing_evidence="no_support")

@@ -12,7 +12,7 @@ from rewards import RAFSConfig, faithful_accuracy_reward, get_reward_funcs, rafs
 from rewards.adapters.reward_rules import UNFAITHFUL_CREDIT, faithful_accuracy
 from rewards.checks.solving import is_identity, solve_linear
 from rewards.parsing.trace import parse_trace
-from rewards.scoring.dataflow import answer_derivations, build_dataflow, input_counterfactuals
+from rewards.evidence import answer_derivations, build_dataflow, input_counterfactuals
 
 P = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
      "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg. "

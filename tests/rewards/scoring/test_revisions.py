@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rewards.parsing.trace import parse_trace
-from rewards.scoring.dataflow import build_dataflow
+from rewards.evidence import build_dataflow
 from rewards.scoring.revisions import Revisions, analyse_revisions
 from rewards.verifiers.symbolic import SymbolicVerifier
 

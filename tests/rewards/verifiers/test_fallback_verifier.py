@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from rewards.scoring.dataflow import build_dataflow
+from rewards.evidence import build_dataflow
 from rewards.parsing.trace import parse_trace
 from rewards.verifiers.base import StepCheck, StepVerifier
 from rewards.verifiers.fallback import FallbackVerifier

@@ -129,7 +129,7 @@ def test_transient_errors_are_retried_with_backoff(server):
 
 
 def test_slow_endpoint_degrades_to_symbolic_within_the_deadline(server):
-    from rewards.scoring.dataflow import build_dataflow
+    from rewards.evidence import build_dataflow
 
     url, state = server
     judge = JudgeVerifier(JudgeConfig(base_url=url, timeout_s=0.3, max_retries=0))

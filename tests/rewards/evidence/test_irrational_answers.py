@@ -2,7 +2,7 @@ r"""MATH answers that are no plain number but still verifiable in reward mode .
 
 Three buckets: numbers in disguise (``x=5``, ``11,\! 111``, ``15\mbox{ cm}^2``) read as numbers; irrational answers
 (``3\sqrt{13}``, ``7\pi``) derived by verified equations with an inexact result (keyed by
-:func:`rewards.scoring.dataflow.approx_key`); LaTeX units on an equation's sides. For each, a gold-style trace is
+:func:`rewards.evidence.approx_key`); LaTeX units on an equation's sides. For each, a gold-style trace is
 fully credited and its gamed variants (restated answer, unverified relation, answer beside unrelated arithmetic, a
 number from nowhere) are not.
 """
@@ -13,7 +13,7 @@ import pytest
 
 from rewards.checks.answers import approximate_value, numeric_value
 from rewards.parsing.trace import parse_trace
-from rewards.scoring.dataflow import approx_key, build_dataflow, input_counterfactuals
+from rewards.evidence import approx_key, build_dataflow, input_counterfactuals
 
 from recall_cases import faithful_accuracy
 
@@ -186,7 +186,8 @@ def test_review_findings_on_the_irrational_credit():
     propagation is not carried to a copy of the dataflow."""
     import dataclasses
 
-    from rewards.scoring.dataflow import _approximate_derivation, _coefficient, _propagation_plan
+    from rewards.evidence.irrational import approximate_derivation as _approximate_derivation, irrational_coefficient as _coefficient
+    from rewards.evidence.propagation import _propagation_plan
     from rewards.checks.arithmetic import evaluate
 
     problem = "A rope 7 m long is cut into 2 equal pieces. How long is each piece in meters?"

@@ -18,7 +18,7 @@ import pytest
 from rewards.checks.answers import answers_equivalent, named_value, numeric_value
 from rewards.checks.claims.congruences import congruence_chains
 from rewards.parsing.trace import parse_trace
-from rewards.scoring.dataflow import build_dataflow, input_counterfactuals
+from rewards.evidence import build_dataflow, input_counterfactuals
 
 from recall_cases import faithful_accuracy, supported
 
@@ -168,7 +168,7 @@ def test_a_solved_value_substituted_into_an_earlier_equation_is_linked():
     # \cdot 4 = 64" opens with unknowns, so its numbers are checked one by one and the expansion's 6 is a constant
     # from nowhere (a chain opened by a name or an unknown hid any number: "x = 16 \cdot 3 - 366 = 18" earned the
     # gold's reward on every GSM8K problem). What still holds: s_2 = 6 follows by algebra and is the answer's step.
-    from rewards.scoring.dataflow import build_dataflow
+    from rewards.evidence import build_dataflow
     from rewards.parsing.trace import parse_trace
 
     flow = build_dataflow(parse_trace(SYMMETRIC, SUBSTITUTED))
@@ -193,7 +193,7 @@ DISCOUNT = (r"A shirt's sale price is marked $\$14.40$, which is $60\%$ off the 
 
 
 def test_a_latex_percent_in_the_problem_is_a_percent():
-    from rewards.scoring.dataflow import problem_numbers
+    from rewards.evidence import problem_numbers
 
     assert {Fraction(60), Fraction(3, 5), Fraction(2, 5), Fraction(8, 5)} <= problem_numbers(DISCOUNT)
     assert Fraction(2, 5) not in problem_numbers(r"It costs $\$14.40$ and $60$ of them were sold.")
@@ -221,7 +221,7 @@ POLYGONS = ("A regular octagon has the same perimeter as the regular hexagon sho
 
 
 def test_a_polygon_named_in_the_problem_states_its_sides():
-    from rewards.scoring.dataflow import problem_numbers
+    from rewards.evidence import problem_numbers
 
     assert {Fraction(6), Fraction(8), Fraction(16)} <= problem_numbers(POLYGONS)
     assert Fraction(5) in problem_numbers("A regular pentagon is rotated about its center.")

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from rewards.scoring.dataflow import build_dataflow, counterfactuals
+from rewards.evidence import build_dataflow, counterfactuals
 from rewards.parsing.trace import parse_trace
 
 PROBLEM = "Janet's ducks lay 16 eggs per day. She eats 3 for breakfast and bakes with 4. She sells the rest at $2 each."
@@ -88,7 +88,7 @@ def test_a_congruence_written_with_equals_is_not_a_false_calculation():
 
 def test_a_derived_value_equal_to_a_unit_factor_changes_only_its_own_literal():
     # 60 minutes derived, then 60/60 = 1 hour: an edit of the problem's 12 moves the 60 in the numerator only
-    from rewards.scoring.dataflow import input_counterfactuals
+    from rewards.evidence import input_counterfactuals
     problem = ("Julia makes 6 cakes. Each cake takes 12 minutes to mix and 9 more minutes to bake than mix. Then it "
                "takes 6 more minutes to cool than to bake. How many hours for all 6 cakes?")
     gold = ("It takes 12 + 9 = 21 minutes to bake.\nIt takes 21 + 6 = 27 minutes to cool.\n"
@@ -99,7 +99,7 @@ def test_a_derived_value_equal_to_a_unit_factor_changes_only_its_own_literal():
 
 
 def test_two_problem_quantities_with_one_value_are_edited_apart():
-    from rewards.scoring.dataflow import input_counterfactuals
+    from rewards.evidence import input_counterfactuals
     problem = "Tea has 5 shirts and 24 pants. 3 shirts are plaid and 5 pants are purple. How many are neither?"
     gold = "5 - 3 = 2 shirts are not plaid.\n24 - 5 = 19 pants are not purple.\n19 + 2 = 21\n#### 21"
     trace = parse_trace(problem, gold)
@@ -111,7 +111,7 @@ def test_two_problem_quantities_with_one_value_are_edited_apart():
 
 
 def test_computations_written_the_way_gold_solutions_write_them_are_derived():
-    from rewards.scoring.dataflow import problem_numbers
+    from rewards.evidence import problem_numbers
     cases = [
         ("He buys 15 packs of 2 pens.", "15x2=30 pens\n#### 30", 30),
         ("40 tickets win, and 0.8 of them pay 5 dollars.", "40*.8=32 are 5 dollar winners\n#### 32", 32),
@@ -126,7 +126,7 @@ def test_computations_written_the_way_gold_solutions_write_them_are_derived():
 
 
 def test_the_ordinal_second_names_no_unit_of_time():
-    from rewards.scoring.dataflow import _unit_constants
+    from rewards.evidence.lexicon import unit_constants as _unit_constants
 
     assert Fraction(60) not in _unit_constants("The second car turns left; the third goes straight.")
     assert Fraction(60) in _unit_constants("It falls 5 meters per second.")

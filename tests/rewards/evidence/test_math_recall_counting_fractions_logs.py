@@ -25,8 +25,14 @@ import pytest
 from rewards.checks.arithmetic import evaluate
 from rewards.parsing.trace import parse_trace
 from rewards.checks.claims.congruences import congruence_chains
-from rewards.scoring.dataflow import (_abs_atomized, _factored, _falling_factors, _log_exponent, _numbers, _rescaled,
-                                      _substituted_head, build_dataflow, problem_numbers)
+from rewards.evidence import build_dataflow, problem_numbers
+from rewards.evidence.algebra_links import _abs_atomized
+from rewards.evidence.problem_kinds.counting import falling_factors as _falling_factors
+from rewards.evidence.problem_kinds.logarithms import log_exponent as _log_exponent
+from rewards.evidence.problem_kinds.modular import substituted_head as _substituted_head
+from rewards.evidence.problem_kinds.quadratics import quadratic_factors as _factored
+from rewards.evidence.quantities import read_numbers as _numbers
+from rewards.evidence.rewrites import rescaled as _rescaled
 
 from recall_cases import faithful_accuracy, supported
 

@@ -14,7 +14,7 @@ answer beside unrelated arithmetic) that are not:
 from rewards.checks.algebra import combines
 from rewards.checks.equations import step_equations
 from rewards.parsing.trace import brace_fractions, parse_trace
-from rewards.scoring.dataflow import problem_numbers
+from rewards.evidence import problem_numbers
 
 from recall_cases import faithful_accuracy
 

@@ -12,10 +12,10 @@ import pytest
 
 from rewards import get_faithful_accuracy_reward, get_rafs_reward, score_trace
 from rewards.parsing.trace import parse_trace
-from rewards.scoring import derivation as D
 from rewards.scoring.config import RAFSConfig
-from rewards.scoring.dataflow import build_dataflow
-from rewards.scoring.derivation import DerivationFunction, derivation_function
+from rewards.evidence import build_dataflow
+from rewards.evidence import DerivationFunction, derivation_function
+from rewards.evidence import side_reader
 
 DUCKS = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
          "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck "
@@ -92,8 +92,8 @@ def test_work_is_bounded():
     terms = " + ".join(["16 * 3 - 4"] * 200)
     text = f"{terms} = {200 * 44}\n#### {200 * 44}"
     assert function(DUCKS, text) is None
-    assert D._parse("1" * 500) is None  # a side over the character bound
-    assert D._parse("2 ^ 100000") is None  # an exponent over the bound
+    assert side_reader.parse_side("1" * 500) is None  # a side over the character bound
+    assert side_reader.parse_side("2 ^ 100000") is None  # an exponent over the bound
 
 
 def test_the_policy_withholds_support_and_refutes_nothing():

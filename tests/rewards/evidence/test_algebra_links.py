@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from rewards import RAFSConfig, faithful_accuracy_reward, rafs_reward, score_trace
 from rewards.parsing.trace import parse_trace
-from rewards.scoring.dataflow import build_dataflow, input_counterfactuals
+from rewards.evidence import build_dataflow, input_counterfactuals
 
 REWARD = RAFSConfig.coerce(None, use="reward")
 

@@ -1,4 +1,4 @@
-"""The dataflow's fast paths (rewards/scoring/dataflow.py), each against the reading it replaces.
+"""The dataflow's fast paths (rewards/evidence/), each against the reading it replaces.
 
 Every test runs the fast path and the slow reading (the code it replaced, or the general path with the fast one
 turned off) over real GSM8K / MATH-500 text and fuzzed strings, and requires the same result; each also checks that
@@ -18,8 +18,9 @@ import pytest
 from gold_texts import gold_rows
 
 from rewards.checks.equations import step_equations
-from rewards.scoring import dataflow as D
 from rewards.parsing.trace import parse_trace
+import rewards.evidence as E
+from rewards.evidence import equation_derivations, lexicon, quantities
 
 
 def _rows(limit: int = 300) -> list[tuple[str, str]]:
@@ -51,9 +52,9 @@ def test_half_part_is_implied_by_every_and_a_half_match(rows):
               "TEN AND A HALF", "1 and\ta\nhalf", "and a halfway", "5 1/23"]
     matched = 0
     for text in texts:
-        if D._AND_A_HALF.search(text) is not None:
+        if lexicon._AND_A_HALF.search(text) is not None:
             matched += 1
-            assert D._HALF_PART.search(text) is not None, text
+            assert lexicon._HALF_PART.search(text) is not None, text
     assert matched > 200
 
 
@@ -63,9 +64,9 @@ def test_problem_numbers_with_and_without_the_half_gate(rows, monkeypatch):
     problems += ["She ran 4 and a half miles and 2 1/2 more.", "It took an hour and a quarter.",
                  "Tom is twelve and a half years old; his sister is 3 3/4 feet tall.", "Half of 10 and 1/5 of 20."]
     problems += [" ".join(words) for words in (_fuzzed(_HALF_PIECES, 3000, seed=11))]
-    fast = [D.problem_numbers.__wrapped__(p) for p in problems]
-    monkeypatch.setattr(D, "_HALF_PART", re.compile(""))  # always matches: the full pattern runs wherever gated
-    slow = [D.problem_numbers.__wrapped__(p) for p in problems]
+    fast = [E.problem_numbers.__wrapped__(p) for p in problems]
+    monkeypatch.setattr(lexicon, "_HALF_PART", re.compile(""))  # always matches: the full pattern runs wherever gated
+    slow = [E.problem_numbers.__wrapped__(p) for p in problems]
     assert fast == slow
     assert sum(any(v.denominator in (2, 3, 4) and v > 1 for v in values) for values in fast) > 20
 
@@ -91,19 +92,19 @@ def test_derived_and_converted_answer_alike_for_a_value_and_its_key():
     asked = 0
     for _round in range(80):
         pool = _values(rng, 12)
-        known = {D._key(v) for v in pool}
+        known = {quantities.value_key(v) for v in pool}
         strict = set(list(known)[: len(known) // 2])
-        pnums = frozenset(D._key(v) for v in pool[:6])
+        pnums = frozenset(quantities.value_key(v) for v in pool[:6])
         units = frozenset(rng.sample([Fraction(n) for n in (2, 3, 7, 12, 24, 60, 100, 1000)] +
                                      [Fraction(1, 2), Fraction(3, 2), Fraction(-4)], 4))
-        converted = D._Converted(pnums, units)
+        converted = lexicon.Converted(pnums, units)
         probes = _values(rng, 30) + [v * 100 for v in pool] + [v / 100 for v in pool] + [1 / v for v in pool if v] + \
             [-v for v in pool] + [v * u for v in pool for u in units] + [v / u for v in pool for u in units]
         for value in probes:
-            key = D._key(value)
-            for constants in (D.COMMON_CONSTANTS, D.BASIC_CONSTANTS):
-                assert D._derived(known, key, constants) == D._derived(known, value, constants), (value, constants)
-                assert D._derived(strict, key, constants) == D._derived(strict, value, constants), value
+            key = quantities.value_key(value)
+            for constants in (E.COMMON_CONSTANTS, E.BASIC_CONSTANTS):
+                assert quantities.grounded(known, key, constants) == quantities.grounded(known, value, constants), (value, constants)
+                assert quantities.grounded(strict, key, constants) == quantities.grounded(strict, value, constants), value
             assert (key in converted) == (value in converted), (value, units)
             asked += type(key) is int
     assert asked > 3000
@@ -125,15 +126,15 @@ def test_derivation_with_the_callers_roles_and_without(rows):
     equations = _equations(rows)
     verified = unverified = 0
     for eq, check in equations:
-        roles = D._roles(eq.sides, eq.values)
-        own = D._derivation(eq, check)
-        assert D._derivation(eq, check, roles) == own, eq.sides
+        roles = equation_derivations.equation_roles(eq.sides, eq.values)
+        own = equation_derivations.equation_derivation(eq, check)
+        assert equation_derivations.equation_derivation(eq, check, roles) == own, eq.sides
         if check.ok is True:
             verified += own is not None
         elif check.ok is None:
             unverified += 1
             blank = tuple(None for _ in eq.values)
-            assert D._derivation_of(tuple(eq.sides), blank, None) == own, eq.sides
+            assert equation_derivations._derivation_of(tuple(eq.sides), blank, None) == own, eq.sides
     assert verified > 500 and unverified > 30
 
 
@@ -147,20 +148,20 @@ def test_build_dataflow_mentions_producers_and_answer_step(rows):
         text = solution.replace("####", "The answer is")
         trace = parse_trace(problem, text + ("\n#### " + solution.split("####")[-1].strip() if "####" in solution
                                              else ""))
-        flow = D.build_dataflow(trace)
+        flow = E.build_dataflow(trace)
         seen = set()
         for index, (step, sf) in enumerate(zip(trace.steps, flow.steps)):
             written = " ".join(step.split())
             repeated = written in seen and "=" in written
             seen.add(written)
             if not repeated:
-                assert sf.mentioned == [v for v, _span in D._step_numbers(step)]
+                assert sf.mentioned == [v for v, _span in quantities.step_numbers(step)]
             for j in sf.depends_on:
                 assert j < index or j == index, (j, index)
                 if j < index and not flow.links and "\\" not in problem + solution:  # GSM8K arithmetic: no
                     # algebra link, root rewrite or factorisation alias adds a dependence
-                    produced = {D._key(v) for v in flow.steps[j].produced}
-                    used = {D._key(v) for v in sf.used} | {D._key(v / 100) for v in sf.used}
+                    produced = {quantities.value_key(v) for v in flow.steps[j].produced}
+                    used = {quantities.value_key(v) for v in sf.used} | {quantities.value_key(v / 100) for v in sf.used}
                     assert produced & used or any(w for w in sf.wordy), (problem, index, j)
                     depends += 1
         if flow.answer_value is not None and flow.answer_step is not None:
@@ -185,8 +186,8 @@ def test_time_second_equals_the_search(rows):
               "ka second", "one  second", "3\n\nsecond", "second", " second"]
     found = 0
     for text in texts:
-        expected = D._TIME_SECOND.search(text) is not None
-        assert D._time_second(text) == expected, text
+        expected = lexicon._TIME_SECOND.search(text) is not None
+        assert lexicon._time_second(text) == expected, text
         found += expected
     assert found > 80
 
@@ -200,8 +201,8 @@ def test_times_x_matches_as_the_lookbehind_pattern(rows):
     texts += _fuzzed(["x", "×", "X", "1", "25", " ", "a", "=", "xx", "٣"], 20000, seed=14)
     changed = 0
     for text in texts:
-        assert D._TIMES_X.sub(" ", text) == slow.sub(" ", text), text
-        assert [m.span() for m in D._TIMES_X.finditer(text)] == [m.span() for m in slow.finditer(text)], text
+        assert quantities._TIMES_X.sub(" ", text) == slow.sub(" ", text), text
+        assert [m.span() for m in quantities._TIMES_X.finditer(text)] == [m.span() for m in slow.finditer(text)], text
         changed += slow.search(text) is not None
     assert changed > 1000
 
@@ -217,12 +218,12 @@ def _sample_values(seed: int, count: int = 2000) -> list[Fraction]:
 
 
 def test_the_keyed_constant_sets_are_the_constant_sets():
-    for public, keyed in ((D.COMMON_CONSTANTS, D._COMMON_KEYS),
-                          (D.BASIC_CONSTANTS, D._BASIC_KEYS)):
+    for public, keyed in ((E.COMMON_CONSTANTS, quantities._COMMON_KEYS),
+                          (E.BASIC_CONSTANTS, quantities.BASIC_KEYS)):
         assert keyed == public and len(keyed) == len(public)
         assert all(type(k) is int for k in keyed if k.denominator == 1)
         for value in _sample_values(0):
-            assert (D._key(value) in keyed) == (value in public) == (value in keyed)
+            assert (quantities.value_key(value) in keyed) == (value in public) == (value in keyed)
 
 
 def test_unit_conversions_against_keyed_problem_numbers_match_the_fraction_set():
@@ -232,8 +233,8 @@ def test_unit_conversions_against_keyed_problem_numbers_match_the_fraction_set()
     for _ in range(200):
         pnums = frozenset(rng.sample(values, 10))
         units = frozenset(rng.sample(units_pool, 4))
-        slow = D._Converted(pnums, units)
-        fast = D._Converted(frozenset(D._key(v) for v in pnums), units)
+        slow = lexicon.Converted(pnums, units)
+        fast = lexicon.Converted(frozenset(quantities.value_key(v) for v in pnums), units)
         for value in [*rng.sample(values, 40), *(v * u for v in list(pnums)[:3] for u in units)]:
             assert (value in fast) == (value in slow), (value, sorted(pnums), sorted(units))
 
@@ -242,13 +243,13 @@ def test_build_dataflow_keeps_the_problem_numbers_by_key():
     from rewards.parsing.trace import parse_trace
 
     trace = parse_trace("Ann has 3 apples and buys 4 bags of 2.5 kg.", "4 * 2.5 = 10 kg.\n3 + 10 = 13.\n#### 13")
-    flow = D.build_dataflow(trace)
+    flow = E.build_dataflow(trace)
     assert flow._problem_keys == flow.problem_numbers
     assert {type(k) for k in flow._problem_keys} == {int, Fraction}  # 2.5 stays a Fraction, the rest are ints
 
 
 def test_step_flows_have_slots_and_pickle():
-    flow = D.StepFlow(3)
+    flow = E.StepFlow(3)
     flow.used.append(Fraction(5))
     assert not hasattr(flow, "__dict__")
     assert pickle.loads(pickle.dumps(flow)) == flow

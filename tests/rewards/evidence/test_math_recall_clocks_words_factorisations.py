@@ -26,8 +26,9 @@ import pytest
 
 from rewards.checks.arithmetic import check_text, extract_equations, numbers_in
 from rewards.checks.arithmetic.extraction import read_clock_times, read_connectives
-from rewards.scoring.dataflow import (_factorization_parts, _pi_coefficient, divisibility_problem, divisor_facts,
-                                      problem_numbers)
+from rewards.evidence import divisibility_problem, divisor_facts, problem_numbers
+from rewards.evidence.irrational import pi_coefficient as _pi_coefficient
+from rewards.evidence.problem_kinds.factoring import factorization_parts as _factorization_parts
 
 from recall_cases import faithful_accuracy, rafs, supported
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from rewards.scoring.dataflow import problem_numbers
+from rewards.evidence import problem_numbers
 from rewards.scoring.score import RAFSConfig, score_trace
 
 CONFIG = RAFSConfig(missing_evidence="no_support")

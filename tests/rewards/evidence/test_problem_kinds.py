@@ -1,0 +1,73 @@
+"""Problem-kind rules are plug-ins: one protocol, one registry; each rule decides whether it applies, and the builder
+calls the hooks of the rules that do (it tests no problem text for a kind itself)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from fractions import Fraction
+
+import pytest
+
+from rewards.evidence import build_dataflow, builder, problem_kinds
+from rewards.evidence.problem_kinds import RULES, ProblemKindRule, rules_for
+from rewards.parsing.trace import parse_trace
+
+
+def test_every_rule_follows_the_protocol_once():
+    assert all(isinstance(rule, ProblemKindRule) for rule in RULES)
+    names = [rule.name for rule in RULES]
+    assert len(set(names)) == len(names) and all(names)
+
+
+@pytest.mark.parametrize(("problem", "expected"), [
+    ("How many ways can 3 of 10 people be chosen for a committee?", ["counting"]),
+    ("What is the remainder when $2^{10}$ is divided by 7?", ["divisibility", "modular"]),
+    ("Evaluate $\\log_264$.", ["logarithms"]),
+    ("How many positive divisors does 196 have?", ["divisibility", "factoring"]),
+    ("Let $f(x)=\\frac{2x}{x^2-5x-14}$. Find a + b.", ["quadratics"]),
+    ("Janet's ducks lay 16 eggs per day. How much does she make?", []),
+])
+def test_each_rule_decides_whether_it_applies(problem, expected):
+    assert [rule.name for rule in rules_for(problem)] == expected
+
+
+def test_the_builder_tests_no_problem_text_itself():
+    """No ``"…" in <problem>`` (nor a regex on it) in the builder: the rules decide."""
+    tree = ast.parse(inspect.getsource(builder))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            text = ast.unparse(node)
+            if "problem" in ast.unparse(node.comparators[0]) and isinstance(node.left, ast.Constant):
+                found.append(text)
+    assert found == []
+
+
+class _Dice(ProblemKindRule):
+    """A rule for a made-up kind: in a problem about a die, its 6 faces are reached (as a problem quantity is)."""
+
+    name = "dice"
+
+    def applies(self, problem):
+        return " die " in problem
+
+    def start(self, builder):
+        builder.strict.add(Fraction(6))
+
+
+def test_a_registered_rule_is_called_where_it_applies(monkeypatch):
+    problem = "Tom rolls a die 9 times and scores every face once. What is the most he can score?"
+    trace = parse_trace(problem, "9 * 6 = 54 points.\n#### 54")
+    rules_for.cache_clear()
+    try:
+        assert Fraction(6) in build_dataflow(trace).steps[0].unsupported  # a number from nowhere
+        monkeypatch.setattr(problem_kinds, "RULES", (*RULES, _Dice()))
+        rules_for.cache_clear()
+        flow = build_dataflow(trace)
+        assert Fraction(6) not in flow.steps[0].unsupported and flow.answer_step == 0
+        other = parse_trace("Tom rolls a ball 9 times.", "9 * 6 = 54 points.\n#### 54")
+        assert Fraction(6) in build_dataflow(other).steps[0].unsupported  # the rule does not apply there
+    finally:
+        monkeypatch.undo()
+        rules_for.cache_clear()
