@@ -63,8 +63,8 @@ from fractions import Fraction
 from typing import Sequence
 
 from rewards.parsing.trace import parse_trace
-from rewards.scoring.dataflow import answer_derivations, build_dataflow
-from rewards.scoring.derivation import DerivationFunction, derivation_function  # the one import of derivation.py
+from rewards.evidence import answer_derivations, build_dataflow
+from rewards.evidence import DerivationFunction, derivation_function
 
 __all__ = ["Agreement", "consistent_edits", "agree", "group_agreement", "reference_function", "MAX_EDIT_CLASSES"]
 

@@ -26,7 +26,7 @@ _WORK = threading.local()  # per thread: ``total`` work charged, ``levels`` the 
 def algebra_work() -> int:
     """The work the algebra checks have charged on this thread so far: tokens evaluated (:data:`MAX_WORK`), each
     cached call charging what it cost when it ran, so the count depends only on the calls made, never on the cache,
-    the machine or its load. Per-trace budgets (:mod:`rewards.scoring.dataflow`) compare two readings.
+    the machine or its load. Per-trace budgets (:mod:`rewards.evidence`) compare two readings.
 
     >>> from rewards.checks.algebra import relation
     >>> before = algebra_work(); _ = relation("2x + 3 = 11", "x = 4"); cost = algebra_work() - before

@@ -277,8 +277,8 @@ def test_the_property_harness_has_problems_to_draw_from(shared_data):
 
 def test_agree_compares_only_the_quantities_both_depend_on(shared_data):
     from rewards.parsing.trace import parse_trace
-    from rewards.scoring.dataflow import answer_derivations, build_dataflow
-    from rewards.scoring.derivation import derivation_function
+    from rewards.evidence import answer_derivations, build_dataflow
+    from rewards.evidence import derivation_function
 
     problem = "A shop sells 150 pens a day at $6 each and pays $45 a day in rent. What does it keep in 5 days?"
 

@@ -174,7 +174,7 @@ def test_a_box_the_thinking_settles_is_no_hedge(thinking):
 def test_a_number_the_thinking_only_asks_about_is_not_reached_for_the_summary():
     """The summary's agreement with the thinking: "Maybe the answer is 24?" reaches nothing, so a summary that only
     states 24 states a number the thinking never reached; stated outside a question, it is reached."""
-    from rewards.scoring.dataflow import build_dataflow
+    from rewards.evidence import build_dataflow
     from rewards.scoring.revisions import analyse_revisions
 
     def conflicts(thinking):
