@@ -597,31 +597,44 @@ def _rounded(value: Fraction, fractional: list[Fraction]) -> bool:
     return any(abs(k - value) <= half for k in fractional)
 
 
-def _summary_conflicts(trace, flow, superseded, retracted_values, n) -> list[SummaryConflict]:
-    start = trace.summary_start
-    if start is None or start >= n or start == 0:
-        return []
+def _thinking_reached(trace, flow, superseded, start: int) -> set:
+    """The value keys the thinking reaches before the summary: the problem's numbers, what each step that is not
+    superseded produces or mentions — a number the thinking only asks about ("Maybe it is 18?") is tried, not
+    reached."""
     known = _keys(flow.problem_numbers)
     for k in range(start):
         if k in superseded:
             continue
         known.update(_keys(flow.steps[k].produced))
         mentioned = flow.steps[k].mentioned
-        if "?" in trace.steps[k]:  # a number the thinking only asks about ("Maybe it is 18?") is tried, not reached
+        if "?" in trace.steps[k]:
             asserted = {v for v, _ in numbers_in(statements(trace.steps[k]))}
             mentioned = [v for v in mentioned if v in asserted]
         known.update(_keys(mentioned))
+    return known
+
+
+def _labels(text: str) -> set[Fraction]:
+    """The numbers a step uses as labels (a list marker ``3.``, "Step 2"), which state no value."""
+    labels = set()
+    m = _LIST_MARKER.match(text)
+    if m:
+        labels.add(Fraction(int(m.group(1))))
+    labels.update(Fraction(int(x)) for x in _STEP_LABEL.findall(text))
+    return labels
+
+
+def _summary_conflicts(trace, flow, superseded, retracted_values, n) -> list[SummaryConflict]:
+    start = trace.summary_start
+    if start is None or start >= n or start == 0:
+        return []
+    known = _thinking_reached(trace, flow, superseded, start)
     retracted = {v for v in retracted_values if _key(v) not in known}
     fractional = [Fraction(a, b) for a, b in known if b != 1][:4096]
     out: list[SummaryConflict] = []
     seen: set[Fraction] = set()
     for k in range(start, n):
-        text = trace.steps[k]
-        labels = set()
-        m = _LIST_MARKER.match(text)
-        if m:
-            labels.add(Fraction(int(m.group(1))))
-        labels.update(Fraction(int(x)) for x in _STEP_LABEL.findall(text))
+        labels = _labels(trace.steps[k])
         step = flow.steps[k]
         if all(_near(v, known) for v in step.used):  # sound computations from known numbers contradict nothing
             known.update(_keys(step.produced))

@@ -443,32 +443,39 @@ def score_group(
     verifier = verifier or _DEFAULT_VERIFIER
     step_lists = list(steps) if steps is not None else [None] * len(completions)
     parsed = _verify([_parse(problem, c, s) for c, s in zip(completions, step_lists)], verifier)
-    per_member: list[dict[str, float | None]] = [{"C_A": None, "D_R": None} for _ in parsed]
-    if len(parsed) >= 2:
-        answers = [p.canonical for p in parsed]
-        claim_sets = [C.claims(p.flow) if p.flow is not None else frozenset() for p in parsed]
-        similarity = None
-        if cfg.embedding_weight > 0:
-            from rewards.scoring.similarity import blended_similarity
-
-            similarity = blended_similarity(claim_sets, [p.trace.text for p in parsed], cfg.embedding_weight,
-                                            cfg.embedding_model)
-        # D_R is the stability of the *reasoning*: a member that derives nothing (a bare answer, a restatement) has
-        # none, so it is left out (as an empty claim set it would be "identical" to every other empty one and share
-        # nothing with a faithful trace: one bare sibling took a faithful trace's group reward from 0.99 to 0.35)
-        reasoned = [a if cs else None for a, cs in zip(answers, claim_sets)]
-        if cfg.group_mode == "member":
-            c_a, d_r = C.agreement(answers), C.member_stability(claim_sets, reasoned, similarity)
-            per_member = [{"C_A": c, "D_R": d} for c, d in zip(c_a, d_r)]
-        else:
-            shared = {"C_A": C.consensus(answers), "D_R": C.stability(claim_sets, reasoned, similarity)}
-            per_member = [dict(shared) for _ in parsed]
+    per_member = _group_components(parsed, cfg)
     ref = gold_answer(gold) if gold is not None else None  # once per group, not per member
     if not (cfg.counterfactual_agreement and cfg.derivation_function and cfg.missing_evidence == "no_support"):
         return [_single(p, group, ref, cfg, verifier.refuted_q) for p, group in zip(parsed, per_member)]
     evidence = [_evidence(p, group, ref, cfg, verifier.refuted_q) for p, group in zip(parsed, per_member)]
     _attach_agreement(gold, ref, parsed, evidence, cfg)
     return [e if isinstance(e, RAFSResult) else decide(e, cfg) for e in evidence]
+
+
+def _group_components(parsed: list[_Parsed], cfg: RAFSConfig) -> list[dict[str, float | None]]:
+    """``C_A`` and ``D_R`` of each member over the group (both ``None`` for a group of one): shared by every member
+    (``group_mode="group"``) or each member's own (``"member"``)."""
+    if len(parsed) < 2:
+        return [{"C_A": None, "D_R": None} for _ in parsed]
+    answers = [p.canonical for p in parsed]
+    claim_sets = [C.claims(p.flow) if p.flow is not None else frozenset() for p in parsed]
+    similarity = None
+    if cfg.embedding_weight > 0:
+        from rewards.scoring.similarity import blended_similarity
+
+        similarity = blended_similarity(claim_sets, [p.trace.text for p in parsed], cfg.embedding_weight,
+                                        cfg.embedding_model)
+    # D_R is the stability of the *reasoning*: a member that derives nothing (a bare answer, a restatement) has
+    # none, so it is left out (as an empty claim set it would be "identical" to every other empty one and share
+    # nothing with a faithful trace: one bare sibling took a faithful trace's group reward from 0.99 to 0.35)
+    reasoned = [a if cs else None for a, cs in zip(answers, claim_sets)]
+    if cfg.group_mode == "member":
+        c_a, d_r = C.agreement(answers), C.member_stability(claim_sets, reasoned, similarity)
+        per_member = [{"C_A": c, "D_R": d} for c, d in zip(c_a, d_r)]
+    else:
+        shared = {"C_A": C.consensus(answers), "D_R": C.stability(claim_sets, reasoned, similarity)}
+        per_member = [dict(shared) for _ in parsed]
+    return per_member
 
 
 def _comparable(e: Evidence | RAFSResult, cfg: RAFSConfig) -> bool:
