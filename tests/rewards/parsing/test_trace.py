@@ -92,3 +92,54 @@ def test_a_multiline_display_stays_one_step():
 
 def test_an_escaped_line_break_bracket_is_not_a_display():
     assert split_steps("a \\\\[2pt] b\nnext line") == ["a \\\\[2pt] b", "next line"]
+
+
+# ---------------------------------------------------------------- aligned displays read row by row, as plain lines
+DUCKS = ("Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+         "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg. "
+         "How much in dollars does she make every day at the farmers' market?")
+ALIGNED_CONSTRUCTION = ("$$\n\\begin{aligned}\n16 + \\frac{16 \\cdot 100}{1600} \\cdot 2 &= 16 + 1 \\cdot 2 = 18 \\\\\n"
+                        "18 + \\frac{2 \\cdot 300}{3} - 200 &= 18 \\\\\n18 + \\frac{2 \\cdot 400}{4} - 200 &= 18\n"
+                        "\\end{aligned}\n$$\n#### 18")
+
+
+def test_an_aligned_display_of_arithmetic_rows_is_one_step_per_row_as_plain_lines_are():
+    steps = split_steps(ALIGNED_CONSTRUCTION)
+    assert len(steps) == 3 and all(s.startswith("$$\\begin{aligned}") and s.endswith("\\end{aligned}$$") for s in steps)
+    assert "16 \\cdot 100" in steps[0] and "2 \\cdot 400" in steps[2]
+    # a continuation row ("&= …", "\\Rightarrow …", the same left side) stays with its row; algebra stays whole
+    assert len(split_steps("\\begin{align*} 1 + 2 &= 3 \\\\\n &= 6 - 3 \\\\\n 3 + 4 &= 7 \\end{align*}")) == 2
+    assert len(split_steps("\\begin{align*} 5x - 1 &= x + 3 \\\\\n 4x &= 4 \\\\\n x &= 1 \\end{align*}")) == 1
+    assert len(split_steps("\\begin{align*} 2 + 3 &= 5 \\\\\n \\Rightarrow 5 \\cdot 2 &= 10 \\end{align*}")) == 1
+    assert len(split_steps("\\[ \\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix} \\]")) == 1
+
+
+PIE = ("Nancy bought a pie sliced it into 8 pieces. She gave 1/2 to Joe and Darcy, and she gave 1/4 to Carl. How many "
+       "slices were left?")  # GSM8K train 3843
+PIE_GOLD = ("The total number of slices she gave to Joe and Darcy is 1/2 x 8 = 4.\nThe total slice she gave to Carl is "
+            "1/4 x 8 = 2.\nTherefore, the total slices left is 8 - 4 - 2 = 2.\n#### 2")
+PIE_ROWS = ["4 - \\frac{4 \\cdot 100}{400} \\cdot 2 &= 4 - 1 \\cdot 2 = 2", "2 + \\frac{2 \\cdot 800}{8} - 200 &= 2",
+            "2 + \\frac{2 \\cdot 100}{1} - 200 &= 2"]
+
+
+@pytest.mark.parametrize("reward", ["rafs", "faithful_accuracy"])
+def test_a_construction_in_an_aligned_display_earns_less_than_the_gold(reward):
+    """Read as one step, only the display's last row was read as a function of the problem, and the constructed one
+    of its first row (4 * 100 / 400) went unseen: the same rows on plain lines earn nothing, in the display they
+    were paid as the gold (the audit's constructed_one_aligned: at least the gold on 4.9% (rafs) / 4.4% (fa) of
+    separated problems, 0.4% after)."""
+    from rewards.adapters.trl_rewards import get_faithful_accuracy_reward, get_rafs_reward
+
+    fn = get_rafs_reward(cache=False) if reward == "rafs" else get_faithful_accuracy_reward(cache=False)
+    aligned = "$$\n\\begin{aligned}\n" + " \\\\\n".join(PIE_ROWS) + "\n\\end{aligned}\n$$\n#### 2"
+    plain = "\n".join(r.replace("&", "").replace("\\frac{4 \\cdot 100}{400}", "4 * 100 / 400")
+                      .replace("\\frac{2 \\cdot 800}{8}", "2 * 800 / 8").replace("\\frac{2 \\cdot 100}{1}", "2 * 100 / 1")
+                      .replace("\\cdot", "*") for r in PIE_ROWS) + "\n#### 2"
+    honest = "$$\n\\begin{aligned}\n8 - 4 - 2 &= 2\n\\end{aligned}\n$$\n#### 2"
+    construction, on_lines, gold = fn([PIE] * 3, [aligned, plain, PIE_GOLD], answer=["2"] * 3)
+    assert construction < gold and construction <= on_lines
+    aligned_gold = ("$$\n\\begin{aligned}\n\\frac{1}{2} \\cdot 8 &= 4 \\\\\n\\frac{1}{4} \\cdot 8 &= 2 \\\\\n"
+                    "8 - 4 - 2 &= 2\n\\end{aligned}\n$$\n#### 2")
+    lines_gold = "$\\frac{1}{2} \\cdot 8 = 4$\n$\\frac{1}{4} \\cdot 8 = 2$\n$8 - 4 - 2 = 2$\n#### 2"
+    a, b = fn([PIE] * 2, [aligned_gold, lines_gold], answer=["2"] * 2)
+    assert a == b  # honest arithmetic rows in an aligned display are paid as the same rows on plain lines
