@@ -1604,6 +1604,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
     producers: dict[int | Fraction, int] = {}  # _key(value) -> the latest earlier step that produced it (looked up
     # by a key or a Fraction alike: equal, with one hash; only the steps are read back)
     seen_steps: set[str] = set()
+    equations = _trace_equations(tuple(trace.steps))  # once: a lookup per step re-hashes every step (quadratic)
     for index, text in enumerate(trace.steps):
         flow = StepFlow(index)
         written = " ".join(text.split())
@@ -1622,7 +1623,7 @@ def build_dataflow(trace: Trace) -> Dataflow:
             strict.update(licensed)
             known.update(licensed)
         boxes = _answer_boxes(text) if trace.answer and "=" in trace.answer else ()  # "\\boxed{x=5}"
-        for position, (eq, check) in enumerate(_equations(trace.steps, index)):
+        for position, (eq, check) in enumerate(equations[index]):
             as_read = check
             if check.ok is False and check.variable is not None and check.variable in constrained:
                 check = EquationCheck(eq, None, check.detail + f" (not refuted: the problem constrains "
@@ -1898,9 +1899,10 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
     plan = []  # two threads may both build it: the same plan, assigned whole
     modular = modular_problem(trace.problem)
     built = flow._derivations[1] if flow._derivations is not None and flow._derivations[0] == steps else {}
+    equations = _trace_equations(steps)
     for k, text in enumerate(trace.steps):
         entries = []
-        for position, (eq, check) in enumerate(_equations(trace.steps, k)):
+        for position, (eq, check) in enumerate(equations[k]):
             derivation = built[(k, position)] if (k, position) in built else _derivation(eq, check)  # built
             # already (None included), or worked out
             if derivation is None and flow.approximate and check.ok is True and not eq.approximate:
