@@ -433,10 +433,9 @@ class ScoringPool:
                     if self._closed:
                         raise RuntimeError("the ScoringPool was closed while a map() was waiting for a worker.")
                     self._cond.wait(0.5)
-                # a replacement still starting takes a task only when no started worker could take it soon
-                worker = self._take_idle_locked(any_worker=not running or not any(w.ready for w in self._live))
-                if worker is None:
+                if not self._idle:
                     return
+                worker = self._take_idle_locked()
             index = queue.pop()
             try:
                 worker.outbox.send((fn, tasks[index]))
@@ -454,11 +453,10 @@ class ScoringPool:
                 deadline = time.monotonic() + timeout_s if timeout_s is not None else float("inf")
             running[worker] = (index, deadline)
 
-    def _take_idle_locked(self, any_worker: bool) -> _Worker | None:
-        """An idle worker that has finished starting, else (``any_worker``) one still starting, else ``None``.
-
-        A replacement (after a deadline) imports and warms up for a few seconds; a task handed to it waits for
-        that, while a started worker frees up within one task."""
+    def _take_idle_locked(self) -> _Worker:
+        """An idle worker, one that has finished starting first: a replacement (after a deadline kill) imports and
+        warms up the scorer for seconds, and a task handed to it waits for that; it takes one only when every
+        started worker is busy (one of them may be stuck on a slow task until its deadline)."""
         for position in range(len(self._idle) - 1, -1, -1):
             worker = self._idle[position]
             if not worker.ready and worker.inbox.poll(0):  # its "ready" may be waiting in the pipe
@@ -469,7 +467,7 @@ class ScoringPool:
                 worker.ready = isinstance(reply, tuple) and bool(reply) and reply[0] == _READY
             if worker.ready:
                 return self._idle.pop(position)
-        return self._idle.pop() if self._idle and any_worker else None
+        return self._idle.pop()
 
     def _release(self, worker: _Worker) -> None:
         with self._cond:

@@ -18,14 +18,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 from rewards.adapters.batching import group_indices
 from rewards.adapters.pool import check_timeout, check_workers
-from rewards.adapters.reward_cache import _MAX_LOGGED_CHARS, _cache_get, _cache_put, _short, _stats_lock, _warn_once, log
+from rewards.adapters.reward_cache import MAX_LOGGED_CHARS, cache_get, cache_put, short_repr, stats_lock, warn_once, log
 from rewards.adapters.reward_pool import PoolScoring
 from rewards.adapters.reward_version import reward_version
 from rewards.checks.arithmetic import error_counts
 from rewards.parsing.trace import completion_parts, completion_text
 from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult, score_group
 
-__all__ = ["RAFSRewardFunction", "AsyncRewardFunction", "GOLD_COLUMNS"]
+__all__ = ["RAFSRewardFunction", "AsyncRewardFunction", "GOLD_COLUMNS", "as_async", "reward_config"]
 
 GOLD_COLUMNS: tuple[str, ...] = ("answer", "solution", "gold")
 """Dataset columns read as the gold answer, in this order, when no ``gold_column`` is given."""
@@ -43,7 +43,7 @@ def _prompt_key(prompt: Any) -> str:
     return hashlib.sha1(raw.encode("utf-8", errors="replace")).hexdigest()
 
 
-def _coerce_config(config: RAFSConfig | Mapping[str, Any] | None) -> RAFSConfig:
+def reward_config(config: RAFSConfig | Mapping[str, Any] | None) -> RAFSConfig:
     """A reward's config: missing evidence is no support unless the config says otherwise."""
     return RAFSConfig.coerce(config, use="reward")
 
@@ -140,7 +140,7 @@ class RAFSRewardFunction(PoolScoring):
         if gold_column is not None and (not isinstance(gold_column, str) or not gold_column):
             raise ValueError(f"gold_column={gold_column!r} must be a column name such as 'answer' or None.")
         self.__name__ = name
-        self.config = _coerce_config(config)
+        self.config = reward_config(config)
         self.gold_column = gold_column
         self.strict = bool(strict)
         self.gather = bool(gather)
@@ -250,7 +250,7 @@ class RAFSRewardFunction(PoolScoring):
     def _score_group(self, key: str, prompt: Any, texts: list[str], gold: str | None) -> list[RAFSResult]:
         cache_key = (self._config_key, key, gold, tuple(texts)) if self.cache else None
         if cache_key is not None:
-            hit = _cache_get(cache_key)
+            hit = cache_get(cache_key)
             if hit is not None:
                 return hit
         before = error_counts()
@@ -266,7 +266,7 @@ class RAFSRewardFunction(PoolScoring):
             return results
         self._count_errors(before, prompt, texts)
         if cache_key is not None:
-            _cache_put(cache_key, results)
+            cache_put(cache_key, results)
         return results
 
     def _count_errors(self, before: Mapping[str, int], prompt: Any, texts: Sequence[str],
@@ -283,7 +283,7 @@ class RAFSRewardFunction(PoolScoring):
         if failure is not None and not new:
             new = {f"score_group:{type(failure).__name__}": 1}
         first: list[str] = []
-        with _stats_lock:
+        with stats_lock:
             self.stats["groups"] += 1
             self.stats["failed_groups"] += failure is not None
             kinds = self.stats["errors_by_kind"]
@@ -298,8 +298,8 @@ class RAFSRewardFunction(PoolScoring):
                 "; the exact input is on the ERROR line of rewards.checks.arithmetic"
             log.warning("%s: internal error %s (x%d) while scoring a group of %d completions%s; prompt %s, "
                         "completions %s (logged once per error kind; counted in the metric %s/internal_errors "
-                        "and in .stats%s)", self.__name__, kind, new[kind], len(texts), detail, _short(prompt),
-                        _short(list(texts), 4 * _MAX_LOGGED_CHARS), self.__name__, where)
+                        "and in .stats%s)", self.__name__, kind, new[kind], len(texts), detail, short_repr(prompt),
+                        short_repr(list(texts), 4 * MAX_LOGGED_CHARS), self.__name__, where)
 
     def _golds(self, kwargs: Mapping[str, Any], n: int) -> list[str | None]:
         columns = (self.gold_column,) if self.gold_column else GOLD_COLUMNS
@@ -319,7 +319,7 @@ class RAFSRewardFunction(PoolScoring):
                        "None. Add an 'answer' or 'solution' column, or pass gold_column= to the factory.")
             if self.strict:
                 raise ValueError(message)
-            _warn_once(f"nogold:{self.__name__}:{columns}", message)
+            warn_once(f"nogold:{self.__name__}:{columns}", message)
         return [None] * n
 
     def _log(self, kwargs: Mapping[str, Any], results: Sequence[RAFSResult], rewards: Sequence[float | None],

@@ -5,9 +5,9 @@ group (config, prompt key, gold, every completion text) holds their results, so 
 computation. Guarded by a lock: TRL may call reward functions from its async event-loop thread. Every reward module
 logs under ``rewards.adapters.trl_rewards`` (one logger to configure, whichever module a message comes from).
 
->>> _cache_put(("k",), []); _cache_get(("k",))
+>>> cache_put(("k",), []); cache_get(("k",))
 []
->>> clear_cache(); _cache_get(("k",)) is None
+>>> clear_cache(); cache_get(("k",)) is None
 True
 """
 
@@ -20,7 +20,8 @@ from typing import Any
 
 from rewards.scoring.score import RAFSResult
 
-__all__ = ["clear_cache"]
+__all__ = ["clear_cache", "cache_get", "cache_put", "warn_once", "short_repr", "stats_lock", "MAX_LOGGED_CHARS",
+           "log"]
 
 log = logging.getLogger("rewards.adapters.trl_rewards")
 
@@ -29,11 +30,12 @@ _cache: "OrderedDict[tuple, list[RAFSResult]]" = OrderedDict()
 _cache_lock = threading.Lock()
 _warned: set[str] = set()
 _warned_lock = threading.Lock()
-_stats_lock = threading.Lock()  # module-level, so reward instances stay picklable
-_MAX_LOGGED_CHARS = 300  # of a prompt or a completion, in a log line
+stats_lock = threading.Lock()  # module-level, so reward instances stay picklable
+MAX_LOGGED_CHARS = 300  # of a prompt or a completion, in a log line
 
 
-def _cache_get(key: tuple) -> list[RAFSResult] | None:
+def cache_get(key: tuple) -> list[RAFSResult] | None:
+    """The cached results of the group ``key`` (``(config key, prompt key, gold, texts)``), or ``None``."""
     with _cache_lock:
         hit = _cache.get(key)
         if hit is not None:
@@ -41,7 +43,8 @@ def _cache_get(key: tuple) -> list[RAFSResult] | None:
         return hit
 
 
-def _cache_put(key: tuple, value: list[RAFSResult]) -> None:
+def cache_put(key: tuple, value: list[RAFSResult]) -> None:
+    """Cache a group's results; the least recently used group goes past :data:`_CACHE_SIZE` groups."""
     with _cache_lock:
         _cache[key] = value
         _cache.move_to_end(key)
@@ -55,7 +58,8 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def _warn_once(key: str, message: str, *args: Any) -> None:
+def warn_once(key: str, message: str, *args: Any) -> None:
+    """Log ``message % args`` at WARNING the first time ``key`` is seen in this process."""
     with _warned_lock:
         if key in _warned:
             return
@@ -63,7 +67,12 @@ def _warn_once(key: str, message: str, *args: Any) -> None:
     log.warning(message, *args)
 
 
-def _short(value: Any, limit: int = _MAX_LOGGED_CHARS) -> str:
+def short_repr(value: Any, limit: int = MAX_LOGGED_CHARS) -> str:
+    """``repr(value)`` cut to ``limit`` characters (a prompt or a completion in a log line).
+
+    >>> short_repr("x" * 400, 5)
+    "'xxxx... (402 chars)"
+    """
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 

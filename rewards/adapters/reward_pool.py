@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from rewards.adapters.pool import DEFAULT_TIMEOUT_S, Failure, default_num_workers, shared_pool, unscorable
-from rewards.adapters.reward_cache import _cache_get, _cache_put, _short, _stats_lock, log
+from rewards.adapters.reward_cache import cache_get, cache_put, short_repr, stats_lock, log
 from rewards.checks.arithmetic import error_counts
 from rewards.scoring.score import COMPONENTS, RAFSConfig, RAFSResult, score_group
 
@@ -93,7 +93,7 @@ class PoolScoring:
         for j, (key, _, texts, gold) in enumerate(groups):
             cache_key = (self._config_key, key, gold, tuple(texts)) if self.cache else None
             keys.append(cache_key)
-            hit = _cache_get(cache_key) if cache_key is not None else None
+            hit = cache_get(cache_key) if cache_key is not None else None
             if hit is not None:
                 out[j] = hit
             else:
@@ -141,7 +141,7 @@ class PoolScoring:
         if isinstance(reply, Failure):
             if reply.kind == "timeout":
                 return [self._unscorable(f"scoring ran past its deadline ({reply.reason})", prompt, t) for t in texts]
-            with _stats_lock:
+            with stats_lock:
                 self.stats["groups"] += 1
                 self.stats["failed_groups"] += 1
             if self.strict:
@@ -158,7 +158,7 @@ class PoolScoring:
                 raise RuntimeError(f"{self.__name__}: scoring a group of {len(texts)} failed: {failure}")
             return [self._abstention(f"internal error: {failure}") for _ in texts]
         if cache_key is not None:
-            _cache_put(cache_key, results)
+            cache_put(cache_key, results)
         return results
 
     @staticmethod
@@ -170,9 +170,9 @@ class PoolScoring:
         """The verdict of a completion that ran past its deadline: an abstention, worth what the reward gives any
         unscorable completion (``0`` under ``missing_evidence="no_support"``, the reward default); counted in
         :attr:`stats` and logged with the completion."""
-        with _stats_lock:
+        with stats_lock:
             self.stats["timeouts"] += 1
         if self.strict:
             raise TimeoutError(f"{self.__name__}: {reason}")
-        log.warning("%s: %s; prompt %s, completion %s", self.__name__, reason, _short(prompt), _short(text))
+        log.warning("%s: %s; prompt %s, completion %s", self.__name__, reason, short_repr(prompt), short_repr(text))
         return unscorable(reason, self.config)

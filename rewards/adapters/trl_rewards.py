@@ -64,7 +64,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 # the base class, its async form, the cache and the pool task live in their own modules (reward_base, reward_cache,
 # reward_pool); they are imported here so that everything stays importable from rewards.adapters.trl_rewards
-from rewards.adapters.reward_base import GOLD_COLUMNS, AsyncRewardFunction, RAFSRewardFunction, _coerce_config, as_async
+from rewards.adapters.reward_base import GOLD_COLUMNS, AsyncRewardFunction, RAFSRewardFunction, reward_config, as_async
 from rewards.adapters.reward_cache import clear_cache
 from rewards.adapters.reward_pool import score_group_task
 from rewards.adapters.reward_rules import UNFAITHFUL_CREDIT, check_credit, faithful_accuracy
@@ -437,7 +437,7 @@ def get_reward_funcs(names: Sequence[str] | str, config: Mapping[str, Any] | RAF
     keys = [_resolve(n) for n in names]
     if config is None and not kwargs:
         return [REWARD_FUNCS[k] for k in keys]
-    cfg = _coerce_config(config)
+    cfg = reward_config(config)
     only_accuracy = {k: kwargs.pop(k) for k in ("unfaithful_credit", "unverified_credit", "min_rafs") if k in kwargs}
     funcs: list[Callable[..., list[float | None]]] = []
     for key in keys:
