@@ -171,15 +171,17 @@ def deadline_check(args, workers: int) -> None:
 
     prompts, completions = batch(0, args.batch - 1)
     verifier = bench_pool.SlowVerifier()
-    slow = on_pool(workers, [([SLOW_PROMPT] + prompts, [SLOW] + completions), (prompts, completions)],
-                   timeout_s=args.timeout, verifier=verifier)
-    (with_slow, normal_only) = slow["steps"]
+    # each on a fresh started pool: a pool that scored these completions once would score them again from its
+    # workers' caches
+    with_slow = on_pool(workers, [([SLOW_PROMPT] + prompts, [SLOW] + completions)], timeout_s=args.timeout,
+                        verifier=verifier)["steps"][0]
+    normal_only = on_pool(workers, [(prompts, completions)], timeout_s=args.timeout, verifier=verifier)["steps"][0]
     seconds, normal, rewards = with_slow["seconds"], normal_only["seconds"], with_slow["rewards"]
     reference = in_process([0], args.batch - 1, slow=True)["steps"][0]["rewards"]
     same = rewards[1:] == reference and normal_only["rewards"] == reference
     print(f"\ndeadline: {args.batch - 1} normal completions + 1 that hangs (60 s in the verifier), first in the batch, "
-          f"pool-{workers} (started), timeout_s {args.timeout:g}: batch {seconds:.2f} s (the normal ones alone, next "
-          f"step: {normal:.2f} s); the hanging one's reward {rewards[0]}; every other reward unchanged: {same}; "
+          f"pool-{workers} (started), timeout_s {args.timeout:g}: batch {seconds:.2f} s (the normal ones alone, on "
+          f"another started pool: {normal:.2f} s); the hanging one's reward {rewards[0]}; every other reward unchanged: {same}; "
           f"batch <= deadline + 1 s: {seconds <= args.timeout + 1.0}; batch <= normal batch + deadline + 1 s: "
           f"{seconds <= normal + args.timeout + 1.0}")
 
