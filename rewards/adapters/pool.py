@@ -50,7 +50,8 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Sequence
 
 __all__ = ["ScoringPool", "Failure", "shared_pool", "close_pools", "default_num_workers", "DEFAULT_TIMEOUT_S",
-           "START_TIMEOUT_S", "call_with", "unscorable", "active_pids", "check_workers", "check_timeout"]
+           "START_TIMEOUT_S", "call_with", "unscorable", "active_pids", "check_workers", "check_timeout",
+           "warm_scorer"]
 
 log = logging.getLogger(__name__)
 
@@ -160,19 +161,57 @@ def unscorable(reason: str, config: Any = None) -> Any:
 
 # -- the worker -----------------------------------------------------------------------------------------------------
 
+_LAZY_IMPORTS: tuple[str, ...] = ("numpy", "sympy.combinatorics", "sympy.tensor.tensor", "sympy.sets.setexpr",
+                                   "sympy.assumptions.wrapper")
+"""Modules that the scorer's libraries import deep inside a call, on the first input that takes that path (sympy's
+``Add.flatten`` imports ``sympy.tensor.tensor`` and through it ``sympy.combinatorics``; latex2sympy's intervals and
+``exp`` import ``sympy.assumptions.wrapper`` and ``sympy.sets.setexpr``; numpy comes in through sympy). Traced with
+an import hook on ProcessBench MATH: a process warmed with one completion and then 64 others still imported the sympy
+modules during its next 256 completions, and numpy during the 64 (about 0.4 s together, paid again by every worker
+of a pool); a worker imports them before it reports ready."""
+
+_WARM_GROUPS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
+    ("Tom has 3 boxes of 4 pens and gives away 5. How many pens are left?",
+     ("3 * 4 = 12 pens.\n12 - 5 = 7 pens.\n#### 7", "3 * 4 = 12 pens, and 12 - 5 = 8.\n#### 8"), "7"),
+    ("Find the positive x with x^2 = 1/2, then compute \\binom{5}{2} + 3!.",
+     ("We have $x^2 = \\frac{1}{2}$, so $x = \\sqrt{\\frac{1}{2}} = \\frac{\\sqrt{2}}{2}$.\n"
+      "$\\binom{5}{2} = \\frac{5!}{2!\\,3!} = 10$ and $3! = 6$, so the sum is $10 + 6 = 16$.\n"
+      "The answer is $\\boxed{16}$.",), "\\boxed{16}"),
+    ("For which x is e^{2x} < e^{x+1}? Give an interval.",
+     ("Since $e^t$ is increasing, $e^{2x} < e^{x+1}$ means $2x < x + 1$, so $x < 1$.\n"
+      "The answer is $\\boxed{(-\\infty, 1)}$.",), "(-\\infty, 1)"),
+)
+"""A few completions that take the scorer's main paths (integer chains, a GRPO group of two, fractions, roots,
+factorials, an ``exp`` inequality, an interval answer through math-verify): scored once by a new worker."""
+
+
+def warm_scorer() -> None:
+    """Load what the scorer loads lazily, so that a worker's first tasks cost what later ones do: the scorer's own
+    modules, :data:`_LAZY_IMPORTS`, and one scoring of :data:`_WARM_GROUPS` (first-call costs: compiled patterns,
+    math-verify's parser, sympy's caches). A worker runs it before it reports ready; it never raises."""
+    import importlib
+
+    for name in _LAZY_IMPORTS:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a library version without it: nothing to preload
+            pass
+    try:
+        from rewards.scoring.score import score_group
+
+        for problem, completions, gold in _WARM_GROUPS:
+            score_group(problem, list(completions), gold=gold, mode="reward")
+    except Exception:  # noqa: BLE001 - a task will report the real problem
+        pass
+
+
 def _worker_main(read_fd: int, write_fd: int) -> None:
     """The loop of one worker: receive ``(fn, args)``, send back ``(True, value)`` or ``(False, reason)``."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle; the pool stops us
     inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
-    try:  # warm: the first task's deadline should not pay the imports (sympy and math-verify load lazily)
-        from rewards.scoring.score import score_trace
-
-        score_trace("Find x if x^2 = 1/2 and x > 0.", "We have $x^2 = \\frac{1}{2}$, so $x = \\sqrt{\\frac{1}{2}}$.\n"
-                    "The answer is $\\boxed{\\frac{\\sqrt{2}}{2}}$.", gold="\\boxed{\\sqrt{2}/2}")
-    except Exception:  # noqa: BLE001 - a task will report the real problem
-        pass
+    warm_scorer()  # the first task's deadline should not pay the imports and first calls
     outbox.send((_READY, os.getpid()))
     while True:
         try:
@@ -396,7 +435,7 @@ class ScoringPool:
                     self._cond.wait(0.5)
                 if not self._idle:
                     return
-                worker = self._idle.pop()
+                worker = self._take_idle_locked()
             index = queue.pop()
             try:
                 worker.outbox.send((fn, tasks[index]))
@@ -413,6 +452,22 @@ class ScoringPool:
             if worker.ready:
                 deadline = time.monotonic() + timeout_s if timeout_s is not None else float("inf")
             running[worker] = (index, deadline)
+
+    def _take_idle_locked(self) -> _Worker:
+        """An idle worker, one that has finished starting first: a replacement (after a deadline kill) imports and
+        warms up the scorer for seconds, and a task handed to it waits for that; it takes one only when every
+        started worker is busy (one of them may be stuck on a slow task until its deadline)."""
+        for position in range(len(self._idle) - 1, -1, -1):
+            worker = self._idle[position]
+            if not worker.ready and worker.inbox.poll(0):  # its "ready" may be waiting in the pipe
+                try:
+                    reply = worker.inbox.recv()
+                except (EOFError, OSError):  # it died while starting: the task will find out and replace it
+                    continue
+                worker.ready = isinstance(reply, tuple) and bool(reply) and reply[0] == _READY
+            if worker.ready:
+                return self._idle.pop(position)
+        return self._idle.pop()
 
     def _release(self, worker: _Worker) -> None:
         with self._cond:

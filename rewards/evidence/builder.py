@@ -13,7 +13,7 @@ from rewards.checks.identities import constrained_variables
 from rewards.checks.solving import is_identity
 from rewards.evidence.algebra_links import AlgebraTracker, LONE_NAME
 from rewards.evidence.equation_derivations import (SLASH_FRACTION, answer_boxes, computes, equation_derivation,
-                                                   equation_roles, is_given, step_equations_of)
+                                                   equation_roles, is_given, trace_equations)
 from rewards.evidence.figures import outside_figures
 from rewards.evidence.irrational import (approximate_answer_step, approximate_derivation, beside_equations,
                                          irrational_coefficient, pi_coefficient)
@@ -63,13 +63,14 @@ class DataflowBuilder:
 
     __slots__ = ("trace", "problem", "pnums", "constrained", "answer_value", "approx", "inexact", "aliases", "units",
                  "pnum_keys", "known", "converted", "strict", "reached_roots", "rules", "steps", "in_figure", "algebra",
-                 "links", "last_derived", "raw_derivations", "producers", "seen_steps")
+                 "links", "last_derived", "raw_derivations", "producers", "seen_steps", "equations")
 
     def __init__(self, trace: Trace) -> None:
         from rewards.checks.answers import approximate_value, named_value  # local: answers imports trace (one-way)
 
         problem = trace.problem
         self.trace, self.problem = trace, problem
+        self.equations = trace_equations(tuple(trace.steps))  # once per trace, indexed per step
         self.pnums = problem_numbers(problem)
         self.constrained = constrained_variables(problem)
         self.answer_value = named_value(trace.answer) if trace.answer else None  # "x=5" names 5
@@ -141,7 +142,7 @@ class DataflowBuilder:
         for rule in self.rules:
             rule.before_step(self, flow, text)
         boxes = answer_boxes(text) if self.trace.answer and "=" in self.trace.answer else ()  # "\\boxed{x=5}"
-        for position, (eq, check) in enumerate(step_equations_of(self.trace.steps, index)):
+        for position, (eq, check) in enumerate(self.equations[index]):
             self.read_equation(flow, (index, position), eq, check, boxes, text)
         for rule in self.rules:
             rule.after_step(self, flow, text)

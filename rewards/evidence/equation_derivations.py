@@ -1,5 +1,5 @@
 """What one equation derives (:func:`derivation_of`: ``(operand sides, value, kind)``), which equations a step
-states as the dataflow reads them (:func:`step_equations_of`), and the equations that derive nothing (a given of
+states as the dataflow reads them (:func:`trace_equations`), and the equations that derive nothing (a given of
 the problem, the answer restated in a box).
 """
 
@@ -146,12 +146,13 @@ MAX_BOXES = 16
 
 
 @lru_cache(maxsize=1024)
-def _trace_equations(steps: tuple[str, ...]) -> tuple[tuple, ...]:
+def trace_equations(steps: tuple[str, ...]) -> tuple[tuple, ...]:
     """Per step, the equations it states as the dataflow reads them: :func:`step_equations`, with a step's first
     equation joined to the last equation of the step before (as read, so a chain carried over several steps keeps
     its first side: ``OP^2 = 10^2 - 6^2``, ``OP^2 = 100 - 36``, ``OP^2 = 64`` read ``OP^2 = 10^2 - 6^2 = 100 - 36 =
     64`` in the third) where both name the same quantity (:func:`rewards.checks.named_chains.join_across`); cached
-    per trace (the propagation plan reads them again)."""
+    per trace (the propagation plan reads them again). Read it once per trace and index it per step: a lookup per step
+    re-hashes the tuple of every step (quadratic in the step count)."""
     out: list[tuple] = []
     previous: tuple = ()
     for k, text in enumerate(steps):
@@ -161,8 +162,3 @@ def _trace_equations(steps: tuple[str, ...]) -> tuple[tuple, ...]:
         out.append(read)
         previous = read
     return tuple(out)
-
-
-def step_equations_of(steps, index: int) -> tuple:
-    """The equations step ``index`` states, as the dataflow reads them (:func:`_trace_equations`)."""
-    return _trace_equations(tuple(steps))[index]

@@ -13,7 +13,7 @@ from rewards.checks.algebra import algebra_work, rational_roots, real_roots, sub
 from rewards.checks.arithmetic import evaluate
 from rewards.checks.solving import solve_linear
 from rewards.evidence.algebra_links import ALGEBRA_WORK
-from rewards.evidence.equation_derivations import equation_derivation, step_equations_of
+from rewards.evidence.equation_derivations import equation_derivation, trace_equations
 from rewards.evidence.irrational import approx_key, approximate_derivation, move_coefficient
 from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, Intervention, MAX_INTERVENTIONS
 from rewards.evidence.paths import answer_path, derived_answer
@@ -59,9 +59,10 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
     plan = []  # two threads may both build it: the same plan, assigned whole
     rules = rules_for(trace.problem)
     built = flow._derivations[1] if flow._derivations is not None and flow._derivations[0] == steps else {}
+    equations = trace_equations(steps)  # once per trace, indexed per step
     for k, text in enumerate(trace.steps):
         entries = []
-        for position, (eq, check) in enumerate(step_equations_of(trace.steps, k)):
+        for position, (eq, check) in enumerate(equations[k]):
             derivation = built[(k, position)] if (k, position) in built else equation_derivation(eq, check)  # built
             # already (None included), or worked out
             if derivation is None and flow.approximate and check.ok is True and not eq.approximate:

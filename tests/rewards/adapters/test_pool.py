@@ -106,6 +106,25 @@ def test_pool_deadline_kills_only_the_slow_task_and_replaces_its_worker():
     assert not any(_alive(p) for p in before + after)
 
 
+def test_a_replacement_still_starting_takes_no_task_an_idle_started_worker_can_take():
+    with ScoringPool(2) as pool:
+        pool.warm()
+        started = set(pool.pids())
+        assert isinstance(pool.map(time.sleep, [(60.0,)], timeout_s=0.5)[0], Failure)  # its worker is replaced
+        survivor = started & set(pool.pids())
+        assert len(survivor) == 1 and len(pool.pids()) == 2
+        # the replacement imports and warms up the scorer for seconds: the next task goes to the idle started worker
+        assert set(pool.map(os.getpid, [()])) == survivor
+        assert pool.map(operator.add, [(1, 2)] * 4) == [3] * 4
+
+
+def test_warm_scorer_loads_what_the_scorer_imports_lazily():
+    code = ("import sys; from rewards.adapters.pool import _LAZY_IMPORTS, warm_scorer; warm_scorer(); "
+            "print(sorted(set(_LAZY_IMPORTS) - set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
 def test_pool_cannot_be_pickled():
     with ScoringPool(1) as pool, pytest.raises(TypeError, match="shared_pool"):
         pickle.dumps(pool)

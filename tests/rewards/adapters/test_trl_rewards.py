@@ -403,7 +403,9 @@ def test_a_group_that_fails_to_score_is_counted_as_an_internal_error(monkeypatch
     def broken(*args, **kwargs):
         raise KeyError("forced scorer failure")
 
-    monkeypatch.setattr(T, "score_group", broken)
+    from rewards.adapters import reward_base
+
+    monkeypatch.setattr(reward_base, "score_group", broken)  # the in-process scoring of the reward base class
     reward = get_rafs_reward(cache=False)
     rec = _Recorder()
     prompts, completions, answers = _batch()
