@@ -80,6 +80,7 @@ __all__ = [
     "rafs_stability_reward",
     "get_rafs_reward",
     "get_faithful_accuracy_reward",
+    "answer_correct",
     "get_rafs_step_validity_reward",
     "get_rafs_support_reward",
     "get_rafs_consensus_reward",
@@ -134,15 +135,46 @@ def _rafs_metrics(results: Sequence[RAFSResult], golds: Sequence[str | None]) ->
     return out
 
 
+def answer_correct(result: RAFSResult, gold: str | None) -> bool | None:
+    """Whether the completion's final answer equals the gold (math-verify's equivalence, as the scorer judged it);
+    ``False`` without a final answer; ``None`` without a usable gold.
+
+    >>> from rewards import score_trace
+    >>> answer_correct(score_trace("3 boxes of 4 pens", "3 * 4 = 12 pens.\\n#### 12"), "13")
+    False
+    """
+    ref = gold_answer(gold) if gold is not None else None
+    if ref is None:
+        return None
+    if result.correct is not None:
+        return result.correct
+    return answers_equivalent(result.answer, ref) if result.answer is not None else False
+
+
 class RAFSReward(RAFSRewardFunction):
     """``RAFS / 100`` per completion (``None`` when RAFS abstains).
+
+    RAFS reads no gold: added to an accuracy term as it is, it pays a wrong answer reached by well-formed steps about
+    what a faithful chain earns. ``correct_only=True`` pays ``0`` to a completion whose final answer a gold column
+    shows wrong (or missing), and ``RAFS / 100`` otherwise — with no usable gold, RAFS as it is.
 
     Logs (prefix ``<name>/``): ``rafs_mean``, ``abstain_rate``, ``P_R_mean`` … ``D_R_mean``,
     ``silent_failure_rate`` (only with a gold column), ``internal_errors`` (see :class:`RAFSRewardFunction`); per
     completion: ``rafs``, ``status``, ``suspect_step``.
     """
 
+    def __init__(self, name: str = "rafs_reward", *, correct_only: bool = False, **kwargs: Any) -> None:
+        if not isinstance(correct_only, bool):
+            raise TypeError(f"correct_only={correct_only!r} must be True or False.")
+        super().__init__(name, **kwargs)
+        self.correct_only = correct_only
+
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "correct_only": self.correct_only}
+
     def value(self, result: RAFSResult, gold: str | None) -> float | None:
+        if self.correct_only and answer_correct(result, gold) is False:
+            return 0.0
         return result.reward
 
     def metrics(self, results, rewards, golds):
@@ -186,12 +218,7 @@ class FaithfulAccuracyReward(RAFSRewardFunction):
 
     def correct(self, result: RAFSResult, gold: str | None) -> bool | None:
         """Whether the completion's final answer equals the gold; ``None`` without a usable gold."""
-        ref = gold_answer(gold) if gold is not None else None
-        if ref is None:
-            return None
-        if result.correct is not None:
-            return result.correct
-        return answers_equivalent(result.answer, ref) if result.answer is not None else False
+        return answer_correct(result, gold)
 
     def why_none(self, result: RAFSResult, gold: str | None) -> str:
         return f"no usable gold answer in {gold!r:.80}" if gold is not None else "no gold answer"
@@ -268,12 +295,15 @@ class ComponentReward(RAFSRewardFunction):
 # -- factories ------------------------------------------------------------------------------------------------------
 
 def get_rafs_reward(config: RAFSConfig | Mapping[str, Any] | None = None, *, gold_column: str | None = None,
-                    name: str = "rafs_reward", asynchronous: bool = False, **kwargs: Any) -> RAFSReward:
+                    name: str = "rafs_reward", asynchronous: bool = False, correct_only: bool = False,
+                    **kwargs: Any) -> RAFSReward:
     """A configured ``rafs_reward``: ``RAFS/100`` per completion, ``None`` on abstention.
 
-    Keyword arguments: see :class:`RAFSRewardFunction` (``strict``, ``gather``, ``log_metrics``, ``log_extras``,
-    ``verifier``, ``cache``, ``num_workers``, ``timeout_s``); ``asynchronous=True`` returns the ``async`` form
-    (:class:`AsyncRewardFunction`).
+    ``correct_only=True``: ``0`` where the gold column shows the final answer wrong (the form to add to an accuracy
+    term: ``accuracy + rafs`` then pays ``accuracy × (1 + RAFS/100)``, and no wrong answer earns for well-formed
+    steps). Keyword arguments: see :class:`RAFSRewardFunction` (``strict``, ``gather``, ``log_metrics``,
+    ``log_extras``, ``verifier``, ``cache``, ``num_workers``, ``timeout_s``); ``asynchronous=True`` returns the
+    ``async`` form (:class:`AsyncRewardFunction`).
 
     >>> get_rafs_reward(num_workers=4, timeout_s=5.0).workers()   # a pool of 4 starts on the first call
     4
@@ -283,8 +313,14 @@ def get_rafs_reward(config: RAFSConfig | Mapping[str, Any] | None = None, *, gol
     'rafs_reward'
     >>> reward(["Ann has 2 bags of 5 apples."], ["2 * 5 = 10 apples.\\n#### 10"])[0] > 0.9
     True
+    >>> misread = ["2 + 5 = 7 apples.\\n#### 7"]                 # well-formed steps, the wrong operation
+    >>> rafs_reward(["Ann has 2 bags of 5 apples."], misread, answer=["10"])[0] > 0.5
+    True
+    >>> get_rafs_reward(correct_only=True)(["Ann has 2 bags of 5 apples."], misread, answer=["10"])
+    [0.0]
     """
-    return _finish(RAFSReward(name, config=config, gold_column=gold_column, **kwargs), asynchronous)
+    return _finish(RAFSReward(name, config=config, gold_column=gold_column, correct_only=correct_only, **kwargs),
+                   asynchronous)
 
 
 def get_faithful_accuracy_reward(unfaithful_credit: float = UNFAITHFUL_CREDIT,

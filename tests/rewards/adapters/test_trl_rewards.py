@@ -450,3 +450,47 @@ def test_fuzzed_completions_never_raise(completions, gold):
         out = func(prompts, completions, **kwargs)
         assert len(out) == len(completions)
         assert all(v is None or 0.0 <= v <= 1.0 for v in out)
+
+
+# -- correct_only: RAFS added to accuracy must not pay a wrong answer for well-formed steps ---------------------------
+
+_APPLES = "Ann has 2 bags of 5 apples. How many apples does she have?"
+_RIGHT = "2 * 5 = 10 apples.\n#### 10"
+_MISREAD = "2 + 5 = 7 apples.\n#### 7"   # every step true, the wrong operation
+
+
+def test_correct_only_pays_a_wrong_answer_nothing_and_leaves_the_rest_as_rafs():
+    from rewards.adapters.trl_rewards import get_rafs_reward, rafs_reward
+
+    gated = get_rafs_reward(correct_only=True)
+    assert rafs_reward([_APPLES], [_MISREAD], answer=["10"])[0] > 0.5     # the hazard: RAFS reads no gold
+    assert gated([_APPLES], [_MISREAD], answer=["10"]) == [0.0]
+    assert gated([_APPLES], [_RIGHT], answer=["10"]) == rafs_reward([_APPLES], [_RIGHT], answer=["10"])
+    group = rafs_reward([_APPLES] * 2, [_RIGHT, _MISREAD], answer=["10", "10"])
+    assert gated([_APPLES] * 2, [_RIGHT, _MISREAD], answer=["10", "10"]) == [group[0], 0.0]
+    assert gated([_APPLES], [_MISREAD]) == rafs_reward([_APPLES], [_MISREAD])   # no gold column: RAFS as it is
+    assert gated([_APPLES], ["So it is 10 apples."], answer=["10"]) == \
+        rafs_reward([_APPLES], ["So it is 10 apples."], answer=["10"])
+
+
+def test_correct_only_with_accuracy_orders_a_correct_bare_answer_above_a_wrong_chain():
+    from rewards.adapters.trl_rewards import faithful_accuracy_reward, get_rafs_reward
+
+    gated = get_rafs_reward(correct_only=True)
+    kinds = {"faithful": _RIGHT, "bare": "#### 10", "wrong chain": _MISREAD}
+    total = {k: faithful_accuracy_reward([_APPLES], [c], answer=["10"])[0]
+             + (gated([_APPLES], [c], answer=["10"])[0] or 0.0) for k, c in kinds.items()}
+    assert total["faithful"] > total["bare"] > total["wrong chain"] == 0.0
+
+
+def test_correct_only_is_a_checked_picklable_setting_of_its_own_version():
+    import pickle
+
+    from rewards.adapters.trl_rewards import get_rafs_reward
+
+    gated = get_rafs_reward(correct_only=True)
+    assert pickle.loads(pickle.dumps(gated)).correct_only is True
+    assert gated.__name__ == "rafs_reward"
+    assert gated.reward_version != get_rafs_reward().reward_version
+    with pytest.raises(TypeError, match="correct_only"):
+        get_rafs_reward(correct_only="yes")
