@@ -10,7 +10,6 @@ from typing import NamedTuple
 from fractions import Fraction
 
 from rewards.checks.arithmetic import EquationCheck
-from rewards.evidence.lexicon import problem_numbers
 
 
 MAX_INTERVENTIONS = 12

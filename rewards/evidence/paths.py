@@ -73,8 +73,8 @@ def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None 
     an operand — as written, in percent (``20`` as ``0.2``), or converted by a unit factor (``2`` weeks as ``14``).
     ``path``: the answer's derivation steps when the caller has them (:func:`answer_path`); ``used``: the values of
     the quantities the answer depends on when the caller knows them (the derivation read as a function of the
-    problem's quantities, :meth:`rewards.scoring.derivation.DerivationFunction.used_values`: a quantity that cancels
-    is not used), instead of every operand on the path.
+    problem's quantities, :meth:`rewards.evidence.derivation_function.DerivationFunction.used_values`: a quantity that
+    cancels is not used), instead of every operand on the path.
 
     The paper's skipped muffins: an answer reached without a quantity the problem gives is evidence that the
     derivation is a shortcut that happens to land. Not proof: half of GSM8K's gold solutions leave a distractor or a

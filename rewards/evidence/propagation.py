@@ -300,7 +300,8 @@ def derivation_entries(trace: Trace, flow: Dataflow) -> list[list[Derivation]]:
     """Per step, what its equations derive, in order: ``(operand sides, value, kind)`` (``kind`` one of
     ``computed``, ``evaluated``, ``solved``, ``followed``, ``substituted``, ``congruence``), then the computations
     written with unit words (:func:`wordy_derivations`, as ``computed``). The reading the counterfactual propagation
-    uses (worked out once per trace); :mod:`rewards.scoring.derivation` builds the answer's function from it."""
+    uses (worked out once per trace); :mod:`rewards.evidence.derivation_function` builds the answer's function from
+    it."""
     plan = _propagation_plan(trace, flow)
     return [[Derivation(tuple(d.sides), d.value, d.kind) for _eq, _link, d, _key in entries]
             + [Derivation(tuple(sides), result, "computed") for sides, result in flow.steps[k].wordy]

@@ -2,17 +2,17 @@ r"""Counterfactual agreement: completions that reach one answer the same way com
 
 The paper's conditional reasoning stability (``D_R``) compares the *claims* of the traces that reach the modal answer.
 This module compares what their derivations *compute*: each answer's derivation read as a function ``f(q_1..q_n)``
-of the problem's quantities (:mod:`rewards.scoring.derivation`), evaluated at edited inputs. A member whose function
-agrees with none of the group's other correct, comparable members — while some of those agree with each other — is
-*isolated*, and earns ``κ`` (``isolation_penalty``) times its reward. Where a reference solution exists (a worked gold solution: the
+of the problem's quantities (:mod:`rewards.evidence.derivation_function`), evaluated at edited inputs. A member whose
+function agrees with none of the group's other correct, comparable members — while some of those agree with each
+other — is *isolated*, and earns ``κ`` (``isolation_penalty``) times its reward. Where a reference solution exists (a worked gold solution: the
 SFT filter, ``rafs eval``, a GSM8K ``answer`` column in training) a member is compared with the reference's function
 instead.
 
 Guards against rewarding conformity (each one a rule below):
 
 * **degeneracy first** — a constant, copied or cancelling function
-  (:attr:`~rewards.scoring.derivation.DerivationFunction.degenerate`) is no derivation: it is never compared, never a
-  peer, and whoever agrees with it gains nothing (it already earns the unsupported floor);
+  (:attr:`~rewards.evidence.derivation_function.DerivationFunction.degenerate`) is no derivation: it is never compared,
+  never a peer, and whoever agrees with it gains nothing (it already earns the unsupported floor);
 * **only checked derivations compare** — a member is comparable only when its answer is supported (a verified
   derivation from the problem, nothing from nowhere, no hedge, not hollow) and no step of it is refuted;
 * **a minimum number of comparable peers** (``isolation_min_peers``, 2) with a consensus among them (two peers that
@@ -62,9 +62,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
+from rewards.evidence import DerivationFunction, answer_derivations, build_dataflow, derivation_function
 from rewards.parsing.trace import parse_trace
-from rewards.evidence import answer_derivations, build_dataflow
-from rewards.evidence import DerivationFunction, derivation_function
 
 __all__ = ["Agreement", "consistent_edits", "agree", "group_agreement", "reference_function", "MAX_EDIT_CLASSES"]
 

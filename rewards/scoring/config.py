@@ -62,8 +62,8 @@ class RAFSConfig:
             (:func:`~rewards.evidence.quantity_coverage`; the paper's skipped muffins). Weighed, not
             blocking: half of GSM8K's gold solutions leave a distractor unused. 0 turns it off.
         derivation_function: under ``missing_evidence="no_support"`` read the answer's derivation as a function of
-            the problem's quantities (:mod:`rewards.scoring.derivation`): a degenerate one — constant, a quantity
-            copied through, or a quantity or sub-expression that cancels — withholds support (the answer is
+            the problem's quantities (:mod:`rewards.evidence.derivation_function`): a degenerate one — constant, a
+            quantity copied through, or a quantity or sub-expression that cancels — withholds support (the answer is
             unsupported, like a gap; no step is refuted). A derivation the function cannot be built for changes
             nothing.
         counterfactual_agreement: under ``missing_evidence="no_support"`` with ``derivation_function``, compare the

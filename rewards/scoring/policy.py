@@ -18,7 +18,7 @@ missing evidence is no support, :attr:`Evidence.reward_mode`; ``"evaluation"``: 
              · 0 when the completion hedges between final answers (reward mode)   (hedge_factor)
              · 0 when the answer's derivation, read as a function of the problem's   (derivation_factor;
                quantities, is degenerate: constant, copied or cancelling (reward      derivation_function)
-               mode; rewards.scoring.derivation)
+               mode; rewards.evidence.derivation_function)
 
 Counterfactual agreement (reward mode, ``counterfactual_agreement``; :mod:`rewards.scoring.agreement`)::
 
@@ -91,7 +91,7 @@ class Evidence:
         correct: the answer equals the gold (``None``: no gold).
         group: ``C_A`` and ``D_R`` from the group (``None`` each when absent).
         degenerate: reward mode with ``derivation_function``: why the answer's derivation, read as a function of the
-            problem's quantities (:func:`~rewards.scoring.derivation.derivation_function`), is no derivation
+            problem's quantities (:func:`~rewards.evidence.derivation_function.derivation_function`), is no derivation
             (``None``: it is one, or no function could be built).
         function: that function (``None`` where it was not built).
         agreement: reward mode with ``counterfactual_agreement``: the member's
@@ -176,7 +176,7 @@ def hedge_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | None]:
 def derivation_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | None]:
     """0 (reward mode, ``derivation_function``) when the answer's derivation, read as a function of the problem's
     quantities, is degenerate: constant, a quantity copied through, or a written quantity or sub-expression that
-    cancels (:mod:`rewards.scoring.derivation`). It withholds support, like a gap; it refutes no step."""
+    cancels (:mod:`rewards.evidence.derivation_function`). It withholds support, like a gap; it refutes no step."""
     if ev.degenerate is None:
         return 1.0, None
     return 0.0, f"the derivation is no function of the problem ({ev.degenerate}): no support"

@@ -44,12 +44,12 @@ from typing import Any, Mapping, Sequence
 from rewards.checks.arithmetic import extract_equations, numbers_in
 from rewards.checks.answers import (answers_equivalent, approximate_value, canonical_answer, gold_answer,
                                     named_value, numeric_value)
+from rewards.evidence import (DerivationFunction, Dataflow, Intervention, answer_derivations, build_dataflow,
+                               derivation_function, fraction_literals, input_counterfactuals, quantity_coverage)
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
 from rewards.scoring.agreement import group_agreement, reference_function
-from rewards.evidence import Dataflow, Intervention, answer_derivations, build_dataflow, fraction_literals, input_counterfactuals, quantity_coverage
 from rewards.scoring.config import COMPONENTS, DEFAULT_CONFIGS, MODES, USES, RAFSConfig
-from rewards.evidence import DerivationFunction, derivation_function
 from rewards.scoring.policy import Evidence, abstain, decide, refuted_steps
 from rewards.scoring.revisions import analyse_revisions
 from rewards.scoring.verdict import FAILURE_TYPES, RAFSResult
@@ -398,8 +398,8 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
 
 def _derivation_reading(trace: Trace, flow: Dataflow, derivations: list[frozenset[int]]) -> DerivationFunction | None:
     """The answer's derivation read as a function of the problem's quantities
-    (:func:`~rewards.scoring.derivation.derivation_function`; ``None``: no function could be built — no evidence
-    either way). Never raises on untrusted input."""
+    (:func:`~rewards.evidence.derivation_function.derivation_function`; ``None``: no function could be built — no
+    evidence either way). Never raises on untrusted input."""
     try:
         return derivation_function(trace, flow, derivations)
     except Exception as exc:  # noqa: BLE001 - an analysis bug must never crash a reward; nothing is withheld

@@ -10,8 +10,8 @@ gold answer. Read as a function of the quantities it is
 * *non-degenerate*: every quantity it writes moves its value when edited — a correct one must always earn support.
 
 The classification is computed here, by evaluating the program at edited quantities, not read from the text; the
-reward reads the completion with ``derivation_function`` on (:mod:`rewards.scoring.derivation`), which links each
-literal to where it came from instead of matching values. Where a written value has several sources (a derived 2
+reward reads the completion with ``derivation_function`` on (:mod:`rewards.evidence.derivation_function`), which links
+each literal to where it came from instead of matching values. Where a written value has several sources (a derived 2
 and the problem's 2, a value the problem states twice) the text itself is ambiguous: 400 random programs per
 property, drawn with other seeds than the harness's, break it on about 1-3%.
 """

@@ -1,5 +1,5 @@
-"""The answer's derivation read as a function of the problem's quantities (rewards/scoring/derivation.py) and the
-policy's ``derivation_factor``: each literal linked to where it came from, degeneracy decided exactly, bounded work,
+"""The answer's derivation read as a function of the problem's quantities (rewards/evidence/derivation_function.py) and
+the policy's ``derivation_factor``: each literal linked to where it came from, degeneracy decided exactly, bounded work,
 and a degenerate derivation withholding support without refuting a step."""
 
 from __future__ import annotations
