@@ -114,7 +114,9 @@ class DataflowBuilder:
         answer_value, answer_step = self.answer()
         dataflow = Dataflow(self.steps, self.pnums, answer_value, answer_step, self.last_derived, self.units,
                             self.links, self.approx is not None)
-        dataflow._derivations = (tuple(self.trace.steps), self.raw_derivations)
+        steps = tuple(self.trace.steps)
+        dataflow._derivations = (steps, self.raw_derivations)
+        dataflow._equations = (steps, self.equations)
         dataflow._problem_keys = self.pnum_keys
         return dataflow
 

@@ -145,14 +145,15 @@ MAX_BOXES = 16
 """At most this many boxes per step are read (bounded work on a step of thousands of ``\\boxed{``)."""
 
 
-@lru_cache(maxsize=1024)
 def trace_equations(steps: tuple[str, ...]) -> tuple[tuple, ...]:
     """Per step, the equations it states as the dataflow reads them: :func:`step_equations`, with a step's first
     equation joined to the last equation of the step before (as read, so a chain carried over several steps keeps
     its first side: ``OP^2 = 10^2 - 6^2``, ``OP^2 = 100 - 36``, ``OP^2 = 64`` read ``OP^2 = 10^2 - 6^2 = 100 - 36 =
-    64`` in the third) where both name the same quantity (:func:`rewards.checks.named_chains.join_across`); cached
-    per trace (the propagation plan reads them again). Read it once per trace and index it per step: a lookup per step
-    re-hashes the tuple of every step (quadratic in the step count)."""
+    64`` in the third) where both name the same quantity (:func:`rewards.checks.named_chains.join_across`). Read it
+    once per trace and index it per step. Not cached here: :func:`~rewards.evidence.builder.build_dataflow` keeps
+    its reading on the :class:`~rewards.evidence.model.Dataflow` (``_equations``), where the propagation plan reads
+    it again. (A cache of whole traces kept every equation of the last 1,024 traces alive, steps the per-step cache
+    had long evicted: ~17,000 objects per 128k-character trace that every full garbage collection walked.)"""
     out: list[tuple] = []
     previous: tuple = ()
     for k, text in enumerate(steps):

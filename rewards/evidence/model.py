@@ -87,6 +87,9 @@ class Dataflow:
     (:func:`_propagation_plan`), worked out once per trace; not copied by ``dataclasses.replace``."""
     _problem_keys: frozenset | None = field(default=None, init=False, repr=False, compare=False)
     """``problem_numbers`` by :func:`value_key`, for lookups by key (set by :func:`build_dataflow`; not copied either)."""
+    _equations: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    """``(the trace's steps, trace_equations(steps))``: the equations :func:`build_dataflow` read, per step, for
+    :func:`_propagation_plan` to reuse (not copied either)."""
     _derivations: tuple | None = field(default=None, init=False, repr=False, compare=False)
     """``(the trace's steps, {(step, position): equation_derivation(eq, check)})``: what :func:`build_dataflow` worked out
     for an equation with its check as read, for :func:`_propagation_plan` to reuse (not copied either)."""

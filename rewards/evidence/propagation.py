@@ -59,7 +59,9 @@ def _propagation_plan(trace: Trace, flow: Dataflow) -> list[list[tuple]]:
     plan = []  # two threads may both build it: the same plan, assigned whole
     rules = rules_for(trace.problem)
     built = flow._derivations[1] if flow._derivations is not None and flow._derivations[0] == steps else {}
-    equations = trace_equations(steps)  # once per trace, indexed per step
+    # what build_dataflow read (else once per trace here), indexed per step
+    equations = flow._equations[1] if flow._equations is not None and flow._equations[0] == steps \
+        else trace_equations(steps)
     for k, text in enumerate(trace.steps):
         entries = []
         for position, (eq, check) in enumerate(equations[k]):
