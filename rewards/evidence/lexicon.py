@@ -210,18 +210,32 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
 
 
 class Converted:
-    """``value in converted``: whether a value is a problem quantity in another unit (``a * u`` or ``a / u``), worked
-    out only when asked (most operands are grounded without it): ``value / u`` or ``value * u`` is a problem quantity
-    for some unit factor ``u`` (exact, and ``u > 0``: the same answer as membership in :func:`_conversions`, without
-    building and keeping every product — a few queries per trace against ``2 · |pnums| · |units|`` products)."""
+    """``value in converted``: whether a value is a problem quantity in another unit (``a * u`` or ``a / u``):
+    ``value / u`` or ``value * u`` is a problem quantity for some unit factor ``u`` (exact, and ``u > 0``): the
+    same answer as membership in :func:`_conversions`. The first questions are worked out one by one, each against
+    every unit (most operands are grounded without asking, and a short trace asks a few times); once a trace has
+    asked more than ``2 · |pnums|`` times, the ``2 · |pnums| · |units|`` products are built once and looked up (a
+    long trace names many units and asks on many steps: one question against 30 units cost ~60 Fraction operations,
+    every time). No problem quantity: nothing is one in another unit."""
 
-    __slots__ = ("pnums", "units")
+    __slots__ = ("pnums", "units", "_asked", "_products")
 
     def __init__(self, pnums: frozenset[Fraction], units: frozenset[Fraction]) -> None:
         self.pnums, self.units = pnums, units
+        self._asked = 0
+        self._products: frozenset | None = None
 
     def __contains__(self, value: Fraction) -> bool:
         pnums = self.pnums
+        if not pnums:
+            return False
+        if self._products is not None:
+            return value in self._products
+        self._asked += 1
+        if self._asked > 2 * len(pnums):  # worth building: the set of every product, by value_key
+            self._products = frozenset(v.numerator if v.denominator == 1 else v
+                                       for v in _conversions.__wrapped__(pnums, self.units)) if self.units else frozenset()
+            return value in self._products
         if value.denominator == 1:  # whole: int arithmetic and int keys (equal values, same hashes) where the unit
             n = value.numerator     # is whole too
             for u in self.units:

@@ -1003,3 +1003,14 @@ def test_counting_and_factoring_problem_prefilters_match_re_i(corpus):
         factored += slow is not None
     assert counted > 200 and factored > 200, (counted, factored)  # both hit often: the test has teeth
     assert counting.counting_problem("the \u017felected few")  # re.I folds the long s: the non-ASCII path runs it
+
+
+def test_equation_gap_signal_from_words_matches_the_search(corpus):
+    from rewards.checks.claims import equivalence
+
+    texts = [*corpus, "so", "So, ", "SO3", "also", "so_x", "then\nwe", "\\Rightarrow", "$$", "\\\\", "\\]", "ſo",
+             "Thus\u00a0x", "x_so", "divided by 2 gives", "(1) and (2)",
+             *_fuzzed("soSOthenTHUSgivs _3\n\t,.\\$]ſ\u212aé", 12000)]
+    for text in texts:
+        assert equivalence._signalled(text) == (equivalence._SIGNAL.search(text) is not None), text
+    assert equivalence._signalled("so we get") and not equivalence._signalled("clips in May.\nNatalia sold")
