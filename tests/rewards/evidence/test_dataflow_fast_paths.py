@@ -253,3 +253,44 @@ def test_step_flows_have_slots_and_pickle():
     flow.used.append(Fraction(5))
     assert not hasattr(flow, "__dict__")
     assert pickle.loads(pickle.dumps(flow)) == flow
+
+
+def test_propagation_plan_from_the_builders_equations_and_read_anew(rows):
+    """The propagation plan reads the equations build_dataflow kept on the Dataflow: the same plan as one that reads
+    every step's equations anew (trace_equations, which no longer caches whole traces)."""
+    from rewards.evidence import propagation
+
+    planned = 0
+    for problem, solution in rows[:120]:
+        trace = parse_trace(problem, solution)
+        if trace.issues:
+            continue
+        flow = E.build_dataflow(trace)
+        assert flow._equations is not None and flow._equations[0] == tuple(trace.steps)
+        kept = propagation._propagation_plan(trace, flow)
+        flow._plan, flow._equations = None, None
+        anew = propagation._propagation_plan(trace, flow)
+        assert [[entry[1:] for entry in step] for step in kept] == [[entry[1:] for entry in step] for step in anew]
+        assert [[entry[0].sides if entry[0] else None for entry in step] for step in kept] == \
+            [[entry[0].sides if entry[0] else None for entry in step] for step in anew]
+        planned += any(kept)
+    assert planned > 50
+    assert not hasattr(equation_derivations.trace_equations, "cache_info")  # no cache of whole traces
+
+
+def test_unit_conversions_asked_past_the_product_set_threshold():
+    """Converted answers its first questions one by one and later ones from the product set: both regimes agree with
+    the set of products, and a problem with no number is never converted."""
+    rng = random.Random(7)
+    units = frozenset(Fraction(u) for u in (2, 3, 7, 12, 60, 100, 1000))
+    for _ in range(50):
+        pnums = frozenset(Fraction(rng.randint(-40, 400), rng.choice([1, 1, 2, 5])) for _ in range(rng.randint(1, 6)))
+        keyed = frozenset(quantities.value_key(v) for v in pnums)
+        products = lexicon._conversions(pnums, units)
+        converted = lexicon.Converted(keyed, units)
+        asked = [*rng.sample(sorted(products), 8), *(Fraction(rng.randint(-500, 50000), rng.choice([1, 1, 3, 4]))
+                                                     for _ in range(30))]
+        answers = [value in converted for value in asked]
+        assert converted._products is not None  # past 2 * |pnums| questions: the product set was built
+        assert answers == [value in products for value in asked]
+    assert Fraction(120) not in lexicon.Converted(frozenset(), units)
