@@ -128,6 +128,10 @@ class Trace:
 _VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅖": "2/5", "⅗": "3/5",
            "⅘": "4/5", "⅙": "1/6", "⅚": "5/6", "⅛": "1/8", "⅜": "3/8", "⅝": "5/8", "⅞": "7/8"}
 _VULGAR_RE = re.compile(r"(\d?)([" + "".join(_VULGAR) + "])")
+_VULGAR_CHAR = re.compile("[" + "".join(_VULGAR) + "]")
+"""What every match of :data:`_VULGAR_RE` holds, searched first: a class the regex engine skips to in C, where
+``_VULGAR_RE`` (an optional digit first) is tried at every character (~8 ms on a 128k-character completion with one
+non-ASCII character and no vulgar fraction)."""
 
 
 def _vulgar(match: re.Match) -> str:
@@ -188,7 +192,7 @@ def _clean(text: str) -> str:
     (``¼ * 24`` -> ``(1/4) * 24``, ``2½`` -> ``(2+1/2)``); brace-less LaTeX fractions braced and equation
     labels dropped (:func:`normalize_latex`)."""
     text = normalize_latex(_CONTROL.sub("", text))
-    return text if text.isascii() else _VULGAR_RE.sub(_vulgar, text)
+    return text if text.isascii() or _VULGAR_CHAR.search(text) is None else _VULGAR_RE.sub(_vulgar, text)
 
 
 def normalize_latex(text: str) -> str:

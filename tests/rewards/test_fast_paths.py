@@ -1014,3 +1014,19 @@ def test_equation_gap_signal_from_words_matches_the_search(corpus):
     for text in texts:
         assert equivalence._signalled(text) == (equivalence._SIGNAL.search(text) is not None), text
     assert equivalence._signalled("so we get") and not equivalence._signalled("clips in May.\nNatalia sold")
+
+
+def test_vulgar_fractions_prefilter_changes_nothing(corpus):
+    from rewards.parsing import trace
+
+    def slow(text: str) -> str:  # _clean without the prefilter
+        text = trace.normalize_latex(trace._CONTROL.sub("", text))
+        return text if text.isascii() else trace._VULGAR_RE.sub(trace._vulgar, text)
+
+    texts = [*corpus, "2½ cups", "½", "a ¾ b", "é ⅞7", "12⅓", "1,5⅝", *_fuzzed("12 ½¼⅞é×\n", 6000)]
+    alone = 0
+    for text in texts:
+        assert trace._clean(text) == slow(text), text
+        alone += not text.isascii() and trace._VULGAR_CHAR.search(text) is None
+    assert alone > 300  # the prefilter answered alone on many texts
+    assert trace._clean("2½ cups") == "(2+1/2) cups"
