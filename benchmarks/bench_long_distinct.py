@@ -9,6 +9,11 @@ conversational completion with the same gold, alternated, timed in CPU seconds o
 
 Usage: python benchmarks/bench_long_distinct.py [--source gsm8k|math] [--lengths 16000 32000 64000 128000] [--reps 3]
 Target (issue 30): at 128k characters, rafs_reward <= 10x accuracy_reward; cost linear in length.
+
+``--run rafs|trl --traces N``: score N traces of each length with that reward alone, untimed and silent, for an
+instruction counter that a loaded machine does not blur (valgrind's cachegrind, ``PYTHONHASHSEED=0``)::
+
+    instructions/trace = (I(--run rafs --traces N) - I(--run rafs --traces 0)) / N   (per length)
 """
 
 from __future__ import annotations
@@ -58,16 +63,33 @@ def main() -> None:
     ap.add_argument("--source", choices=("gsm8k", "math"), default="gsm8k")
     ap.add_argument("--lengths", type=int, nargs="+", default=[16_000, 32_000, 64_000, 128_000])
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--run", choices=("rafs", "trl"), help="score with this reward alone, untimed (see above)")
+    ap.add_argument("--traces", type=int, default=3, help="with --run: traces per length")
     args = ap.parse_args()
-    from trl.rewards import accuracy_reward
-
-    from rewards.adapters.trl_rewards import get_rafs_reward
-
-    reward = get_rafs_reward(num_workers=1, cache=False)
     pool = solutions(args.source)
     problem = "Solve the problems below."
     warm, _, nxt = trace(pool, 0, 4000)  # imports and first-call costs, untimed
+    if args.run == "trl":  # rafs is not imported: its imports would count
+        from trl.rewards import accuracy_reward
+
+        accuracy_reward([[{"role": "assistant", "content": warm}]], solution=["1"])
+        for chars in args.lengths:
+            for _ in range(args.traces):
+                text, gold, nxt = trace(pool, nxt, chars)
+                accuracy_reward([[{"role": "assistant", "content": text}]], solution=[gold])
+        return
+    from rewards.adapters.trl_rewards import get_rafs_reward
+
+    reward = get_rafs_reward(num_workers=1, cache=False)
     reward([problem], [[{"role": "assistant", "content": warm}]], answer=["1"])
+    if args.run == "rafs":
+        for chars in args.lengths:
+            for _ in range(args.traces):
+                text, gold, nxt = trace(pool, nxt, chars)
+                reward([problem], [[{"role": "assistant", "content": text}]], answer=[gold])
+        return
+    from trl.rewards import accuracy_reward
+
     accuracy_reward([[{"role": "assistant", "content": warm}]], solution=["1"])
     print(f"bench_long_distinct: {args.source}, {args.reps} reps per length, one core")
     print(f"{'chars':>8}{'rafs ms':>10}{'trl ms':>9}{'ratio':>8}{'rafs us/char':>14}   (CPU time)")
