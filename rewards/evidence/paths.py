@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from rewards.checks.algebra import relation
+from rewards.checks.algebra import algebra_work, relation
 from rewards.checks.arithmetic import extract_equations
 from rewards.evidence.model import AlgebraLink, Dataflow
 from rewards.evidence.quantities import BASIC_KEYS, figure_numbers, read_numbers, stated_quantities, value_key
@@ -65,9 +65,14 @@ def derived_answer(flow: Dataflow) -> Fraction:
     return answer if answer in flow.steps[flow.answer_step].produced else answer / 100
 
 
-MAX_CONSUMPTION_CHECKS = 24
-"""Per trace: at most this many counterfactual algebra comparisons (:func:`consumed_through_algebra`), each bounded by
-the algebra checks' own work budget (:mod:`rewards.checks.algebra`); past it, a quantity is used only as an operand."""
+MAX_CONSUMPTION_CHECKS = 16
+CONSUMPTION_WORK = 20_000
+"""Per trace: at most :data:`MAX_CONSUMPTION_CHECKS` algebra comparisons (:func:`consumed_through_algebra`) and
+:data:`CONSUMPTION_WORK` tokens evaluated by them (:func:`rewards.checks.algebra.algebra_work`: counted, never timed,
+so the verdict does not depend on the machine's load), each also bounded by the algebra checks' own per-call budget;
+past either, a quantity is used only as an operand. Measured on ProcessBench's MATH right-answer completions, the
+costliest trace charged 41,531 tokens to these comparisons (13 of them, 0.29 s on a loaded machine) and found nothing;
+the ones that find a quantity charge a few thousand."""
 
 
 MAX_PATH_EQUATIONS = 8
@@ -132,7 +137,7 @@ def consumed_through_algebra(flow: Dataflow, path: frozenset[int], candidates: s
     different: the same equation with that quantity edited (every occurrence, exponents aside) no longer gives it.
     A quantity an equation writes but the step does not depend on (``x + 5 - 5 = 9``, so ``x = 9``) is not
     consumed; neither is a number an equation merely mentions, nor one that feeds nothing on the answer's path.
-    At most :data:`MAX_CONSUMPTION_CHECKS` comparisons per trace.
+    At most :data:`MAX_CONSUMPTION_CHECKS` comparisons and :data:`CONSUMPTION_WORK` tokens of algebra per trace.
 
     >>> from rewards.parsing.trace import parse_trace
     >>> from rewards.evidence.builder import build_dataflow
@@ -159,9 +164,13 @@ def consumed_through_algebra(flow: Dataflow, path: frozenset[int], candidates: s
     pairs = [(root, eq) for eq, root in feeding if root is not None]
     pairs += [(g, eq) for g in given for eq, _root in feeding if tuple(g) != eq]
     found: set[Fraction] = set()
-    checks = 0
+    checks, start = 0, algebra_work()
+
+    def spent() -> bool:
+        return checks >= MAX_CONSUMPTION_CHECKS or algebra_work() - start > CONSUMPTION_WORK
+
     for source, eq in pairs:
-        if checks >= MAX_CONSUMPTION_CHECKS:
+        if spent():
             break
         written = {v for side in source for v, _ in read_numbers(side)} & (candidates - found)
         written = {v for v in written if v.denominator == 1 and abs(v) < 10**9}
@@ -171,7 +180,7 @@ def consumed_through_algebra(flow: Dataflow, path: frozenset[int], candidates: s
         if relation(source, eq).follows is not True:
             continue
         for value in sorted(written):
-            if checks >= MAX_CONSUMPTION_CHECKS:
+            if spent():
                 break
             edited = tuple(_edited(side, value, int(value) + 1) for side in source)
             if edited == tuple(source):
