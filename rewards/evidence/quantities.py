@@ -185,6 +185,20 @@ def _zero_or_one_bound(text: str, start: int, end: int, value: Fraction) -> bool
     return bool(_BOUND.search(text, max(0, start - 8), start) or _BOUND_AFTER.match(text[end:end + 8]))
 
 
+_RECIPROCAL = re.compile(r"\\[dt]?frac\{\s*1\s*\}\{([^{}]{1,60})\}|(?<![\d.])1\s*/\s*\(?([A-Za-z])")
+
+
+def _reciprocal_of_letter(text: str, start: int) -> bool:
+    """Whether the number at ``start`` is the 1 of a reciprocal of an expression with a letter (``\\frac{1}{x-3}``,
+    ``\\frac{1}{b}``, ``1/z``): the form of a formula, as the ``-1`` of ``x^{-1}`` is; ``\\frac{1}{29}`` states a
+    quantity."""
+    for match in _RECIPROCAL.finditer(text, max(0, start - 7), start + 70):
+        if match.start() <= start < match.end() and text[start] == "1" and (
+                match.group(2) is not None or re.search(r"[A-Za-z]", _COMMAND.sub(" ", match.group(1)))):
+            return text.find("1", match.start()) == start
+    return False
+
+
 def _inside(spans: list[tuple[int, int]], at: int) -> bool:
     return any(a <= at < b for a, b in spans)
 
@@ -197,6 +211,8 @@ def stated_quantities(problem: str) -> frozenset[Fraction]:
     * figure code: the inside of an ``[asy]`` block, less its quoted labels (coordinates, sizes, pens);
     * an exponent of a letter (``x^2``, ``(x-3)^{2}``, ``y^{-1}``): the degree of a formula, not a quantity;
     * a 0 or 1 bounding an inequality inside math (``a > 0``, ``n \ge 1``, ``x \neq 1``): a condition;
+    * the 1 of a reciprocal of a letter's expression inside math (``\frac{1}{x-3}``, ``1/z``), as the ``-1`` of
+      ``x^{-1}``;
     * a sentence that formats the answer ("Express your answer as an integer from 0 to 46");
     * 0, anywhere (``= 0``, ``5:00 pm``): no derivation needs it as an operand, so none is a shortcut without it.
 
@@ -236,7 +252,8 @@ def _quantities(problem: str) -> tuple[frozenset[Fraction], frozenset[Fraction]]
         if formats and _inside(formats, start):
             continue
         if maths and _inside(maths, start) and (_power_of_letter(problem, start)
-                                                 or _zero_or_one_bound(problem, start, end, value)):
+                                                 or _zero_or_one_bound(problem, start, end, value)
+                                                 or (value == 1 and _reciprocal_of_letter(problem, start))):
             continue
         stated.add(value)
     return frozenset(stated), frozenset(v for v in drawn - stated if value_key(v) not in BASIC_KEYS)
