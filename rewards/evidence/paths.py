@@ -177,7 +177,8 @@ def consumed_through_algebra(flow: Dataflow, path: frozenset[int], candidates: s
         if not written:
             continue
         checks += 1
-        if relation(source, eq).follows is not True:
+        base = relation(source, eq)
+        if base.follows is not True or base.restated:  # a restatement works with nothing
             continue
         for value in sorted(written):
             if spent():

@@ -75,6 +75,14 @@ def test_a_shortcut_that_ignores_the_equation_still_loses_coverage():
     assert "the derivation uses 2 of the problem's 4 stated quantities" in shortcut.reasons
 
 
+def test_restating_the_problems_equation_beside_a_shortcut_consumes_nothing():
+    restated = ("We have $x^2-4x-14=3x+16$.\nSo $16 - 3 = 13$.\nThe answer is $\\boxed{13}$.")
+    (used, stated), trace, flow = _coverage(QUADRATIC, restated)
+    assert (used, stated) == (2, 4)
+    assert consumed_through_algebra(flow, answer_path(flow), {Fraction(4), Fraction(14)}, QUADRATIC,
+                                    trace.steps) == set()
+
+
 def test_a_rewritten_equation_consumes_what_it_depends_on():
     problem = "A rectangle has a perimeter of 12 inches. What is its largest area?"
     trace = parse_trace(problem, "$2L + 2W = 12$, so $L + W = 6$.\n$6 - 2L = 0$, so $L = 3$.\n"
