@@ -147,15 +147,15 @@ def consumed_through_algebra(flow: Dataflow, path: frozenset[int], candidates: s
     >>> sorted(consumed_through_algebra(f, answer_path(f), {Fraction(12)}))
     [Fraction(12, 1)]
     """
-    from rewards.evidence.algebra_links import _algebraic, _given_equations  # local: algebra_links reads the model
+    from rewards.evidence.algebra_links import algebraic_sides, given_equations  # local: it reads the model
 
     feeding = _feeding_equations(flow, path)
-    given = _given_equations(problem) if problem and "=" in problem else ()
+    given = given_equations(problem) if problem and "=" in problem else ()
     if given and steps:
         seen = {eq for eq, _root in feeding}
         for t in sorted(path, reverse=True):
             for eq in extract_equations(steps[t]) if t < len(steps) and "=" in steps[t] else ():
-                pair = _algebraic(tuple(eq.sides))
+                pair = algebraic_sides(tuple(eq.sides))
                 if pair is not None and pair not in seen and len(seen) < MAX_PATH_EQUATIONS:
                     seen.add(pair)
                     feeding.append((pair, None))
