@@ -251,3 +251,23 @@ class AlgebraTracker:
             return _stated_irrational(pair) if self.approximate else None
         self.bindings[stated[0]] = (stated[1], index)
         return stated[1]
+
+
+def given_equations(problem: str) -> tuple[tuple[str, str], ...]:
+    """The equations with unknowns the problem states, as (first, last) sides (at most :data:`MAX_SOURCES`): where a
+    derivation may start, and what :func:`rewards.evidence.paths.consumed_through_algebra` compares against.
+
+    >>> given_equations("Solve $2x + 3 = 11$ for $x$.")
+    (('2x + 3', '11'),)
+    """
+    return _given_equations(problem)
+
+
+def algebraic_sides(sides: tuple[str, ...]) -> tuple[str, str] | None:
+    """(first, last) side of an equation with an unknown that the algebra checks read; None for arithmetic, prose
+    (``5 sites x 7 birds``) or an equation without an unknown.
+
+    >>> algebraic_sides(("x^2 - 7x - 30", "0")), algebraic_sides(("3 + 4", "7"))
+    (('x^2 - 7x - 30', '0'), None)
+    """
+    return _algebraic(sides)

@@ -34,3 +34,36 @@ def _quoted(code: str) -> str:
     ``[asy]`` tag is no licence to state a value unseen."""
     prose = [line for line in code.split("\n") if not _CODE_LINE.search(line)]
     return " ".join([*_QUOTED.findall(code), *prose])
+
+
+def figure_code_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` that are figure code: the inside of each ``[asy] ... [/asy]`` block (to the end of
+    ``text`` when it stays open), less its quoted labels (``label("4 yds", (2,5), N)`` states a length a figure
+    shows; ``(2,5)`` is where it is drawn).
+
+    >>> text = 'Side 3. [asy] draw((0,0)--(9,0)); label("4 yds",(2,5)); [/asy]'
+    >>> [text[a:b] for a, b in figure_code_spans(text)]
+    [' draw((0,0)--(9,0)); label(', ',(2,5)); ']
+    """
+    if "[" not in text:
+        return []
+    spans, start = [], None
+    for match in _FIGURE.finditer(text):
+        if match.group(1) != "/" and start is None:
+            start = match.end()
+        elif match.group(1) == "/" and start is not None:
+            spans.extend(_code_parts(text, start, match.start()))
+            start = None
+    if start is not None:
+        spans.extend(_code_parts(text, start, len(text)))
+    return spans
+
+
+def _code_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``(start, end)`` less its quoted strings."""
+    out, pos = [], start
+    for quoted in _QUOTED.finditer(text, start, end):
+        out.append((pos, quoted.start()))
+        pos = quoted.end()
+    out.append((pos, end))
+    return [(a, b) for a, b in out if b > a]

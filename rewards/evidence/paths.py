@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from rewards.evidence.model import Dataflow
-from rewards.evidence.quantities import read_numbers, value_key
+from rewards.checks.algebra import algebra_work, relation
+from rewards.checks.arithmetic import extract_equations
+from rewards.evidence.model import AlgebraLink, Dataflow
+from rewards.evidence.quantities import BASIC_KEYS, figure_numbers, read_numbers, stated_quantities, value_key
 from rewards.parsing.trace import Trace
 
 
@@ -63,18 +65,144 @@ def derived_answer(flow: Dataflow) -> Fraction:
     return answer if answer in flow.steps[flow.answer_step].produced else answer / 100
 
 
-_NUMERAL = re.compile(r"\d")
+MAX_CONSUMPTION_CHECKS = 16
+CONSUMPTION_WORK = 20_000
+"""Per trace: at most :data:`MAX_CONSUMPTION_CHECKS` algebra comparisons (:func:`consumed_through_algebra`) and
+:data:`CONSUMPTION_WORK` tokens evaluated by them (:func:`rewards.checks.algebra.algebra_work`: counted, never timed,
+so the verdict does not depend on the machine's load), each also bounded by the algebra checks' own per-call budget;
+past either, a quantity is used only as an operand. Measured on ProcessBench's MATH right-answer completions, the
+costliest trace charged 41,531 tokens to these comparisons (13 of them, 0.29 s on a loaded machine) and found nothing;
+the ones that find a quantity charge a few thousand."""
+
+
+MAX_PATH_EQUATIONS = 8
+"""At most this many equations with unknowns feed :func:`consumed_through_algebra` per trace."""
+
+
+def _feeding_equations(flow: Dataflow, path: frozenset[int]) -> list[tuple[tuple[str, ...], tuple[str, str] | None]]:
+    """The equations with unknowns that feed the answer's derivation, each with the grounded equation it follows
+    from (``None`` for one the trace writes from reached numbers, a ``source``): an equation in a step of ``path``,
+    or a ``followed`` one in an earlier step that writes a value (no problem quantity, no basic constant) a step of
+    ``path`` uses — the ``L + W = 6`` that ``6 - 2L = 0`` goes on from — and, in turn, those that feed the equations
+    they follow from."""
+    if not flow.links or not path:
+        return []
+    last = max(path)
+    used = {value_key(v) for t in path for v in flow.steps[t].used}
+    problem = getattr(flow, "_problem_keys", frozenset())
+    links = [(key, link) for key, link in flow.links.items()
+             if key[0] <= last and (link.kind == "followed" or (link.kind == "source" and key[0] in path))]
+    out: list[tuple[tuple[str, ...], tuple[str, str] | None]] = []
+    taken: set[tuple[int, int]] = set()
+    grew = True
+    while grew:
+        grew = False
+        for key, link in links:
+            if key in taken:
+                continue
+            if key[0] not in path and not any(
+                    k in used and k not in problem and k not in BASIC_KEYS
+                    for k in (value_key(v) for side in link.sides for v, _ in read_numbers(side))):
+                continue
+            taken.add(key)
+            root = link.root if link.kind == "followed" and link.root is not None \
+                and tuple(link.root) != tuple(link.sides) else None
+            out.append((tuple(link.sides), root))
+            grew = True
+            for side in root or ():  # what the equation it follows from writes feeds it in turn
+                used.update(value_key(v) for v, _ in read_numbers(side))
+    return out
+
+
+def _edited(side: str, value: Fraction, new: int) -> str:
+    """``side`` with every occurrence of the whole number ``value`` (not an exponent) written as ``new``."""
+    out, pos = [], 0
+    for v, (start, end) in read_numbers(side):
+        if v == value and side[start:end].strip().lstrip("-").isdigit() and not side[:start].rstrip("{ -").endswith("^"):
+            digits = side[start:end]
+            out.append(side[pos:start] + digits.replace(digits.strip().lstrip("-"), str(new), 1))
+            pos = end
+    out.append(side[pos:])
+    return "".join(out)
+
+
+def consumed_through_algebra(flow: Dataflow, path: frozenset[int], candidates: set[Fraction],
+                             problem: str = "", steps: tuple[str, ...] | list[str] = ()) -> set[Fraction]:
+    r"""The quantities of ``candidates`` the answer's derivation consumes through an equation it verifiably works
+    with. An equation that feeds the derivation (:func:`_feeding_equations`) follows by algebra
+    (:func:`rewards.checks.algebra.relation`) from an equation that writes the quantity — one of the trace's,
+    written from problem quantities (``2L + 2W = 12``, so ``L + W = 6``), or one the ``problem`` states
+    (``x^2 - 4x - 14 = 3x + 16``, so ``(x - 10)(x + 3) = 0``; with ``steps``, the trace's step texts, an equation
+    with unknowns any step of ``path`` writes is compared with the problem's too) — and would *not* follow had the quantity been
+    different: the same equation with that quantity edited (every occurrence, exponents aside) no longer gives it.
+    A quantity an equation writes but the step does not depend on (``x + 5 - 5 = 9``, so ``x = 9``) is not
+    consumed; neither is a number an equation merely mentions, nor one that feeds nothing on the answer's path.
+    At most :data:`MAX_CONSUMPTION_CHECKS` comparisons and :data:`CONSUMPTION_WORK` tokens of algebra per trace.
+
+    >>> from rewards.parsing.trace import parse_trace
+    >>> from rewards.evidence.builder import build_dataflow
+    >>> p = "A rectangle has a perimeter of 12 inches. What is its largest area?"
+    >>> t = parse_trace(p, "$2L + 2W = 12$, so $L + W = 6$.\n$6 - 2L = 0$, so $L = 3$.\nThe area is $3 * 3 = 9$.\n#### 9")
+    >>> f = build_dataflow(t)
+    >>> sorted(consumed_through_algebra(f, answer_path(f), {Fraction(12)}))
+    [Fraction(12, 1)]
+    """
+    from rewards.evidence.algebra_links import algebraic_sides, given_equations  # local: it reads the model
+
+    feeding = _feeding_equations(flow, path)
+    given = given_equations(problem) if problem and "=" in problem else ()
+    if given and steps:
+        seen = {eq for eq, _root in feeding}
+        for t in sorted(path, reverse=True):
+            for eq in extract_equations(steps[t]) if t < len(steps) and "=" in steps[t] else ():
+                pair = algebraic_sides(tuple(eq.sides))
+                if pair is not None and pair not in seen and len(seen) < MAX_PATH_EQUATIONS:
+                    seen.add(pair)
+                    feeding.append((pair, None))
+    if not feeding:
+        return set()
+    pairs = [(root, eq) for eq, root in feeding if root is not None]
+    pairs += [(g, eq) for g in given for eq, _root in feeding if tuple(g) != eq]
+    found: set[Fraction] = set()
+    checks, start = 0, algebra_work()
+
+    def spent() -> bool:
+        return checks >= MAX_CONSUMPTION_CHECKS or algebra_work() - start > CONSUMPTION_WORK
+
+    for source, eq in pairs:
+        if spent():
+            break
+        written = {v for side in source for v, _ in read_numbers(side)} & (candidates - found)
+        written = {v for v in written if v.denominator == 1 and abs(v) < 10**9}
+        if not written:
+            continue
+        checks += 1
+        base = relation(source, eq)
+        if base.follows is not True or base.restated:  # a restatement works with nothing
+            continue
+        for value in sorted(written):
+            if spent():
+                break
+            edited = tuple(_edited(side, value, int(value) + 1) for side in source)
+            if edited == tuple(source):
+                continue
+            checks += 1
+            if relation(edited, eq).follows is False:
+                found.add(value)
+    return found
 
 
 def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None = None,
                       used: frozenset[Fraction] | None = None) -> tuple[int, int]:
-    r"""``(used, stated)``: how many of the distinct quantities the problem writes as numerals (``48``, ``$18.00``,
-    ``20%``; not number words, which are often no quantity: "one day", "a pair") the answer's derivation uses as
-    an operand — as written, in percent (``20`` as ``0.2``), or converted by a unit factor (``2`` weeks as ``14``).
-    ``path``: the answer's derivation steps when the caller has them (:func:`answer_path`); ``used``: the values of
-    the quantities the answer depends on when the caller knows them (the derivation read as a function of the
-    problem's quantities, :meth:`rewards.evidence.derivation_function.DerivationFunction.used_values`: a quantity that
-    cancels is not used), instead of every operand on the path.
+    r"""``(used, stated)``: how many of the distinct quantities the problem states (:func:`stated_quantities`:
+    numerals, less figure code, exponents of a letter, 0 and 1 bounding an inequality and the numbers of a sentence
+    that formats the answer) the answer's derivation uses — as an operand, as written, in percent (``20`` as
+    ``0.2``), or converted by a unit factor (``2`` weeks as ``14``) — or consumes through an equation it verifiably
+    works with (:func:`consumed_through_algebra`). ``path``: the answer's derivation steps when the caller has them
+    (:func:`answer_path`); ``used``: the values of the quantities the answer depends on when the caller knows them
+    (the derivation read as a function of the problem's quantities,
+    :meth:`rewards.evidence.derivation_function.DerivationFunction.used_values`: a quantity that cancels is not
+    used), instead of every operand on the path.
 
     The paper's skipped muffins: an answer reached without a quantity the problem gives is evidence that the
     derivation is a shortcut that happens to land. Not proof: half of GSM8K's gold solutions leave a distractor or a
@@ -90,21 +218,31 @@ def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None 
     >>> quantity_coverage(t, build_dataflow(t))
     (2, 4)
     """
-    problem = trace.problem
-    stated = {v for v, (start, _end) in read_numbers(problem) if _NUMERAL.match(problem, start) or
-              _NUMERAL.search(problem[start:start + 2])}
-    if not stated:
-        return 0, 0
+    stated, hits = coverage_detail(trace, flow, path, used)
+    return len(hits), len(stated)
+
+
+def coverage_detail(trace: Trace, flow: Dataflow, path: frozenset[int] | None = None,
+                    used: frozenset[Fraction] | None = None) -> tuple[frozenset[Fraction], frozenset[Fraction]]:
+    """``(stated, used)`` as sets of values, for :func:`quantity_coverage` (which counts them) and for reports that
+    say which quantities a derivation left unused. A value only figure code writes (:func:`figure_numbers`) is
+    stated when the derivation uses it as an operand, and else not."""
+    stated = set(stated_quantities(trace.problem))
+    if path is None:
+        path = answer_path(flow)
     if used is None:
         operands: set[Fraction] = set()
-        for t in answer_path(flow) if path is None else path:
+        for t in path:
             operands.update(flow.steps[t].used)
         used = operands
-    if not used:
-        return 0, len(stated)
+    stated.update(v for v in figure_numbers(trace.problem) if v in used)
+    if not stated:
+        return frozenset(), frozenset()
     units = flow.units
-    hits = 0
+    hits = set()
     for v in stated:
         if v in used or v / 100 in used or any(v * u in used or v / u in used for u in units):
-            hits += 1
-    return hits, len(stated)
+            hits.add(v)
+    if len(hits) < len(stated) and path:
+        hits |= consumed_through_algebra(flow, path, stated - hits, trace.problem, trace.steps)
+    return frozenset(stated), frozenset(hits)

@@ -10,6 +10,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rewards.checks.arithmetic import numbers_in
+from rewards.evidence.figures import figure_code_spans
 
 
 COMMON_CONSTANTS: frozenset[Fraction] = frozenset(
@@ -130,3 +131,129 @@ def reached_fractions(text: str, is_reached) -> list[tuple[int, int]]:
     """Spans of the fractions ``text`` writes whose value is reached: their numerator and denominator are no stray
     numbers (a restated fractional answer read digit group by digit group stated 21)."""
     return [span for value, span in fraction_literals(text) if is_reached(value)]
+
+
+_NUMERAL = re.compile(r"\d")
+_MATH = re.compile(r"\$\$.+?\$\$|\$.+?\$|\\\[.+?\\\]|\\\(.+?\\\)", re.S)
+"""A LaTeX math segment of a problem: ``$...$``, ``$$...$$``, ``\\[...\\]``, ``\\(...\\)``."""
+_BOUND = re.compile(r"(?:[<>≤≥≠]|\\(?:le|leq|ge|geq|lt|gt|ne|neq)(?![A-Za-z]))=?\s*\{?\s*$")
+_BOUND_AFTER = re.compile(r"^\}?\s*(?:[<>≤≥≠]|\\(?:le|leq|ge|geq|lt|gt|ne|neq)(?![A-Za-z]))")
+_INSTRUCTION = re.compile(r"(?:^|(?<=[.?!(\n\]$]))\s*(?:Express|Give|Enter|Write|Round)\b[^.\n]{0,120}?\banswer\b[^.\n]*",
+                          re.I)
+"""A sentence that says how to write the answer ("Express your answer as an integer from 0 to 46", "Give an answer
+between 0 and 507"): its numbers are a format, not quantities of the problem."""
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_OPEN = {")": "(", "}": "{", "]": "["}
+
+
+def _power_of_letter(text: str, start: int) -> bool:
+    """Whether the number at ``start`` is an exponent whose base writes a letter (``x^2``, ``(x-3)^{2}``,
+    ``y^{-1}``): the degree of a formula the solution manipulates, not a quantity. ``2^{10}`` and
+    ``\\left(\\frac{3}{4}\\right)^5`` have numeric bases: their exponents are quantities."""
+    i = start - 1
+    while i >= 0 and text[i] in "{- ":
+        i -= 1
+    if i < 1 or text[i] != "^":
+        return False
+    i -= 1
+    while i >= 0 and text[i] == " ":
+        i -= 1
+    if i < 0:
+        return False
+    c = text[i]
+    if c.isalpha():
+        return True
+    if c not in _OPEN:
+        return False
+    depth, j = 0, i
+    while j >= 0 and i - j < 200:
+        if text[j] == c:
+            depth += 1
+        elif text[j] == _OPEN[c]:
+            depth -= 1
+            if depth == 0:
+                return bool(re.search(r"[A-Za-z]", _COMMAND.sub(" ", text[j + 1:i])))
+        j -= 1
+    return False
+
+
+def _zero_or_one_bound(text: str, start: int, end: int, value: Fraction) -> bool:
+    """Whether the number at ``start:end`` is a 0 or a 1 that bounds an inequality (``a > 0``, ``0 < x``, ``n \\ge
+    1``, ``x \\neq 1``): a condition on the formula, which no derivation consumes as an operand."""
+    if value not in (0, 1):
+        return False
+    return bool(_BOUND.search(text, max(0, start - 8), start) or _BOUND_AFTER.match(text[end:end + 8]))
+
+
+_RECIPROCAL = re.compile(r"\\[dt]?frac\{\s*1\s*\}\{([^{}]{1,60})\}|(?<![\d.])1\s*/\s*\(?([A-Za-z])")
+
+
+def _reciprocal_of_letter(text: str, start: int) -> bool:
+    """Whether the number at ``start`` is the 1 of a reciprocal of an expression with a letter (``\\frac{1}{x-3}``,
+    ``\\frac{1}{b}``, ``1/z``): the form of a formula, as the ``-1`` of ``x^{-1}`` is; ``\\frac{1}{29}`` states a
+    quantity."""
+    for match in _RECIPROCAL.finditer(text, max(0, start - 7), start + 70):
+        if match.start() <= start < match.end() and text[start] == "1" and (
+                match.group(2) is not None or re.search(r"[A-Za-z]", _COMMAND.sub(" ", match.group(1)))):
+            return text.find("1", match.start()) == start
+    return False
+
+
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    return any(a <= at < b for a, b in spans)
+
+
+def stated_quantities(problem: str) -> frozenset[Fraction]:
+    r"""The distinct quantities a problem writes as numerals (``48``, ``$18.00``, ``20%``; not number words, which are
+    often no quantity: "one day", "a pair") — what :func:`rewards.evidence.quantity_coverage` asks a derivation to
+    use. A value counts when one of its occurrences is a quantity; these occurrences are not:
+
+    * figure code: the inside of an ``[asy]`` block, less its quoted labels (coordinates, sizes, pens);
+    * an exponent of a letter (``x^2``, ``(x-3)^{2}``, ``y^{-1}``): the degree of a formula, not a quantity;
+    * a 0 or 1 bounding an inequality inside math (``a > 0``, ``n \ge 1``, ``x \neq 1``): a condition;
+    * the 1 of a reciprocal of a letter's expression inside math (``\frac{1}{x-3}``, ``1/z``), as the ``-1`` of
+      ``x^{-1}``;
+    * a sentence that formats the answer ("Express your answer as an integer from 0 to 46");
+    * 0, anywhere (``= 0``, ``5:00 pm``): no derivation needs it as an operand, so none is a shortcut without it.
+
+    >>> sorted(stated_quantities("If $f(x) = 5x^2 + 3x + 4$ with $x > 0$, find $f(6)$."))
+    [Fraction(3, 1), Fraction(4, 1), Fraction(5, 1), Fraction(6, 1)]
+    >>> sorted(stated_quantities('Side 3. [asy] draw((0,0)--(9,0)); label("4",(2,5)); [/asy] Express your answer to 2 places.'))
+    [Fraction(3, 1), Fraction(4, 1)]
+    """
+    return _quantities(problem)[0]
+
+
+def figure_numbers(problem: str) -> frozenset[Fraction]:
+    """The values a problem writes only in figure code (an ``[asy]`` block's coordinates, less its labels), and no
+    basic constant: no quantity a derivation must use, but one it may read off the figure (``A = (6, 8)``: a
+    height of 8) — :func:`rewards.evidence.quantity_coverage` credits one the derivation uses as an operand.
+
+    >>> sorted(figure_numbers('Side 3. [asy] draw((0,0)--(9,0)); label("4",(2,5)); [/asy]'))
+    [Fraction(5, 1), Fraction(9, 1)]
+    """
+    return _quantities(problem)[1]
+
+
+@lru_cache(maxsize=1024)
+def _quantities(problem: str) -> tuple[frozenset[Fraction], frozenset[Fraction]]:
+    """(:func:`stated_quantities`, :func:`figure_numbers`) of ``problem``, read in one pass."""
+    figures = figure_code_spans(problem)
+    maths = [m.span() for m in _MATH.finditer(problem)] if "$" in problem or "\\" in problem else []
+    formats = [m.span() for m in _INSTRUCTION.finditer(problem)] if "answer" in problem.lower() else []
+    stated, drawn = set(), set()
+    for value, (start, end) in read_numbers(problem):
+        if value in stated or value == 0 or not (_NUMERAL.match(problem, start)
+                                                 or _NUMERAL.search(problem[start:start + 2])):
+            continue
+        if figures and _inside(figures, start):
+            drawn.add(value)
+            continue
+        if formats and _inside(formats, start):
+            continue
+        if maths and _inside(maths, start) and (_power_of_letter(problem, start)
+                                                 or _zero_or_one_bound(problem, start, end, value)
+                                                 or (value == 1 and _reciprocal_of_letter(problem, start))):
+            continue
+        stated.add(value)
+    return frozenset(stated), frozenset(v for v in drawn - stated if value_key(v) not in BASIC_KEYS)

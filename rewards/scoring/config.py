@@ -58,7 +58,7 @@ class RAFSConfig:
         ungrounded_penalty: ``ρ``: ``S_RA`` is multiplied by ``ρ`` per distinct ungrounded quantity on the answer's
             derivation path (a number from nowhere that makes the derivation land on the answer).
         unused_exponent: ``γ``: under ``missing_evidence="no_support"`` ``S_RA`` is multiplied by
-            ``(used / stated)^γ``, the share of the problem's numerals the answer's derivation uses
+            ``(used / stated)^γ``, the share of the problem's quantities the answer's derivation uses
             (:func:`~rewards.evidence.quantity_coverage`; the paper's skipped muffins). Weighed, not
             blocking: half of GSM8K's gold solutions leave a distractor unused. 0 turns it off.
         derivation_function: under ``missing_evidence="no_support"`` read the answer's derivation as a function of

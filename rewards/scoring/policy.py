@@ -149,8 +149,10 @@ def hollow_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | None]:
 
 
 def unused_quantity_factor(ev: Evidence, cfg: RAFSConfig) -> tuple[float, str | None]:
-    """``(used / stated)^γ`` (``unused_exponent``): the share of the problem's numerals the derivation uses (reward
-    mode; the paper's skipped muffins). Weighed, not blocking: half of GSM8K's gold leaves a distractor unused."""
+    """``(used / stated)^γ`` (``unused_exponent``): the share of the problem's quantities
+    (:func:`~rewards.evidence.quantities.stated_quantities`) the derivation uses or consumes through an equation it
+    works with (:func:`~rewards.evidence.quantity_coverage`; reward mode; the paper's skipped muffins). Weighed, not
+    blocking: half of GSM8K's gold leaves a distractor unused."""
     if ev.quantities is None or cfg.unused_exponent <= 0:
         return 1.0, None
     used, stated = ev.quantities

@@ -118,11 +118,10 @@ def test_space_split_false_result_not_above_visible_slip(reward, sep):
     assert slips._one(reward, slips.DIMES, split, '52') <= slips._one(reward, slips.DIMES, slips.DIMES_SLIP, '52')
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "padding with true equations on the problem's own numbers raises rafs over the gold when one "
-    "lands on the answer ('Note that 2 * 5 = 10.' beside a verified derivation of 10): a second "
-    'derivation of the answer lifts S_RA (MATH-500: 7/45 verified problems for gold + one-operation '
-    'combinations; GSM8K 0/132)'))
+# Padding with true equations on the problem's numbers ('Note that 2 * 5 = 10.' beside a verified derivation of
+# 10) raised rafs over the gold here while the figure's coordinates (the 5 of ``j < 5``) counted as stated
+# quantities: the padding used more of them. Figure code states no quantity now, so the gold's coverage is full and
+# the padding gains nothing on this problem (it was measured on 7 of 45 verified MATH-500 problems before).
 def test_grounded_padding_no_gain_math():
     row = slips._math500('test/prealgebra/378.json')
     gold = 'The total area of the rectangle is $3 \\times 4 =12$.\n\nThe total area of the shaded regions equals the total area of the rectangle (12) minus the area of the unshaded region.\n\nThe unshaded region is a triangle with base of length 1 and height 4; the area of this region is $\\frac{1}{2}(1)(4)=2$.\n\nTherefore, the total area of the shaded regions is $12 - 2 = \\boxed{10}$.'
