@@ -16,8 +16,10 @@ rational points, never by rewriting text:
     a numeric expression (``\sqrt{65}``, ``12\pi``, ``\binom{8}{3}``) has ``value`` (a ``Fraction`` or float).
 :func:`equation_follows` ``(previous, current) -> Verdict``
     ``current`` follows from ``previous`` (two equations ``L = R``): ``L2 - R2`` is a constant non-zero multiple of
-    ``L1 - R1`` at every point (the same equation rearranged, scaled, expanded or factored), or ``current`` is
-    ``name = number`` and the number solves ``previous`` (a root chosen). Never ``refuted``: two equations that are
+    ``L1 - R1`` at every point (the same equation rearranged, scaled, expanded or factored), or, in one unknown,
+    every root of ``current`` solves ``previous`` (a factor or a root chosen: ``(y-2)^2 = 0`` -> ``y = 2``, numeric
+    roots of a polynomial of degree at most :data:`MAX_DEGREE`), or ``current`` is ``name = number`` and the number
+    solves ``previous``. Never ``refuted``: two equations that are
     not one derivation (two lines of a system) are no falsehood.
 :func:`holds_at` ``(equation, bindings) -> Verdict``
     the equation holds once the values ``bindings`` (``{"x": Fraction(4)}``) are put in (an answer substituted into
@@ -72,7 +74,7 @@ from typing import Any
 
 __all__ = ["ALLOWED", "MAX_CHARS", "MAX_DIGITS", "MAX_EXPONENT", "MAX_NESTING", "MAX_NODES", "MAX_SYMBOLS",
            "POINTS", "PRECISION", "TOLERANCE", "Verdict", "chain_links", "equation_follows", "expressions_equal",
-           "holds_at", "parse", "split_top_level", "value_matches"]
+           "holds_at", "parse", "split_top_level", "value_matches", "warm"]
 
 MAX_CHARS = 240
 """Longest expression or equation read (characters, after the cheap normalisation)."""
@@ -131,13 +133,13 @@ r"""Refused outright: prose and labels, calculus, sums, sets, inequalities, vect
 a mixed number or product ``2\frac{1}{2}``, a base subscript ``7602_8``, function notation ``f(x)``/``g(2)`` (a
 letter run before a bracket that is no command), a subscript that names no index."""
 _JUXTAPOSED_DIGITS = re.compile(r"\d\s+\d|\d\s*,\s*\d|\}\s*\d")
-"""``9 2``, ``1,000``, ``\sqrt{2}3``: the parser reads juxtaposed numbers as a sum (``9 2`` as 11), a thousands
+r"""``9 2``, ``1,000``, ``\sqrt{2}3``: the parser reads juxtaposed numbers as a sum (``9 2`` as 11), a thousands
 separator as a tuple: refused."""
 _NUMBER_THEN_BRACKET = re.compile(r"((?<!_)\d|\))\s*(?=\()|\)\s*(?=\d)")
-"""``2(3)``, ``(9)(2)``, ``(3)2``: a product, which the parser reads as a sum unless the ``\cdot`` is written."""
+r"""``2(3)``, ``(9)(2)``, ``(3)2``: a product, which the parser reads as a sum unless the ``\cdot`` is written."""
 _BARE_FUNCTION = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc|log|ln|lg|exp|arcsin|arccos|arctan)(?![A-Za-z])"
                             r"(?!\s*(?:_\s*(?:\d|\{[^{}]*\}))?\s*\()")
-"""A function whose argument is not in parentheses: the parser's argument runs on over products (``\log_2{8}
+r"""A function whose argument is not in parentheses: the parser's argument runs on over products (``\log_2{8}
 \cdot 3`` is read ``\log_2 24``, ``\cos x \cdot 2`` as ``\cos 2x``): refused."""
 _LONE_E = re.compile(r"(?<![\\A-Za-z])e(?![A-Za-z]|\s*\^)")
 """``e`` not raised to a power is a letter (``a + b + c + d + e = 8``), not Euler's number (``e^x`` still is)."""
@@ -417,8 +419,12 @@ def equation_follows(previous: str, current: str) -> Verdict:
 
     >>> equation_follows(r"\frac{x}{3} + 1 = 5", "x + 3 = 15").status
     'verified'
+    >>> equation_follows("(y - 2)^2 = 0", "y - 2 = 0").status, equation_follows("x(x - 5) = 0", "x = 5").status
+    ('verified', 'verified')
     >>> equation_follows("2x + 3 = 11", "x = 5").status, equation_follows("x = x", "x = 5").status
     ('undecided', 'undecided')
+    >>> equation_follows("x^2 = 4", "x^2 - 4 = 1").status
+    'undecided'
     """
     m = _sympy()
     sympy = m["sympy"]
@@ -447,6 +453,9 @@ def equation_follows(previous: str, current: str) -> Verdict:
     if ratios and len(ratios) >= POINTS - 1 and all(_relatively_close(r, ratios[0], tolerance) for r in ratios) \
             and abs(complex(*ratios[0])) > 1e-12:
         return Verdict("verified", "the same equation rearranged (differences proportional)")
+    selected = _selects(d1, d2, names, tolerance, m)
+    if selected is not None:
+        return selected
     # a root chosen: "x = 4" after "2x + 3 = 11" (the value solves the earlier equation)
     lhs, rhs = second.args
     if all(a is not None and abs(a[0]) + abs(a[1]) < 1e-20 for a in (_value(d1, p, m) for p in _points(names, 2))):
@@ -462,6 +471,43 @@ def equation_follows(previous: str, current: str) -> Verdict:
                 return Verdict("verified", f"{name_side} = {value_side} solves the earlier equation")
             break
     return _undecided("does not follow by rearranging, and states no root of the earlier equation")
+
+
+MAX_DEGREE = 6
+"""Highest degree of a one-unknown polynomial equation whose roots :func:`equation_follows` works out (``nroots``)."""
+
+
+def _selects(d1, d2, names: tuple[str, ...], tolerance: float, m) -> Verdict | None:
+    """``current`` selects roots of ``previous`` (``(y - 2)^2 = 0`` -> ``y - 2 = 0``; ``x(x - 5) = 0`` -> ``x - 5 =
+    0``): one unknown, ``current`` a polynomial of degree at most :data:`MAX_DEGREE` with a root, and every root of it
+    (complex ones too, numerically to :data:`PRECISION` digits) solves ``previous``; ``previous`` no identity."""
+    sympy = m["sympy"]
+    if len(names) != 1:
+        return None
+    x = next(iter(d2.free_symbols), None)
+    if x is None or d1.free_symbols != {x}:
+        return None
+    try:
+        poly = sympy.Poly(d2, x)
+        if not 1 <= poly.degree() <= MAX_DEGREE or not all(c.is_Rational for c in poly.all_coeffs()):
+            return None
+        roots = poly.nroots(n=PRECISION, maxsteps=60)
+    except Exception:  # noqa: BLE001 - not a polynomial with rational coefficients, or no convergence
+        return None
+    if not roots:
+        return None
+    if all(a is not None and abs(a[0]) + abs(a[1]) < 1e-20 for a in (_value(d1, p, m) for p in _points(names, 2))):
+        return None  # an identity holds at every root: it selects nothing
+    for root in roots:
+        try:
+            value = d1.evalf(PRECISION, subs={x: root})
+            re_part, im_part = value.as_real_imag()
+            scale = max(1.0, abs(complex(root)))
+            if abs(complex(float(re_part), float(im_part))) > 1e-9 * scale:
+                return None
+        except Exception:  # noqa: BLE001
+            return None
+    return Verdict("verified", f"every root of the later equation ({len(roots)}) solves the earlier one")
 
 
 def holds_at(equation: str, bindings: dict[str, Any]) -> Verdict:
@@ -522,3 +568,17 @@ def chain_links(latex: str) -> list[Verdict]:
     """
     sides = [s for s in split_top_level(latex) if s.strip()]
     return [expressions_equal(a, b) for a, b in zip(sides, sides[1:])]
+
+
+def warm() -> None:
+    """Load the parser and build its first tables (about a second on a cold process): a scoring worker runs it before
+    it reports ready, so that no completion pays it. Never raises."""
+    try:
+        for text in (r"\frac{1}{2} x^2 + \sqrt{3} \cdot 4 = 2(x - 1)", r"\log_2(8) + \sin(30^\circ) - \pi",
+                     r"\binom{5}{2} + 3! + |x - 1|"):
+            parsed = parse(text)
+            if parsed is not None:
+                _value(_difference(parsed) if isinstance(parsed, _sympy()["sympy"].Eq) else parsed, {"x": Fraction(1, 3)},
+                       _sympy())
+    except Exception:  # noqa: BLE001 - a worker that cannot warm up still works
+        pass
