@@ -151,6 +151,8 @@ def latex_answer_step(builder, answer_text: str, target: Fraction | float
             found = _start(builder, sides[start][1], sides[start][0], answer_text, target)
             if found is not None:
                 operands, depends = found
+                stated = "".join(text.split())  # the answer restated (boxed) after the chain: the chain's step derives it
+                step = sides[min(j for j in chain if "".join(sides[j][1].split()) == stated)][0]
                 used = [j for j in chain if j >= start]
                 written: dict[int, set[Fraction]] = {}
                 for j in used:
