@@ -39,6 +39,10 @@ MAX_LATEX_CHECKS = 16
 """Comparisons (value or link) per trace."""
 MAX_SIDES = 120
 """Sides read, from the end of the trace."""
+MAX_PARSE_CHARS = 800
+"""Characters of sides handed to the parser per trace (its cost grows with length, and a construct it has not met
+before costs it some 100 ms the first time: ANTLR builds its prediction tables as it goes)."""
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")
 
 SEGMENT = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.S)
 _ENVIRONMENT = re.compile(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}")
@@ -125,25 +129,23 @@ def latex_answer_step(builder, answer_text: str, target: Fraction | float
     sides = _sides(builder.trace.steps)
     if len(sides) < 2:
         return None
-    budget = [MAX_LATEX_CHECKS]
+    budget = [MAX_LATEX_CHECKS, MAX_PARSE_CHARS]  # comparisons, characters parsed
 
-    def spend() -> bool:
-        budget[0] -= 1
-        return budget[0] >= 0
+    def spend(*texts: str) -> bool:
+        return _spend(budget, *texts)
 
     for end in range(len(sides) - 1, 0, -1):
         step, text, _linked = sides[end]
-        if not _answer_digits_in(answer_text, text):
-            continue
-        if not spend():
+        if not _answer_digits_in(answer_text, text) or _LETTER.search(text.replace("\\sqrt", "").replace("\\pi", "")):
+            continue  # the answer's value is a number: a side with a letter is none
+        if not spend(text):
             return None
         if not value_matches(text, target).verified:
             continue
         chain = [end]
         k = end
         while k > 0 and budget[0] > 0:
-            spend()
-            if not expressions_equal(sides[k - 1][1], sides[k][1]).verified:
+            if not spend(sides[k - 1][1]) or not expressions_equal(sides[k - 1][1], sides[k][1]).verified:
                 break
             k -= 1
             chain.append(k)
@@ -158,12 +160,19 @@ def latex_answer_step(builder, answer_text: str, target: Fraction | float
                 for j in used:
                     written.setdefault(sides[j][0], set()).update(v for v, _ in read_numbers(sides[j][1]))
                 return step, operands, depends | {sides[j][0] for j in used if sides[j][0] != step}, written
-        if budget[0] <= 0:
+        if budget[0] <= 0 or budget[1] <= 0:
             return None
     found = _equation_chain(builder, answer_text, target, budget)
     if found is None and isinstance(target, Fraction):
         found = _substituted_check(builder, answer_text, target, budget)
     return found
+
+
+def _spend(budget: list[int], *texts: str) -> bool:
+    """Charge one comparison and the characters of ``texts`` to ``budget``; False once either is spent."""
+    budget[0] -= 1
+    budget[1] -= sum(len(t) for t in texts)
+    return budget[0] >= 0 and budget[1] >= 0
 
 
 def _equations(steps: list[str]) -> list[tuple[int, str, str, str]]:
@@ -189,17 +198,18 @@ def _equation_chain(builder, answer_text: str, target, budget: list[int]):
         step, segment, left, right = equations[end]
         value_side = right if _answer_digits_in(answer_text, right) else left
         name_side = left if value_side is right else right
-        if not _answer_digits_in(answer_text, value_side) or not re.fullmatch(r"\s*[A-Za-z](?:_\{?\w+\}?)?\s*",
+        if not _answer_digits_in(answer_text, value_side) or _LETTER.search(value_side) or not re.fullmatch(r"\s*[A-Za-z](?:_\{?\w+\}?)?\s*",
                                                                                name_side):
             continue
-        budget[0] -= 1
-        if budget[0] < 0 or not value_matches(value_side, target).verified:
+        if not _spend(budget, value_side):
+            return None
+        if not value_matches(value_side, target).verified:
             continue
         chain = [end]
         k = end
         while k > 0 and budget[0] > 0:
-            budget[0] -= 1
-            if not equation_follows(equations[k - 1][1], equations[k][1]).verified:
+            if not _spend(budget, equations[k - 1][1], equations[k][1]) or \
+                    not equation_follows(equations[k - 1][1], equations[k][1]).verified:
                 break
             k -= 1
             chain.append(k)
@@ -215,7 +225,7 @@ def _equation_chain(builder, answer_text: str, target, budget: list[int]):
                     written.setdefault(equations[j][0], set()).update(v for v, _ in read_numbers(equations[j][1]))
             return step, operands, depends | {equations[j][0] for j in chain if j >= start and
                                               equations[j][0] != step}, written
-        if budget[0] <= 0:
+        if budget[0] <= 0 or budget[1] <= 0:
             return None
     return None
 
@@ -229,12 +239,13 @@ def _substituted_check(builder, answer_text: str, target: Fraction, budget: list
     problem_equations = [e for e in math_segments(builder.problem) if e.count("=") == 1][:MAX_PROBLEM_EQUATIONS]
     m = None
     for equation in problem_equations:
+        if not _spend(budget, equation):
+            return None
         parsed = parse(equation)
         if parsed is None or len(getattr(parsed, "free_symbols", ())) != 1 or not hasattr(parsed, "lhs"):
             continue
         name = next(iter(parsed.free_symbols)).name
-        budget[0] -= 1
-        if budget[0] < 0 or not holds_at(equation, {name: target}).verified:
+        if not holds_at(equation, {name: target}).verified:
             continue
         left, right = split_top_level(equation)
         for t in range(len(builder.trace.steps) - 1, -1, -1):
@@ -245,8 +256,7 @@ def _substituted_check(builder, answer_text: str, target: Fraction, budget: list
                     continue
                 if not any(computes([side], len(_operands(side))) and len(_operands(side)) >= 2 for side in sides):
                     continue
-                budget[0] -= 1
-                if budget[0] < 0:
+                if not _spend(budget, segment, segment):
                     return None
                 if _puts_back(sides[0], left, name, target) and _puts_back(sides[1], right, name, target) or \
                         _puts_back(sides[0], right, name, target) and _puts_back(sides[1], left, name, target):
@@ -287,8 +297,7 @@ def _problem_condition(problem: str, source: str, budget: list[int]) -> bool:
         if "".join(equation.split()).strip(".,;") == compact:
             return True
     for equation in equations:
-        budget[0] -= 1
-        if budget[0] < 0:
+        if not _spend(budget, equation, source):
             return False
         if equation_follows(equation, source).status == "verified" and \
                 "the same equation" in equation_follows(equation, source).reason:
