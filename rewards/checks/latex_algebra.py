@@ -39,7 +39,8 @@ those eagerly), no ``\text``, ``\int``, ``\sum``, ``\lim``, matrices or function
 ``\log``, ``\sqrt`` are read); the parsed tree has at most :data:`MAX_NODES` nodes, :data:`MAX_SYMBOLS` free letters,
 only the node types of :data:`ALLOWED` and no power tower (an exponent holds no power but a square or a root).
 Evaluation is ``evalf`` at :data:`PRECISION` digits with the points put in at mpmath level (``subs=``): no exact
-blow-up. Parses are cached per text (the cache is shared by threads; ``lru_cache`` is thread-safe). Each parse costs
+blow-up. Parses are cached per text (the cache is shared by threads; ``lru_cache`` is thread-safe) and run one at a
+time per process (ANTLR's shared prediction tables). Each parse costs
 about 5 ms: callers bound how many they ask for (:mod:`rewards.evidence.latex_derivations`).
 
 Readings that could go two ways are refused rather than guessed: a digit before ``\frac`` (``2\frac{1}{2}``: a mixed
@@ -191,6 +192,9 @@ def _normalise(text: str) -> str | None:
 
 # ------------------------------------------------------------------------------------------------------ the parser
 _PARSER_LOCK = threading.Lock()
+_PARSE_LOCK = threading.Lock()
+"""One parse at a time per process: latex2sympy's ANTLR parser fills shared prediction tables as it parses (the
+runtime makes no promise for threads); a parse takes milliseconds, and scoring pools use processes."""
 _MODULES: dict[str, Any] = {}
 
 
@@ -259,8 +263,9 @@ def parse(latex: str):
         return None
     m = _sympy()
     try:
-        expr = m["parse"](text, normalization_config=None, conversion_config=m["config"],
-                          convert_degrees=bool(_DEGREE.search(text)))
+        with _PARSE_LOCK:  # ANTLR's prediction tables are shared by every parser and filled in as it parses
+            expr = m["parse"](text, normalization_config=None, conversion_config=m["config"],
+                              convert_degrees=bool(_DEGREE.search(text)))
     except Exception:  # noqa: BLE001 - untrusted text: unreadable is undecided
         return None
     except RecursionError:  # pragma: no cover - the nesting bound keeps the parser's recursion shallow
