@@ -580,9 +580,7 @@ def warm() -> None:
     it reports ready, so that no completion pays it. Never raises."""
     try:
         for text in (r"\frac{1}{2} x^2 + \sqrt{3} \cdot 4 = 2(x - 1)", r"\log_2(8) + \sin(30^\circ) - \pi",
-                     r"\binom{5}{2} + 3! + |x - 1|", "(a + b)^{2} - 2ab = a^2 + b^{-1}", r"\frac{a^{k} b^{m}}{c_1}",
-                     r"-\frac{3}{4} \times 12 \div 2", "x^3 - 6x^2 + 11x - 6 = (x - 1)(x - 2)(x - 3)", "2^{10} - 1",
-                     r"\sqrt[3]{27} + 0.5 \cdot 4", r"\frac{\frac{1}{2}}{\frac{3}{4}} = \frac{2}{3}"):
+                     "(a + b)^{2} - 2ab = a^2 + b^{-1}", r"\frac{\frac{1}{2}}{\frac{3}{4}} = \binom{5}{2} + 3! + |x - 1|"):
             parsed = parse(text)
             if parsed is not None:
                 _value(_difference(parsed) if isinstance(parsed, _sympy()["sympy"].Eq) else parsed, {"x": Fraction(1, 3)},
