@@ -15,8 +15,8 @@ from rewards.evidence.algebra_links import AlgebraTracker, LONE_NAME
 from rewards.evidence.equation_derivations import (SLASH_FRACTION, answer_boxes, computes, equation_derivation,
                                                    equation_roles, is_given, trace_equations)
 from rewards.evidence.figures import outside_figures
-from rewards.evidence.irrational import (approx_key, approximate_answer_step, approximate_derivation,
-                                         beside_equations, irrational_coefficient, pi_coefficient)
+from rewards.evidence.irrational import (approximate_answer_step, approximate_derivation, beside_equations,
+                                         irrational_coefficient, pi_coefficient)
 from rewards.evidence.latex_derivations import latex_answer_step
 from rewards.evidence.lexicon import ANGLES, Converted, problem_numbers, problem_unit_words, unit_constants, unit_words
 from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, StepFlow
@@ -128,15 +128,8 @@ class DataflowBuilder:
                 if answer_value in self.steps[j].produced or percent in self.steps[j].produced:
                     return answer_value, j
             return answer_value, self.latex_answer(answer_value, answer_value)
-        if self.approx is not None:
-            value, step = approximate_answer_step(self.steps, self.approx, self.inexact)
-            if step is None:
-                key = approx_key(self.approx)
-                step = self.latex_answer(self.approx, key)
-                if step is not None:
-                    self.inexact.add(key)
-                    value = key
-            return value, step
+        if self.approx is not None:  # an irrational answer: no LaTeX chain (a multiple of pi or a radical is minted
+            return approximate_answer_step(self.steps, self.approx, self.inexact)  # from a coefficient too easily)
         return None, None
 
     def latex_answer(self, target: Fraction | float, key: Fraction) -> int | None:

@@ -2,8 +2,9 @@ r"""An answer derived by LaTeX algebra the equation reader cannot follow (:func:
 
 Competition solutions reach their answer through display math the exact evaluator does not read: ``\[ 3 \cdot 8^2
 + 2 \cdot 8 + 4 \]``, then ``\[ 3 \cdot 64 + 2 \cdot 8 + 4 = 192 + 16 + 4 = 212_{10} \]``; ``\[ f(4) =
-\frac{1}{4}(4)^4 - 8(4)^2 + 81 \]``, ``\[ = 64 - 128 + 81 \]``, ``\[ = 17 \]``; ``\frac{\sqrt{65}}{5} \cdot 5 =
-\sqrt{65}``. When the dataflow found no step that derives the answer, this module reads the trace's math segments
+\frac{1}{4}(4)^4 - 8(4)^2 + 81 \]``, ``\[ = 64 - 128 + 81 \]``, ``\[ = 17 \]``. When the dataflow found no step
+that derives a rational answer (an irrational one keeps its own, stricter path: a multiple of ``\pi`` or a radical
+is minted from a coefficient too easily), this module reads the trace's math segments
 in order as one sequence of *sides* (a chain ``a = b = c`` gives three, an expression on its own one) and looks,
 from the end, for a side whose value is the answer (:func:`~rewards.checks.latex_algebra.value_matches`). From
 there it walks back through links checked by :func:`~rewards.checks.latex_algebra.expressions_equal` (two sides of
