@@ -197,6 +197,9 @@ def warm_scorer() -> None:
         except Exception:  # noqa: BLE001 - a library version without it: nothing to preload
             pass
     try:
+        from rewards.checks.latex_algebra import warm
+
+        warm()  # latex2sympy's parser and its first tables (rewards.evidence.latex_derivations)
         from rewards.scoring.score import score_group
 
         for problem, completions, gold in _WARM_GROUPS:

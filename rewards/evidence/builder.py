@@ -17,6 +17,7 @@ from rewards.evidence.equation_derivations import (SLASH_FRACTION, answer_boxes,
 from rewards.evidence.figures import outside_figures
 from rewards.evidence.irrational import (approximate_answer_step, approximate_derivation, beside_equations,
                                          irrational_coefficient, pi_coefficient)
+from rewards.evidence.latex_derivations import latex_answer_step
 from rewards.evidence.lexicon import ANGLES, Converted, problem_numbers, problem_unit_words, unit_constants, unit_words
 from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, StepFlow
 from rewards.evidence.operands import NEGATED, added_term
@@ -128,10 +129,31 @@ class DataflowBuilder:
             for j in range(len(self.steps) - 1, -1, -1):
                 if answer_value in self.steps[j].produced or percent in self.steps[j].produced:
                     return answer_value, j
-            return answer_value, None
-        if self.approx is not None:
-            return approximate_answer_step(self.steps, self.approx, self.inexact)
+            return answer_value, self.latex_answer(answer_value, answer_value)
+        if self.approx is not None:  # an irrational answer: no LaTeX chain (a multiple of pi or a radical is minted
+            return approximate_answer_step(self.steps, self.approx, self.inexact)  # from a coefficient too easily)
         return None, None
+
+    def latex_answer(self, target: Fraction | float, key: Fraction) -> int | None:
+        """The step of a verified LaTeX chain from the problem to an answer no equation derived
+        (:func:`rewards.evidence.latex_derivations.latex_answer_step`): it produces ``key``, uses the chain's
+        first side, and the numbers the chain writes are verified results, no stray or ungrounded claims."""
+        found = latex_answer_step(self, self.trace.answer, target) if self.trace.answer else None
+        if found is None:
+            return None
+        step, operands, depends, written = found
+        flow = self.steps[step]
+        flow.produced.append(key)
+        flow.used.extend(v for v in dict.fromkeys(operands) if v not in flow.used)  # read once: no "repeated" operand
+        flow.depends_on.update(t for t in depends if t < step)
+        for t, values in written.items():  # verified results (or the answer put back), not numbers from nowhere
+            chained = self.steps[t]
+            chained.stray = [v for v in chained.stray if v not in values]
+            chained.ungrounded = [v for v in chained.ungrounded if v not in values]
+            chained.unsupported = [v for v in chained.unsupported if v not in values]
+        if self.last_derived is None:
+            self.last_derived = key
+        return step
 
     def read_step(self, index: int, text: str) -> StepFlow:
         """What step ``index`` states, uses and produces."""
