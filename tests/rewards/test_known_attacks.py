@@ -47,8 +47,6 @@ RULE_AT_FAULT = {
         'rewards/evidence/: COMMON_CONSTANTS ground a percent of free constants',
     'test_space_split_false_result_not_above_visible_slip':
         'rewards/checks/arithmetic/extraction.py: a result with a space inside is read as its first digits',
-    'test_grounded_padding_no_gain_math':
-        'rewards/scoring/components.py: S_RA credits a second derivation of the answer',
     'test_unread_connective_slip_not_above_visible_slip':
         "rewards/checks/arithmetic/extraction.py:read_connectives does not read ': '",
     'test_hedge_around_a_restated_equation_earns_less_than_the_gold':
