@@ -202,10 +202,16 @@ def _flatten(r: Reading, n: int, cls: str, sign: int, entry: int, out: list, dep
         out.append((sign, n))
 
 
-def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]]):
-    """Consecutive terms of a written sum that are written from the problem's quantities and together make a
-    constant (``18 + 2 * 300 / 3 - 200``: ``2 * 300 / 3 - 200`` is 0, though no node of the left-to-right reading is
-    that zero): ``(text, value, symbols)`` for each such run."""
+def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]], classes: str = "+*"):
+    """Consecutive terms of a written sum, or factors of a written product, that are written from the problem's
+    quantities and together make a constant: ``(text, value, symbols)`` for each such run.
+
+    * sums (``"+"`` in ``classes``): ``18 + 2 * 300 / 3 - 200``: ``2 * 300 / 3 - 200`` is 0, though no node of the
+      left-to-right reading is that zero;
+    * products (``"*"``): only a run with a literal read as a transform of what it cancels against
+      (``2 * 1400 / 14``: ``1400 / 14`` is ``100 · q / q``, the constant 100, whatever the multiplier 2 is read as);
+      a product of plain quantities written out (``x / 2 * 2``) is no disguise.
+    """
     inner = set()
     for n in order:
         cls = _CLASS.get(r.kind[n])
@@ -216,8 +222,8 @@ def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]]):
                 inner.add(c)
     for n in order:
         cls = _CLASS.get(r.kind[n])
-        if cls != "+" or n in inner or n in r.literals:  # sums only: "x / 2 * 2" written out is no disguise (a
-            continue                                       # product's constant parts are nodes: 16 * 100 / 1600)
+        if cls is None or cls not in classes or n in inner or n in r.literals or _times_zero(r, n):
+            continue
         terms: list[tuple[int, int]] = []
         _flatten(r, n, cls, 1, r.entry[n], terms)
         if not 3 <= len(terms) <= MAX_RUN_TERMS:
@@ -227,6 +233,8 @@ def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]]):
                 if j - i == len(terms):
                     continue  # the whole expression: checked as a node
                 run = terms[i:j]
+                if cls == "*" and not any(t in r.transformed and r.syms[t] for _, t in run):
+                    continue
                 syms = frozenset().union(*(r.syms[t] for _, t in run))
                 if not syms:
                     continue
@@ -312,6 +320,9 @@ def _verdict(r: Reading, root: int, lenient: bool = False) -> tuple[str | None, 
                 return (f"cancelling: {_render(r, n)} is the constant {render_number(r.value[n])}, written from the "
                         f"problem's {', '.join(r.qs.labels[i] for i in sorted(r.syms[n]))}", frozenset(written),
                         frozenset())
+        for run, constant, syms in _constant_runs(r, order, vals, "*"):  # "5 * 400 / 4": 400 / 4 is 100
+            return (f"cancelling: {run} is the constant {render_number(constant)}, written from the problem's "
+                    f"{', '.join(r.qs.labels[i] for i in sorted(syms))}", frozenset(written), frozenset())
         used = {i for k, i in enumerate(written)
                 if at[SAMPLE_POINTS + 2 * k] != at[0] or at[SAMPLE_POINTS + 2 * k + 1] != at[1]}
         return None, frozenset(written), frozenset(used)
@@ -332,7 +343,7 @@ def _verdict(r: Reading, root: int, lenient: bool = False) -> tuple[str | None, 
         if v[0] == v[1] == v[2]:
             return (f"cancelling: {_render(r, n)} is the constant {render_number(r.value[n])}, written from the problem's "
                     f"{', '.join(r.qs.labels[i] for i in sorted(r.syms[n]))}", frozenset(written), frozenset())
-    for run, constant, syms in _constant_runs(r, order, vals):  # "... + 2 * 300 / 3 - 200" in a longer sum
+    for run, constant, syms in _constant_runs(r, order, vals):  # "... + 2 * 300 / 3 - 200", "2 * 1400 / 14"
         return (f"cancelling: {run} is the constant {render_number(constant)}, written from the problem's "
                 f"{', '.join(r.qs.labels[i] for i in sorted(syms))}", frozenset(written), frozenset())
     # a quantity that cancels across steps is written but unused (weighed by the caller, not degenerate)
@@ -507,6 +518,7 @@ def _side_node(r: Reading, sides, value: Fraction) -> int | None:
         r.consts = {key: c for key, c in r.consts.items() if c < mark[0]}
         r.uses = mark[1]
         r.literals = {n: text for n, text in r.literals.items() if n < mark[0]}
+        r.transformed = {n for n in r.transformed if n < mark[0]}
     return None
 
 

@@ -90,7 +90,7 @@ class Reading:
     """One linking of every literal on the way to its source, as a node list."""
 
     __slots__ = ("qs", "units", "choices", "seen", "kind", "a", "b", "value", "syms", "consts", "uses",
-                 "producers", "literals", "entry", "current", "unit_keys", "stray", "fixed", "here")
+                 "producers", "literals", "entry", "current", "unit_keys", "stray", "fixed", "here", "transformed")
 
     def __init__(self, qs: Quantities, units: frozenset[Fraction], choices: tuple[int, ...]):
         self.qs, self.units, self.choices = qs, units, choices
@@ -108,6 +108,7 @@ class Reading:
         self.uses: dict[int, int] = {}
         self.producers: dict[int | Fraction, list[int]] = {}  # value_key(value) -> nodes, latest first (-1: opaque)
         self.literals: dict[int, str] = {}  # nodes that stand for one written literal (1600 read as 100 * 16)
+        self.transformed: set[int] = set()  # the literals read as a transform of a quantity or derived value
         self.entry: list[int] = []  # which written expression built each node
         self.current = 0
 
@@ -263,6 +264,7 @@ class Reading:
                 node = self.op(how, x, self.leaf(factor))
             else:
                 node = self.op(how, x, self.const(factor))
+            self.transformed.add(node)
         self.literals[node] = f"{render_number(ast[1][1])}/{render_number(ast[2][1])}" if ast is not None else render_number(v)
         return node
 
