@@ -376,6 +376,14 @@ class DerivationFunction:
     answer: Fraction
     readings: int = 1
     _graph: tuple = field(default=(), repr=False, compare=False)
+    alternatives: tuple = field(default=(), repr=False, compare=False)
+    """Other readings of the same derivation that are no degenerate ones either (a literal with several sources
+    linked to another of them: a value two steps derived, a derived value equal to a problem number), each a
+    :class:`DerivationFunction`; filled only when :func:`derivation_function` is asked for them."""
+
+    def all_readings(self) -> tuple["DerivationFunction", ...]:
+        """This reading, then :attr:`alternatives`."""
+        return (self, *self.alternatives)
 
     def label(self, i: int) -> str:
         return self.labels[i]
@@ -483,11 +491,33 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
         if again is not None:  # a step written again computes what it computed the first time
             produced = list(again)
         else:
-            produced = [entry for sides, value, kind in plan[k] for entry in _read_entry(r, sides, value, kind)]
+            produced = []
+            for sides, value, kind in _in_text_order(plan[k], trace.steps[k] if k < len(trace.steps) else ""):
+                entries = _read_entry(r, sides, value, kind)
+                produced.extend(entries)
+                for v, node in entries:  # "6 / 2 = 3 tomatoes a day. In a week 3 * 7 = 21": a value derived
+                    if node >= 0:        # earlier in the same step is that value (not the problem's equal 3)
+                        key = value_key(v)
+                        r.producers[key] = [node, *[n for n in r.producers.get(key, ()) if n != node]][:4]
             if text:
                 repeated[text] = produced
         _record_producers(r, k, produced, flow.steps[k].produced, wanted, found)
     return r, [found.get((t, value_key(v))) for t, v in roots]
+
+
+def _in_text_order(entries, step: str) -> list:
+    """A step's derivations in the order the step writes them (a GSM8K annotation is listed before the plain
+    equations beside it: "10-2=8 ... 6+5+10+8=<<6+5+10+8=29>>29"), so that a value derived earlier in the step is
+    read as derived where a later equation of the step uses it; a derivation whose side is not found verbatim keeps
+    its place after the one before it."""
+    if len(entries) < 2:
+        return list(entries)
+    keyed, last = [], -1
+    for n, entry in enumerate(entries):
+        at = step.find(entry[0][0]) if entry[0] and entry[0][0] else -1
+        last = at if at >= 0 else last
+        keyed.append((last, n, entry))
+    return [entry for _, _, entry in sorted(keyed, key=lambda x: (x[0], x[1]))]
 
 
 def _read_entry(r: Reading, sides, value: Fraction, kind: str) -> list[tuple[Fraction, int]]:
@@ -553,7 +583,8 @@ def _given_expression(problem: str) -> bool:
 
 
 def derivation_function(trace: Trace, flow: Dataflow,
-                        derivations: list[frozenset[int]] | None = None) -> DerivationFunction | None:
+                        derivations: list[frozenset[int]] | None = None,
+                        alternatives: int = 0) -> DerivationFunction | None:
     """The answer's derivation as a function of the problem's quantities (module docstring), or ``None`` when it
     cannot be built within the bounds (no derived answer, an opaque step on the way, too many nodes) or when algebra
     (an equation with unknowns, :class:`~rewards.evidence.AlgebraLink`) is on the way. Where the problem
@@ -562,7 +593,10 @@ def derivation_function(trace: Trace, flow: Dataflow,
 
     ``derivations``: :func:`~rewards.evidence.answer_derivations` of ``flow`` when the caller has them.
     With several derivations of the answer (algebra derives it twice) the last one that can be read decides; with
-    several readings of its ambiguous literals, the first that is not degenerate."""
+    several readings of its ambiguous literals, the first that is not degenerate. ``alternatives``: up to this many
+    other non-degenerate readings are kept in :attr:`DerivationFunction.alternatives` (within the
+    :data:`MAX_READINGS` budget, the answer's latest literals first): counterfactual agreement compares every
+    reading, since a literal with two sources may be linked to either."""
     if flow.answer_step is None or flow.answer_value is None:
         return None
     if derivations is None:
@@ -580,7 +614,7 @@ def derivation_function(trace: Trace, flow: Dataflow,
     qs = problem_quantities(trace.problem)
     function = None
     for k, root in enumerate(roots):  # the last derivation decides; an earlier one where the last cannot be read
-        found = _function_of(trace, flow, plan, (root, target), qs, lenient)
+        found = _function_of(trace, flow, plan, (root, target), qs, lenient, alternatives if k == 0 else 0)
         if found is None:
             continue
         if function is None:
@@ -596,10 +630,12 @@ def derivation_function(trace: Trace, flow: Dataflow,
 
 
 def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction], qs: Quantities,
-                 lenient: bool = False) -> DerivationFunction | None:
+                 lenient: bool = False, alternatives: int = 0) -> DerivationFunction | None:
     """The function of the derivation ending at ``root`` (``(step, value)``): the first reading of its ambiguous
     literals that is not degenerate, else the first reading; ``None`` when no reading can be built."""
     best: DerivationFunction | None = None
+    first: DerivationFunction | None = None
+    others: list[DerivationFunction] = []
     tried, queue, seen_choices = 0, [()], set()
     while queue and tried < MAX_READINGS:
         choices = queue.pop(0)
@@ -620,14 +656,29 @@ def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction],
         function = DerivationFunction(reason, written, used, qs.values, qs.labels, r.value[node], tried,
                                       (tuple(r.kind), tuple(r.a), tuple(r.b), node))
         if reason is None:
-            return function
-        if best is None:
-            best = function
-        for k, count in enumerate(r.seen):  # other readings of the ambiguous literals met
-            for option in range(1, count):
+            if not alternatives:
+                return function
+            if first is not None:
+                others.append(function)
+                if len(others) >= alternatives:
+                    break
+                continue
+            first = function
+            queue.clear()  # from here on: the other readings of this one, the latest literal first (the answer's
+            order = range(len(r.seen) - 1, -1, -1)  # own step is where two sources of a value meet last)
+        elif first is not None:
+            continue
+        else:
+            best = best or function
+            order = range(len(r.seen))
+        for k in order:  # other readings of the ambiguous literals met
+            for option in range(1, r.seen[k]):
                 alternative = tuple(choices[j] if j < len(choices) else 0 for j in range(k)) + (option,)
                 if alternative not in seen_choices:
                     queue.append(alternative)
+    if first is not None:
+        return DerivationFunction(first.degenerate, first.written, first.used, first.values, first.labels,
+                                  first.answer, first.readings, first._graph, tuple(others))
     if best is not None:
         best = DerivationFunction(best.degenerate, best.written, best.used, best.values, best.labels, best.answer,
                                   tried, best._graph)

@@ -65,12 +65,18 @@ from typing import Sequence
 from rewards.evidence import DerivationFunction, answer_derivations, build_dataflow, derivation_function
 from rewards.parsing.trace import parse_trace
 
-__all__ = ["Agreement", "consistent_edits", "agree", "group_agreement", "reference_function", "MAX_EDIT_CLASSES"]
+__all__ = ["Agreement", "consistent_edits", "agree", "group_agreement", "reference_function", "MAX_EDIT_CLASSES",
+           "MAX_ALTERNATIVES"]
 
 log = logging.getLogger(__name__)
 
 MAX_EDIT_CLASSES = 12
 """At most this many classes of equal-valued quantities are edited per comparison (two edits each)."""
+
+MAX_ALTERNATIVES = 3
+"""Besides its first reading, at most this many other readings of a derivation are compared (a literal with two
+sources — a value two steps derived, a derived value equal to a problem number — linked to the other one):
+:func:`agree` calls two derivations alike when some reading of each agrees."""
 
 _MAX_REFERENCE_CHARS = 8000
 """A reference solution longer than this is not read (a gold solution is short; the bound keeps the cost fixed)."""
@@ -166,6 +172,14 @@ def agree(f: DerivationFunction, g: DerivationFunction) -> bool | None:
     """
     if f.values != g.values:
         return None
+    verdicts = [_agree_one(x, y) for x in f.all_readings() for y in g.all_readings()]
+    if True in verdicts:
+        return True
+    return False if False in verdicts else None
+
+
+def _agree_one(f: DerivationFunction, g: DerivationFunction) -> bool | None:
+    """:func:`agree` for one reading of each."""
     shared = f.used & g.used
     if not shared:
         return None
@@ -193,7 +207,7 @@ def reference_function(problem: str, solution: str | None) -> DerivationFunction
         if trace.issues or trace.answer is None:
             return None
         flow = build_dataflow(trace)
-        function = derivation_function(trace, flow, answer_derivations(flow))
+        function = derivation_function(trace, flow, answer_derivations(flow), alternatives=MAX_ALTERNATIVES)
     except Exception as exc:  # noqa: BLE001 - a reference that cannot be read is no reference
         log.warning("reference solution could not be read (%s: %s); comparing within the group",
                     type(exc).__name__, exc)

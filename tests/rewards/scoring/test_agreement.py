@@ -293,3 +293,41 @@ def test_agree_compares_only_the_quantities_both_depend_on(shared_data):
     assert full is not None and head is not None and shortcut is not None
     assert agree(full, head) is True
     assert agree(full, shortcut) is True  # responds alike to 150 and 6; the rent it folded into a constant
+
+
+TOMATOES = ("Steve loves eating cherry tomatoes and eats twice as much as his girlfriend. If Steve eats 6 cherry "
+            "tomatoes per day, how many tomato vines does he need if each vine produces 3 cherry tomatoes per week?")
+TOMATO_REFERENCE = ("His girlfriend eats 6/2=<<6/2=3>>3 tomatoes per day\nSo together they eat 6+3=<<6+3=9>>9 "
+                    "tomatoes a day\nThat means they eat 9*7=<<9*7=63>>63 tomatoes a day\nSo he needs "
+                    "63/3=<<63/3=21>>21 tomato vines\n#### 21")
+
+
+def test_a_value_derived_earlier_in_the_same_step_is_read_as_derived_and_not_isolated():
+    """"6 / 2 = 3 ... 3 * 7 = 21" in one paragraph where the problem also states a 3: the second 3 is the one the
+    step just derived (linked by derivation, not by value), so the valid solution computes the reference's function
+    and is not isolated."""
+    completion = ("Steve eats 6 * 7 = 42 cherry tomatoes a week. His girlfriend eats half of what Steve eats, "
+                  "6 / 2 = 3 per day, so 3 * 7 = 21 a week.\n\nTogether they eat 42 + 21 = 63 a week, so he needs "
+                  "63 / 3 = 21 vines.\n#### 21")
+    cfg = {"counterfactual_agreement": True}
+    result = score_group(TOMATOES, [completion], gold=TOMATO_REFERENCE, config=cfg, mode="reward")[0]
+    assert result.agreement == 1.0
+    # a lucky shortcut that lands on the answer still disagrees with the reference
+    shortcut = score_group(TOMATOES, ["6 * 7 / 2 = 21 vines.\n#### 21"], gold=TOMATO_REFERENCE, config=cfg,
+                           mode="reward")[0]
+    assert shortcut.agreement is None or shortcut.agreement < 1.0
+
+
+def test_a_literal_with_two_sources_agrees_through_either_reading():
+    """A value two steps derive (or a derived value equal to a problem number) may be linked to either source: two
+    derivations agree when some reading of each does, and the alternatives are other non-degenerate readings."""
+    from rewards.evidence import build_dataflow, derivation_function
+    from rewards.parsing.trace import parse_trace
+
+    problem = "Ann has 10 apples and eats 8. She shares the rest between 2 friends. How many does each get?"
+    trace = parse_trace(problem, "10 - 8 = 2\n2 / 2 = 1\n#### 1")
+    f = derivation_function(trace, build_dataflow(trace), alternatives=3)
+    assert f is not None and f.degenerate is None
+    assert all(x.degenerate is None for x in f.all_readings())
+    assert derivation_function(trace, build_dataflow(trace)).alternatives == ()
+    assert agree(f, f) is True
