@@ -15,7 +15,7 @@ from rewards.evidence.algebra_links import AlgebraTracker, LONE_NAME
 from rewards.evidence.equation_derivations import (SLASH_FRACTION, answer_boxes, computes, equation_derivation,
                                                    equation_roles, is_given, trace_equations)
 from rewards.evidence.figures import outside_figures
-from rewards.evidence.implicit import implicit_operation
+from rewards.evidence.implicit import implicit_operation, written_operand
 from rewards.evidence.irrational import (approximate_answer_step, approximate_derivation, beside_equations,
                                          irrational_coefficient, pi_coefficient)
 from rewards.evidence.lexicon import ANGLES, Converted, problem_numbers, problem_unit_words, unit_constants, unit_words
@@ -380,14 +380,14 @@ class DataflowBuilder:
             if not unreached:
                 self.strict.add(value_key(result))
 
-    def read_implicit(self, flow: StepFlow, prose: str, numbers, number: Fraction, start: int) -> bool:
+    def read_implicit(self, flow: StepFlow, prose: str, numbers, number: Fraction, start: int, end: int) -> bool:
         """A sentence that states one operation's operand and result but not its sign ("With the 4 that were
         already ripe, there will be 14", after 10 was derived; the final answer "1 game" after 10 marbles lost, "each
         game was worth 10"): derived as that operation (:func:`~rewards.evidence.implicit.implicit_operation`);
         ``False`` when it is no such sentence."""
         previous = self.last_derived
-        if previous is None or not self.is_reached(previous):
-            return False
+        if previous is None or not self.is_reached(previous) or written_operand(prose, start, end):
+            return False  # "= 3 + 5 + 4 Total ...": an operand of written arithmetic is no stated result
         begin = max(prose.rfind(". ", 0, start), prose.rfind("\n", 0, start)) + 1
         sentence = [(v, (a, b)) for v, (a, b) in numbers if begin <= a and b <= prose.find(". ", start) % (len(prose) + 1)]
         if any(not self.is_reached(v) for v, (a, _b) in sentence if a != start):
@@ -425,11 +425,11 @@ class DataflowBuilder:
             for number, (start, end) in numbers:
                 if not self.is_reached(number) and not prose[end:end + 1].isalpha():  # "9m": a coefficient
                     if not any(a <= start and end <= b for a, b in fractions):  # "\frac{8}{21}" restated whole
-                        if not self.read_implicit(flow, prose, numbers, number, start):
+                        if not self.read_implicit(flow, prose, numbers, number, start, end):
                             flow.stray.append(number)
                 elif number == self.answer_value and value_key(number) not in self.producers \
                         and number not in flow.produced and not prose[end:end + 1].isalpha():
-                    self.read_implicit(flow, prose, numbers, number, start)  # the answer, a free constant ("1 game")
+                    self.read_implicit(flow, prose, numbers, number, start, end)  # the answer, a free constant ("1 game")
         elif self.approx is not None:  # an irrational answer also answers for what a step states beside its equations
             beside = outside_figures(beside_equations(text), figure_before)[0]  # "59, \\" where "3^2 + 7^2 = 58"
             for number, (_start, end) in read_numbers(beside):

@@ -13,7 +13,8 @@ mismatch stays a stray claim, never a refutation), and it is narrow on purpose:
   quantity or a derived value; a free constant the sentence writes — "2", "100" — is no operand: a hidden slip does
   not become derived by writing a digit next to it);
 * exactly one of ``+ - * /`` gives the result (two operations that give it are ambiguous: no reading);
-* the sentence states no other unreached number.
+* the sentence states no other unreached number, and the result stands beside no operator or ``=`` (in
+  ``= 3 + 5 + 4 Total amount = 12`` the 4 is an operand: :func:`written_operand`).
 
 >>> from fractions import Fraction as F
 >>> implicit_operation(F(14), F(10), [F(4)])
@@ -24,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 MAX_OPERANDS = 6
@@ -32,6 +34,20 @@ MAX_OPERANDS = 6
 
 def _render(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+_OPERATOR_BEFORE = re.compile(r"(?:[-+*/×÷=^]|\\times|\\cdot|\\div)\s*\$?\s*$")
+_OPERATOR_AFTER = re.compile(r"^\s*%?\s*(?:[-+*/×÷=^]|\\times|\\cdot|\\div|x\s*\d)")
+
+
+def written_operand(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``text[start:end]`` stands beside an operator or ``=`` (``3 + 5 + 4 Total``): an
+    operand or a result of arithmetic the sentence writes, not a number it states on its own.
+
+    >>> written_operand("so 3 + 5 + 4 Total", 11, 12), written_operand("there will be 14 peaches", 14, 16)
+    (True, False)
+    """
+    return bool(_OPERATOR_BEFORE.search(text[max(0, start - 12):start]) or _OPERATOR_AFTER.match(text[end:end + 12]))
 
 
 def implicit_operation(result: Fraction, previous: Fraction | None,

@@ -62,3 +62,15 @@ def test_a_hidden_value_with_no_operand_in_its_sentence_stays_unsupported():
     text = "16 - 3 - 4 = 9 eggs.\nWith 10 more she has 19 eggs.\n#### 19"
     flow = build_dataflow(parse_trace(problem, text))
     assert flow.steps[1].wordy == [] and flow.steps[1].stray == [Fraction(19)]
+
+
+def test_an_operand_of_written_arithmetic_is_no_stated_result():
+    """"Total = 3 + 5 + 4 Total amount of candy = 12 pounds": the 4 equals the answer (12 / 3) but is an operand
+    of the sum the sentence writes, not a result it states."""
+    problem = ("Robert has 3 pounds of candy. Cindy has 5 pounds of candy. Aaron has 4 pounds of candy. If they pool "
+               "their candy and share it equally, how much will each have?")
+    text = ("Total amount of candy = 3 + 5 + 4 Total amount of candy = 12 pounds.\n"
+            "Amount of candy per person = 12 / 3 Amount of candy per person = 4 pounds.\n#### 4")
+    flow = build_dataflow(parse_trace(problem, text))
+    assert all("12 / 3" != sides[0] for sides, _ in flow.steps[0].wordy)
+    assert Fraction(4) not in flow.steps[0].produced
