@@ -35,11 +35,16 @@ a rate in ``(0, 1)`` becomes ``v / 2`` and ``v / 3`` (it stays a fraction). Answ
 
 Where equal functions are out of reach, so that two valid methods can disagree: a different but consistent reading
 of the problem (the two compute different functions on purpose); a unit or rate one solution converts and another
-does not; and, on *every* shared quantity at once, the reading's own limits — a derived value equal to a problem
-number, or a free constant equal to a quantity, read the other way (``6 - 3 = 3`` then ``+ 3`` when the problem
-states a 3). Algebra, roots and functions on the way are not read (absent, not disagreement). Measured on
-ProcessBench's valid GSM8K solutions against GSM8K test's worked solutions (``benchmarks/agreement_reference.py``):
-3 of the 113 compared valid solutions are isolated (each by such a reading), none of the 3 compared flawed ones.
+does not; and, on *every* shared quantity at once, the reading's own limits — a free constant equal to a quantity
+read the other way, a computation the reading cannot parse (its result then read from an earlier step that derived
+the same value). A literal with two sources (a value two steps derived, a derived value equal to a problem number:
+``6 / 2 = 3`` then ``63 / 3`` when the problem states a 3) is linked to each in turn: every non-degenerate reading
+of a derivation (at most :data:`MAX_ALTERNATIVES` besides the first) is compared, and two derivations agree when
+some reading of each does. Algebra, roots and functions on the way are not read (absent, not disagreement).
+Measured on ProcessBench's valid GSM8K solutions against GSM8K test's worked solutions
+(``benchmarks/agreement_reference.py``): 1 of the 128 compared valid solutions is isolated (``4 rooms × 4 small
+candles per room = 16`` is not parsed, so its ``16 + 20`` reads the flashlights' 16 and 20), none of the 4 compared
+flawed ones.
 
 >>> from rewards.scoring.score import score_group
 >>> p = ("Janet's ducks lay 16 eggs per day. She eats 3 for breakfast and bakes muffins with 4. She sells the "
@@ -149,15 +154,18 @@ def agree(f: DerivationFunction, g: DerivationFunction) -> bool | None:
     r"""Whether two derivation functions of one problem agree: on some quantity both depend on, they respond alike —
     equal answers at both :func:`consistent_edits` of that quantity's class. ``False`` when they respond differently
     on every shared quantity; ``None`` when they share no quantity or no edit can be evaluated by both (not
-    comparable). Two equal functions agree on every quantity.
+    comparable). Two equal functions agree on every quantity. Each function's other readings
+    (:attr:`~rewards.evidence.derivation_function.DerivationFunction.alternatives`, where it was built with them)
+    are compared too: they agree when some reading of each does, and disagree when every pair that can be compared
+    disagrees.
 
     Why *some* quantity and not every one: the reading of a derivation cannot always tell a derived value from an
     equal problem number or a free constant from an equal quantity (``2 · 2 + 2 · 1`` for "two … one"; ``6 - 3 = 3``
     then ``+ 3`` when the problem states a 3), so two valid solutions of one method can differ on one quantity's
     role; an unrelated construction differs on all of them. Measured on ProcessBench's valid GSM8K solutions against
-    the gold's function (``benchmarks/agreement_reference.py``): requiring every quantity isolates 12 of 113 compared
-    valid solutions, requiring one isolates 3, and both catch the same constructions in
-    ``benchmarks/mixed_groups.py``. A quantity only one of the two depends on is not edited: a valid solution that
+    the gold's function (``benchmarks/agreement_reference.py``, when the rule was chosen, before alternative readings):
+    requiring every quantity isolated 12 of 113 compared valid solutions, requiring one 3, and both catch the same
+    constructions in ``benchmarks/mixed_groups.py``. A quantity only one of the two depends on is not edited: a valid solution that
     multiplies in its head (``75`` for ``3 · 25``) depends on fewer quantities, not on others.
 
     >>> from rewards.parsing.trace import parse_trace

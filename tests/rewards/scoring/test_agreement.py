@@ -319,15 +319,25 @@ def test_a_value_derived_earlier_in_the_same_step_is_read_as_derived_and_not_iso
 
 
 def test_a_literal_with_two_sources_agrees_through_either_reading():
-    """A value two steps derive (or a derived value equal to a problem number) may be linked to either source: two
-    derivations agree when some reading of each does, and the alternatives are other non-degenerate readings."""
+    """A value two steps derive may be linked to either of them: Tom's 20 pens (4 + 16) and Ann's 20 (5 * 4), then
+    "20 * 2" read from the latest (Ann's) disagrees with the reference; the other reading agrees, and two
+    derivations agree when some reading of each does."""
     from rewards.evidence import build_dataflow, derivation_function
     from rewards.parsing.trace import parse_trace
 
-    problem = "Ann has 10 apples and eats 8. She shares the rest between 2 friends. How many does each get?"
-    trace = parse_trace(problem, "10 - 8 = 2\n2 / 2 = 1\n#### 1")
-    f = derivation_function(trace, build_dataflow(trace), alternatives=3)
-    assert f is not None and f.degenerate is None
-    assert all(x.degenerate is None for x in f.all_readings())
-    assert derivation_function(trace, build_dataflow(trace)).alternatives == ()
-    assert agree(f, f) is True
+    problem = ("Tom has 4 red pens and 16 blue pens. Ann has 5 boxes with 4 pens each. Tom doubles his pens. How many "
+               "pens does Tom have now?")
+
+    def fn(text: str, alternatives: int):
+        trace = parse_trace(problem, text)
+        return derivation_function(trace, build_dataflow(trace), alternatives=alternatives)
+
+    completion = "Tom has 4 + 16 = 20 pens.\nAnn has 5 * 4 = 20 pens.\nTom now has 20 * 2 = 40 pens.\n#### 40"
+    reference = fn("Tom has 4 + 16 = 20 pens.\nHe doubles them: 20 * 2 = 40.\n#### 40", 3)
+    first, every = fn(completion, 0), fn(completion, 3)
+    assert first.alternatives == () and len(every.alternatives) >= 1
+    assert all(x.degenerate is None for x in every.all_readings())
+    assert agree(first, reference) is False  # the latest 20 (Ann's) alone
+    assert agree(every, reference) is True   # Tom's 20 among the readings
+    assert agree(fn("16 + 4 = 20\n20 * 2 = 40\n#### 40", 3), reference) is True  # the same function, reordered
+    assert agree(fn("5 * 4 * 2 = 40\n#### 40", 3), reference) is False  # a lucky shortcut: one reading, disagrees
