@@ -382,9 +382,8 @@ class DataflowBuilder:
 
     def read_implicit(self, flow: StepFlow, prose: str, numbers, number: Fraction, start: int, end: int) -> bool:
         """A sentence that states one operation's operand and result but not its sign ("With the 4 that were
-        already ripe, there will be 14", after 10 was derived; the final answer "1 game" after 10 marbles lost, "each
-        game was worth 10"): derived as that operation (:func:`~rewards.evidence.implicit.implicit_operation`);
-        ``False`` when it is no such sentence."""
+        already ripe, there will be 14", after 10 was derived): derived as that operation
+        (:func:`~rewards.evidence.implicit.implicit_operation`); ``False`` when it is no such sentence."""
         previous = self.last_derived
         if previous is None or not self.is_reached(previous) or written_operand(prose, start, end):
             return False  # "= 3 + 5 + 4 Total ...": an operand of written arithmetic is no stated result
@@ -427,9 +426,6 @@ class DataflowBuilder:
                     if not any(a <= start and end <= b for a, b in fractions):  # "\frac{8}{21}" restated whole
                         if not self.read_implicit(flow, prose, numbers, number, start, end):
                             flow.stray.append(number)
-                elif number == self.answer_value and value_key(number) not in self.producers \
-                        and number not in flow.produced and not prose[end:end + 1].isalpha():
-                    self.read_implicit(flow, prose, numbers, number, start, end)  # the answer, a free constant ("1 game")
         elif self.approx is not None:  # an irrational answer also answers for what a step states beside its equations
             beside = outside_figures(beside_equations(text), figure_before)[0]  # "59, \\" where "3^2 + 7^2 = 58"
             for number, (_start, end) in read_numbers(beside):

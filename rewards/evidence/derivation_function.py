@@ -486,6 +486,7 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
     for k in range(last + 1):
         r.stray = frozenset(value_key(v) for v in flow.steps[k].unsupported) if flow.steps[k].unsupported \
             else frozenset()
+        r.fresh = {}
         text = " ".join(trace.steps[k].split()) if k < len(trace.steps) else ""
         again = repeated.get(text) if "=" in text else None
         if again is not None:  # a step written again computes what it computed the first time
@@ -498,7 +499,7 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
                 for v, node in entries:  # "6 / 2 = 3 tomatoes a day. In a week 3 * 7 = 21": a value derived
                     if node >= 0:        # earlier in the same step is that value (not the problem's equal 3)
                         key = value_key(v)
-                        r.producers[key] = [node, *[n for n in r.producers.get(key, ()) if n != node]][:4]
+                        r.fresh[key] = [node, *[n for n in r.fresh.get(key, ()) if n != node]][:4]
             if text:
                 repeated[text] = produced
         _record_producers(r, k, produced, flow.steps[k].produced, wanted, found)
@@ -514,10 +515,23 @@ def _in_text_order(entries, step: str) -> list:
         return list(entries)
     keyed, last = [], -1
     for n, entry in enumerate(entries):
-        at = step.find(entry[0][0]) if entry[0] and entry[0][0] else -1
+        at = _position(step, entry[0][0]) if entry[0] and entry[0][0] else -1
         last = at if at >= 0 else last
         keyed.append((last, n, entry))
     return [entry for _, _, entry in sorted(keyed, key=lambda x: (x[0], x[1]))]
+
+
+def _position(step: str, side: str) -> int:
+    """Where ``side`` is first written in ``step`` as a whole (not inside a longer number: ``25 ÷ 5`` is not the
+    tail of ``125 ÷ 5``); -1 when it is not."""
+    at = step.find(side)
+    while at >= 0:
+        before = step[at - 1:at]
+        after = step[at + len(side):at + len(side) + 1]
+        if not (before.isdigit() or before in ".,") and not (side[-1:].isdigit() and after.isdigit()):
+            return at
+        at = step.find(side, at + 1)
+    return -1
 
 
 def _read_entry(r: Reading, sides, value: Fraction, kind: str) -> list[tuple[Fraction, int]]:

@@ -13,8 +13,9 @@ mismatch stays a stray claim, never a refutation), and it is narrow on purpose:
   quantity or a derived value; a free constant the sentence writes — "2", "100" — is no operand: a hidden slip does
   not become derived by writing a digit next to it);
 * exactly one of ``+ - * /`` gives the result (two operations that give it are ambiguous: no reading);
-* the sentence states no other unreached number, and the result stands beside no operator or ``=`` (in
-  ``= 3 + 5 + 4 Total amount = 12`` the 4 is an operand: :func:`written_operand`).
+* the sentence states no other unreached number, and the result stands beside no operator or ``=`` and in no list
+  (in ``= 3 + 5 + 4 Total amount = 12`` the 4 is an operand: :func:`written_operand`);
+* the result is a number nothing reaches: a free constant ("the result is always 1") is never read this way.
 
 >>> from fractions import Fraction as F
 >>> implicit_operation(F(14), F(10), [F(4)])
@@ -37,17 +38,20 @@ def _render(v: Fraction) -> str:
 
 
 _OPERATOR_BEFORE = re.compile(r"(?:[-+*/×÷=^]|\\times|\\cdot|\\div)\s*\$?\s*$")
+_LISTED = re.compile(r",\s*(?:and\s+|or\s+)?\$?\s*$")
 _OPERATOR_AFTER = re.compile(r"^\s*%?\s*(?:[-+*/×÷=^]|\\times|\\cdot|\\div|x\s*\d)")
 
 
 def written_operand(text: str, start: int, end: int) -> bool:
-    """Whether the number at ``text[start:end]`` stands beside an operator or ``=`` (``3 + 5 + 4 Total``): an
-    operand or a result of arithmetic the sentence writes, not a number it states on its own.
+    """Whether the number at ``text[start:end]`` stands beside an operator or ``=`` (``3 + 5 + 4 Total``), or in a
+    list (``multiples of 4, 6, and 10``): an operand or a result of arithmetic the sentence writes, or one item of
+    several, not a number it states on its own.
 
     >>> written_operand("so 3 + 5 + 4 Total", 11, 12), written_operand("there will be 14 peaches", 14, 16)
     (True, False)
     """
-    return bool(_OPERATOR_BEFORE.search(text[max(0, start - 12):start]) or _OPERATOR_AFTER.match(text[end:end + 12]))
+    return bool(_OPERATOR_BEFORE.search(text[max(0, start - 12):start]) or _OPERATOR_AFTER.match(text[end:end + 12])
+                or _LISTED.search(text[max(0, start - 8):start]) or text[end:end + 1] == ",")
 
 
 def implicit_operation(result: Fraction, previous: Fraction | None,

@@ -29,10 +29,10 @@ def _fa(problem: str, text: str, answer: str) -> float | None:
     return faithful_accuracy_reward(prompts=[problem], completions=[text], answer=[answer])[0]
 
 
-def test_the_gold_forms_are_supported():
+def test_the_gold_form_is_supported():
     assert _fa(PEACHES, PEACHES_GOLD, "7") == 1.0
     assert score_trace(PEACHES, PEACHES_GOLD, mode="reward").supported
-    assert _fa(MARBLES, MARBLES_GOLD, "1") == 1.0
+    assert _fa(MARBLES, MARBLES_GOLD, "1") == 0.5  # "lost 1 game": a free constant as the result is not read
     trace = parse_trace(PEACHES, PEACHES_GOLD)
     flow = build_dataflow(trace)
     assert flow.steps[1].wordy == [(("10 + 4",), Fraction(14))] and flow.steps[1].stray == []
@@ -62,6 +62,11 @@ def test_a_hidden_value_with_no_operand_in_its_sentence_stays_unsupported():
     text = "16 - 3 - 4 = 9 eggs.\nWith 10 more she has 19 eggs.\n#### 19"
     flow = build_dataflow(parse_trace(problem, text))
     assert flow.steps[1].wordy == [] and flow.steps[1].stray == [Fraction(19)]
+    # an item of a list is no result ("multiples of 4, 6, and 10" after 60 was derived: not 60 / 6)
+    problem = "Pots get a balloon every 4, 6 and 10 pots. Which pots get three?"
+    text = "4 * 15 = 60\nThese pots are multiples of 4, 6, and 10, so every 60th pot.\n#### 60"
+    flow = build_dataflow(parse_trace(problem, text))
+    assert flow.steps[1].wordy == []
 
 
 def test_an_operand_of_written_arithmetic_is_no_stated_result():
