@@ -493,8 +493,13 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
             produced = list(again)
         else:
             produced = []
+            written: dict[tuple, list] = {}  # an equation the step writes again ("14*0=<<14*0=0>>0") computes
             for sides, value, kind in _in_text_order(plan[k], trace.steps[k] if k < len(trace.steps) else ""):
-                entries = _read_entry(r, sides, value, kind)
+                again = (tuple("".join(side.split()) for side in sides), value_key(value))
+                if again in written:  # what it computed the first time (its 0 is not read as its own result)
+                    produced.extend(written[again])
+                    continue
+                entries = written[again] = _read_entry(r, sides, value, kind)
                 produced.extend(entries)
                 for v, node in entries:  # "6 / 2 = 3 tomatoes a day. In a week 3 * 7 = 21": a value derived
                     if node >= 0:        # earlier in the same step is that value (not the problem's equal 3)

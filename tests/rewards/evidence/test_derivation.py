@@ -179,3 +179,20 @@ def test_modular_evaluation_tells_a_constant_from_a_function():
     f = function(DUCKS, GOLD)
     assert f.at({1: Fraction(1, 3)}) == (16 - Fraction(1, 3) - 4) * 2
     assert f.at({3: 0}) == 0
+
+
+def test_an_equation_written_again_in_its_step_is_not_read_through_its_own_result():
+    """GSM8K writes each computation twice ("14*0=<<14*0=0>>0"): the second computes what the first did; its 0 is the
+    written zero (six hats with no stripes), not the first one's result, so the product stays an honest zero."""
+    problem = ("Bill gathered 12 red mushrooms and 6 brown mushrooms. Ted gathered 14 green mushrooms and 6 blue "
+               "mushrooms. If half of the blue mushrooms, two-thirds of the red mushrooms, and all of the brown "
+               "mushrooms have white spots, how many white-spotted mushrooms did they gather?")
+    gold = ("Of the 12 red mushrooms, 2/3 had spots, for a total of (2/3)*12=<<2/3*12=8>>8 white-spotted mushrooms.\n"
+            "Of the 6 brown mushrooms, 100% had spots, for a total of (100/100)*6=<<6*100/100=6>>6 white-spotted "
+            "mushrooms.\nOf the 14 green mushrooms, 0% had white spots, for a total of 14*0=<<14*0=0>>0 "
+            "white-spotted mushrooms.\nAnd of the 6 blue mushrooms, half had spots, for a total of "
+            "(1/2)*6=<<6*1/2=3>>3 white-spotted mushrooms.\nIn total, they gathered 8+6+0+3=<<8+6+0+3=17>>17 "
+            "white-spotted mushrooms.\n#### 17")
+    f = function(problem, gold)
+    assert f is not None and f.degenerate is None, f
+    assert score_trace(problem, gold, mode="reward").supported
