@@ -15,6 +15,7 @@ from rewards.evidence.algebra_links import AlgebraTracker, LONE_NAME
 from rewards.evidence.equation_derivations import (SLASH_FRACTION, answer_boxes, computes, equation_derivation,
                                                    equation_roles, is_given, trace_equations)
 from rewards.evidence.figures import outside_figures
+from rewards.evidence.implicit import implicit_operation, written_operand
 from rewards.evidence.irrational import (approximate_answer_step, approximate_derivation, beside_equations,
                                          irrational_coefficient, pi_coefficient)
 from rewards.evidence.latex_derivations import latex_answer_step
@@ -403,6 +404,34 @@ class DataflowBuilder:
             if not unreached:
                 self.strict.add(value_key(result))
 
+    def read_implicit(self, flow: StepFlow, prose: str, numbers, number: Fraction, start: int, end: int) -> bool:
+        """A sentence that states one operation's operand and result but not its sign ("With the 4 that were
+        already ripe, there will be 14", after 10 was derived): derived as that operation
+        (:func:`~rewards.evidence.implicit.implicit_operation`); ``False`` when it is no such sentence."""
+        previous = self.last_derived
+        if previous is None or not self.is_reached(previous) or written_operand(prose, start, end):
+            return False  # "= 3 + 5 + 4 Total ...": an operand of written arithmetic is no stated result
+        begin = max(prose.rfind(". ", 0, start), prose.rfind("\n", 0, start)) + 1
+        sentence = [(v, (a, b)) for v, (a, b) in numbers if begin <= a and b <= prose.find(". ", start) % (len(prose) + 1)]
+        if any(not self.is_reached(v) for v, (a, _b) in sentence if a != start):
+            return False  # no other unreached number in the sentence than the result
+        operands = [v for v, (_a, b) in sentence if b <= start and self.is_reached(v)
+                    and (value_key(v) in self.pnum_keys or value_key(v) in self.producers)]
+        found = implicit_operation(number, previous, operands)
+        if found is None:
+            return False
+        side, result = found
+        flow.used.extend([previous, Fraction(side.rsplit(" ", 1)[1])])
+        producer = self.producers.get(value_key(previous))
+        if producer is not None:
+            flow.depends_on.add(producer)
+        flow.wordy.append(((side,), result))
+        flow.produced.append(result)
+        self.known.add(value_key(result))
+        self.strict.add(value_key(result))
+        self.last_derived = result
+        return True
+
     def read_prose(self, flow: StepFlow, text: str) -> None:
         """What a step states outside its equations: a step with no equation at all asserts what it states (a
         figure's code states nothing); beside an irrational answer's equations, so does the prose."""
@@ -415,10 +444,12 @@ class DataflowBuilder:
                            for number, _span in stated])
         if claim:
             fractions = reached_fractions(prose, self.is_reached) if "/" in prose or "frac" in prose else ()
-            for number, (start, end) in stated if prose == text else read_numbers(prose):
+            numbers = stated if prose == text else read_numbers(prose)
+            for number, (start, end) in numbers:
                 if not self.is_reached(number) and not prose[end:end + 1].isalpha():  # "9m": a coefficient
                     if not any(a <= start and end <= b for a, b in fractions):  # "\frac{8}{21}" restated whole
-                        flow.stray.append(number)
+                        if not self.read_implicit(flow, prose, numbers, number, start, end):
+                            flow.stray.append(number)
         elif self.approx is not None:  # an irrational answer also answers for what a step states beside its equations
             beside = outside_figures(beside_equations(text), figure_before)[0]  # "59, \\" where "3^2 + 7^2 = 58"
             for number, (_start, end) in read_numbers(beside):

@@ -202,10 +202,16 @@ def _flatten(r: Reading, n: int, cls: str, sign: int, entry: int, out: list, dep
         out.append((sign, n))
 
 
-def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]]):
-    """Consecutive terms of a written sum that are written from the problem's quantities and together make a
-    constant (``18 + 2 * 300 / 3 - 200``: ``2 * 300 / 3 - 200`` is 0, though no node of the left-to-right reading is
-    that zero): ``(text, value, symbols)`` for each such run."""
+def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]], classes: str = "+*"):
+    """Consecutive terms of a written sum, or factors of a written product, that are written from the problem's
+    quantities and together make a constant: ``(text, value, symbols)`` for each such run.
+
+    * sums (``"+"`` in ``classes``): ``18 + 2 * 300 / 3 - 200``: ``2 * 300 / 3 - 200`` is 0, though no node of the
+      left-to-right reading is that zero;
+    * products (``"*"``): only a run with a literal read as a transform of what it cancels against
+      (``2 * 1400 / 14``: ``1400 / 14`` is ``100 · q / q``, the constant 100, whatever the multiplier 2 is read as);
+      a product of plain quantities written out (``x / 2 * 2``) is no disguise.
+    """
     inner = set()
     for n in order:
         cls = _CLASS.get(r.kind[n])
@@ -216,8 +222,8 @@ def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]]):
                 inner.add(c)
     for n in order:
         cls = _CLASS.get(r.kind[n])
-        if cls != "+" or n in inner or n in r.literals:  # sums only: "x / 2 * 2" written out is no disguise (a
-            continue                                       # product's constant parts are nodes: 16 * 100 / 1600)
+        if cls is None or cls not in classes or n in inner or n in r.literals or _times_zero(r, n):
+            continue
         terms: list[tuple[int, int]] = []
         _flatten(r, n, cls, 1, r.entry[n], terms)
         if not 3 <= len(terms) <= MAX_RUN_TERMS:
@@ -227,6 +233,8 @@ def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]]):
                 if j - i == len(terms):
                     continue  # the whole expression: checked as a node
                 run = terms[i:j]
+                if cls == "*" and not any(t in r.transformed and r.syms[t] for _, t in run):
+                    continue
                 syms = frozenset().union(*(r.syms[t] for _, t in run))
                 if not syms:
                     continue
@@ -312,6 +320,9 @@ def _verdict(r: Reading, root: int, lenient: bool = False) -> tuple[str | None, 
                 return (f"cancelling: {_render(r, n)} is the constant {render_number(r.value[n])}, written from the "
                         f"problem's {', '.join(r.qs.labels[i] for i in sorted(r.syms[n]))}", frozenset(written),
                         frozenset())
+        for run, constant, syms in _constant_runs(r, order, vals, "*"):  # "5 * 400 / 4": 400 / 4 is 100
+            return (f"cancelling: {run} is the constant {render_number(constant)}, written from the problem's "
+                    f"{', '.join(r.qs.labels[i] for i in sorted(syms))}", frozenset(written), frozenset())
         used = {i for k, i in enumerate(written)
                 if at[SAMPLE_POINTS + 2 * k] != at[0] or at[SAMPLE_POINTS + 2 * k + 1] != at[1]}
         return None, frozenset(written), frozenset(used)
@@ -332,7 +343,7 @@ def _verdict(r: Reading, root: int, lenient: bool = False) -> tuple[str | None, 
         if v[0] == v[1] == v[2]:
             return (f"cancelling: {_render(r, n)} is the constant {render_number(r.value[n])}, written from the problem's "
                     f"{', '.join(r.qs.labels[i] for i in sorted(r.syms[n]))}", frozenset(written), frozenset())
-    for run, constant, syms in _constant_runs(r, order, vals):  # "... + 2 * 300 / 3 - 200" in a longer sum
+    for run, constant, syms in _constant_runs(r, order, vals):  # "... + 2 * 300 / 3 - 200", "2 * 1400 / 14"
         return (f"cancelling: {run} is the constant {render_number(constant)}, written from the problem's "
                 f"{', '.join(r.qs.labels[i] for i in sorted(syms))}", frozenset(written), frozenset())
     # a quantity that cancels across steps is written but unused (weighed by the caller, not degenerate)
@@ -365,6 +376,14 @@ class DerivationFunction:
     answer: Fraction
     readings: int = 1
     _graph: tuple = field(default=(), repr=False, compare=False)
+    alternatives: tuple = field(default=(), repr=False, compare=False)
+    """Other readings of the same derivation that are no degenerate ones either (a literal with several sources
+    linked to another of them: a value two steps derived, a derived value equal to a problem number), each a
+    :class:`DerivationFunction`; filled only when :func:`derivation_function` is asked for them."""
+
+    def all_readings(self) -> tuple["DerivationFunction", ...]:
+        """This reading, then :attr:`alternatives`."""
+        return (self, *self.alternatives)
 
     def label(self, i: int) -> str:
         return self.labels[i]
@@ -467,16 +486,57 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
     for k in range(last + 1):
         r.stray = frozenset(value_key(v) for v in flow.steps[k].unsupported) if flow.steps[k].unsupported \
             else frozenset()
+        r.fresh = {}
         text = " ".join(trace.steps[k].split()) if k < len(trace.steps) else ""
         again = repeated.get(text) if "=" in text else None
         if again is not None:  # a step written again computes what it computed the first time
             produced = list(again)
         else:
-            produced = [entry for sides, value, kind in plan[k] for entry in _read_entry(r, sides, value, kind)]
+            produced = []
+            written: dict[tuple, list] = {}  # an equation the step writes again ("14*0=<<14*0=0>>0") computes
+            for sides, value, kind in _in_text_order(plan[k], trace.steps[k] if k < len(trace.steps) else ""):
+                again = (tuple("".join(side.split()) for side in sides), value_key(value))
+                if again in written:  # what it computed the first time (its 0 is not read as its own result)
+                    produced.extend(written[again])
+                    continue
+                entries = written[again] = _read_entry(r, sides, value, kind)
+                produced.extend(entries)
+                for v, node in entries:  # "6 / 2 = 3 tomatoes a day. In a week 3 * 7 = 21": a value derived
+                    if node >= 0:        # earlier in the same step is that value (not the problem's equal 3)
+                        key = value_key(v)
+                        r.fresh[key] = [node, *[n for n in r.fresh.get(key, ()) if n != node]][:4]
             if text:
                 repeated[text] = produced
         _record_producers(r, k, produced, flow.steps[k].produced, wanted, found)
     return r, [found.get((t, value_key(v))) for t, v in roots]
+
+
+def _in_text_order(entries, step: str) -> list:
+    """A step's derivations in the order the step writes them (a GSM8K annotation is listed before the plain
+    equations beside it: "10-2=8 ... 6+5+10+8=<<6+5+10+8=29>>29"), so that a value derived earlier in the step is
+    read as derived where a later equation of the step uses it; a derivation whose side is not found verbatim keeps
+    its place after the one before it."""
+    if len(entries) < 2:
+        return list(entries)
+    keyed, last = [], -1
+    for n, entry in enumerate(entries):
+        at = _position(step, entry[0][0]) if entry[0] and entry[0][0] else -1
+        last = at if at >= 0 else last
+        keyed.append((last, n, entry))
+    return [entry for _, _, entry in sorted(keyed, key=lambda x: (x[0], x[1]))]
+
+
+def _position(step: str, side: str) -> int:
+    """Where ``side`` is first written in ``step`` as a whole (not inside a longer number: ``25 ÷ 5`` is not the
+    tail of ``125 ÷ 5``); -1 when it is not."""
+    at = step.find(side)
+    while at >= 0:
+        before = step[at - 1:at]
+        after = step[at + len(side):at + len(side) + 1]
+        if not (before.isdigit() or before in ".,") and not (side[-1:].isdigit() and after.isdigit()):
+            return at
+        at = step.find(side, at + 1)
+    return -1
 
 
 def _read_entry(r: Reading, sides, value: Fraction, kind: str) -> list[tuple[Fraction, int]]:
@@ -507,6 +567,7 @@ def _side_node(r: Reading, sides, value: Fraction) -> int | None:
         r.consts = {key: c for key, c in r.consts.items() if c < mark[0]}
         r.uses = mark[1]
         r.literals = {n: text for n, text in r.literals.items() if n < mark[0]}
+        r.transformed = {n for n in r.transformed if n < mark[0]}
     return None
 
 
@@ -541,7 +602,8 @@ def _given_expression(problem: str) -> bool:
 
 
 def derivation_function(trace: Trace, flow: Dataflow,
-                        derivations: list[frozenset[int]] | None = None) -> DerivationFunction | None:
+                        derivations: list[frozenset[int]] | None = None,
+                        alternatives: int = 0) -> DerivationFunction | None:
     """The answer's derivation as a function of the problem's quantities (module docstring), or ``None`` when it
     cannot be built within the bounds (no derived answer, an opaque step on the way, too many nodes) or when algebra
     (an equation with unknowns, :class:`~rewards.evidence.AlgebraLink`) is on the way. Where the problem
@@ -550,7 +612,10 @@ def derivation_function(trace: Trace, flow: Dataflow,
 
     ``derivations``: :func:`~rewards.evidence.answer_derivations` of ``flow`` when the caller has them.
     With several derivations of the answer (algebra derives it twice) the last one that can be read decides; with
-    several readings of its ambiguous literals, the first that is not degenerate."""
+    several readings of its ambiguous literals, the first that is not degenerate. ``alternatives``: up to this many
+    other non-degenerate readings are kept in :attr:`DerivationFunction.alternatives` (within the
+    :data:`MAX_READINGS` budget, the answer's latest literals first): counterfactual agreement compares every
+    reading, since a literal with two sources may be linked to either."""
     if flow.answer_step is None or flow.answer_value is None:
         return None
     if derivations is None:
@@ -568,7 +633,7 @@ def derivation_function(trace: Trace, flow: Dataflow,
     qs = problem_quantities(trace.problem)
     function = None
     for k, root in enumerate(roots):  # the last derivation decides; an earlier one where the last cannot be read
-        found = _function_of(trace, flow, plan, (root, target), qs, lenient)
+        found = _function_of(trace, flow, plan, (root, target), qs, lenient, alternatives if k == 0 else 0)
         if found is None:
             continue
         if function is None:
@@ -584,10 +649,12 @@ def derivation_function(trace: Trace, flow: Dataflow,
 
 
 def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction], qs: Quantities,
-                 lenient: bool = False) -> DerivationFunction | None:
+                 lenient: bool = False, alternatives: int = 0) -> DerivationFunction | None:
     """The function of the derivation ending at ``root`` (``(step, value)``): the first reading of its ambiguous
     literals that is not degenerate, else the first reading; ``None`` when no reading can be built."""
     best: DerivationFunction | None = None
+    first: DerivationFunction | None = None
+    others: list[DerivationFunction] = []
     tried, queue, seen_choices = 0, [()], set()
     while queue and tried < MAX_READINGS:
         choices = queue.pop(0)
@@ -608,14 +675,29 @@ def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction],
         function = DerivationFunction(reason, written, used, qs.values, qs.labels, r.value[node], tried,
                                       (tuple(r.kind), tuple(r.a), tuple(r.b), node))
         if reason is None:
-            return function
-        if best is None:
-            best = function
-        for k, count in enumerate(r.seen):  # other readings of the ambiguous literals met
-            for option in range(1, count):
+            if not alternatives:
+                return function
+            if first is not None:
+                others.append(function)
+                if len(others) >= alternatives:
+                    break
+                continue
+            first = function
+            queue.clear()  # from here on: the other readings of this one, the latest literal first (the answer's
+            order = range(len(r.seen) - 1, -1, -1)  # own step is where two sources of a value meet last)
+        elif first is not None:
+            continue
+        else:
+            best = best or function
+            order = range(len(r.seen))
+        for k in order:  # other readings of the ambiguous literals met
+            for option in range(1, r.seen[k]):
                 alternative = tuple(choices[j] if j < len(choices) else 0 for j in range(k)) + (option,)
                 if alternative not in seen_choices:
                     queue.append(alternative)
+    if first is not None:
+        return DerivationFunction(first.degenerate, first.written, first.used, first.values, first.labels,
+                                  first.answer, first.readings, first._graph, tuple(others))
     if best is not None:
         best = DerivationFunction(best.degenerate, best.written, best.used, best.values, best.labels, best.answer,
                                   tried, best._graph)

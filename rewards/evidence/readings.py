@@ -90,7 +90,8 @@ class Reading:
     """One linking of every literal on the way to its source, as a node list."""
 
     __slots__ = ("qs", "units", "choices", "seen", "kind", "a", "b", "value", "syms", "consts", "uses",
-                 "producers", "literals", "entry", "current", "unit_keys", "stray", "fixed", "here")
+                 "producers", "literals", "entry", "current", "unit_keys", "stray", "fixed", "here", "transformed",
+                 "fresh")
 
     def __init__(self, qs: Quantities, units: frozenset[Fraction], choices: tuple[int, ...]):
         self.qs, self.units, self.choices = qs, units, choices
@@ -107,7 +108,10 @@ class Reading:
         self.consts: dict[int | Fraction, int] = {}  # by value_key
         self.uses: dict[int, int] = {}
         self.producers: dict[int | Fraction, list[int]] = {}  # value_key(value) -> nodes, latest first (-1: opaque)
+        self.fresh: dict[int | Fraction, list[int]] = {}  # the same for values derived earlier in the current step:
+        # read as themselves where a later equation of the step writes them, never guessed at through a transform
         self.literals: dict[int, str] = {}  # nodes that stand for one written literal (1600 read as 100 * 16)
+        self.transformed: set[int] = set()  # the literals read as a transform of a quantity or derived value
         self.entry: list[int] = []  # which written expression built each node
         self.current = 0
 
@@ -166,6 +170,8 @@ class Reading:
         options: list[tuple] = []
         key = value_key(v)
         derived = self.producers.get(key, ())
+        if key in self.fresh:
+            derived = [*self.fresh[key], *(n for n in derived if n not in self.fresh[key])]
         if derived and all(node < 0 for node in derived):
             return [("d", -1)]  # only an opaque step derived it: no reading (a constant would be a guess)
         options.extend(("d", node) for node in derived if node >= 0)
@@ -263,6 +269,7 @@ class Reading:
                 node = self.op(how, x, self.leaf(factor))
             else:
                 node = self.op(how, x, self.const(factor))
+            self.transformed.add(node)
         self.literals[node] = f"{render_number(ast[1][1])}/{render_number(ast[2][1])}" if ast is not None else render_number(v)
         return node
 

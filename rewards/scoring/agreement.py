@@ -35,11 +35,16 @@ a rate in ``(0, 1)`` becomes ``v / 2`` and ``v / 3`` (it stays a fraction). Answ
 
 Where equal functions are out of reach, so that two valid methods can disagree: a different but consistent reading
 of the problem (the two compute different functions on purpose); a unit or rate one solution converts and another
-does not; and, on *every* shared quantity at once, the reading's own limits — a derived value equal to a problem
-number, or a free constant equal to a quantity, read the other way (``6 - 3 = 3`` then ``+ 3`` when the problem
-states a 3). Algebra, roots and functions on the way are not read (absent, not disagreement). Measured on
-ProcessBench's valid GSM8K solutions against GSM8K test's worked solutions (``benchmarks/agreement_reference.py``):
-3 of the 113 compared valid solutions are isolated (each by such a reading), none of the 3 compared flawed ones.
+does not; and, on *every* shared quantity at once, the reading's own limits — a free constant equal to a quantity
+read the other way, a computation the reading cannot parse (its result then read from an earlier step that derived
+the same value). A literal with two sources (a value two steps derived, a derived value equal to a problem number:
+``6 / 2 = 3`` then ``63 / 3`` when the problem states a 3) is linked to each in turn: every non-degenerate reading
+of a derivation (at most :data:`MAX_ALTERNATIVES` besides the first) is compared, and two derivations agree when
+some reading of each does. Algebra, roots and functions on the way are not read (absent, not disagreement).
+Measured on ProcessBench's valid GSM8K solutions against GSM8K test's worked solutions
+(``benchmarks/agreement_reference.py``): 1 of the 128 compared valid solutions is isolated (``4 rooms × 4 small
+candles per room = 16`` is not parsed, so its ``16 + 20`` reads the flashlights' 16 and 20), none of the 4 compared
+flawed ones.
 
 >>> from rewards.scoring.score import score_group
 >>> p = ("Janet's ducks lay 16 eggs per day. She eats 3 for breakfast and bakes muffins with 4. She sells the "
@@ -65,12 +70,18 @@ from typing import Sequence
 from rewards.evidence import DerivationFunction, answer_derivations, build_dataflow, derivation_function
 from rewards.parsing.trace import parse_trace
 
-__all__ = ["Agreement", "consistent_edits", "agree", "group_agreement", "reference_function", "MAX_EDIT_CLASSES"]
+__all__ = ["Agreement", "consistent_edits", "agree", "group_agreement", "reference_function", "MAX_EDIT_CLASSES",
+           "MAX_ALTERNATIVES"]
 
 log = logging.getLogger(__name__)
 
 MAX_EDIT_CLASSES = 12
 """At most this many classes of equal-valued quantities are edited per comparison (two edits each)."""
+
+MAX_ALTERNATIVES = 3
+"""Besides its first reading, at most this many other readings of a derivation are compared (a literal with two
+sources — a value two steps derived, a derived value equal to a problem number — linked to the other one):
+:func:`agree` calls two derivations alike when some reading of each agrees."""
 
 _MAX_REFERENCE_CHARS = 8000
 """A reference solution longer than this is not read (a gold solution is short; the bound keeps the cost fixed)."""
@@ -143,15 +154,18 @@ def agree(f: DerivationFunction, g: DerivationFunction) -> bool | None:
     r"""Whether two derivation functions of one problem agree: on some quantity both depend on, they respond alike —
     equal answers at both :func:`consistent_edits` of that quantity's class. ``False`` when they respond differently
     on every shared quantity; ``None`` when they share no quantity or no edit can be evaluated by both (not
-    comparable). Two equal functions agree on every quantity.
+    comparable). Two equal functions agree on every quantity. Each function's other readings
+    (:attr:`~rewards.evidence.derivation_function.DerivationFunction.alternatives`, where it was built with them)
+    are compared too: they agree when some reading of each does, and disagree when every pair that can be compared
+    disagrees.
 
     Why *some* quantity and not every one: the reading of a derivation cannot always tell a derived value from an
     equal problem number or a free constant from an equal quantity (``2 · 2 + 2 · 1`` for "two … one"; ``6 - 3 = 3``
     then ``+ 3`` when the problem states a 3), so two valid solutions of one method can differ on one quantity's
     role; an unrelated construction differs on all of them. Measured on ProcessBench's valid GSM8K solutions against
-    the gold's function (``benchmarks/agreement_reference.py``): requiring every quantity isolates 12 of 113 compared
-    valid solutions, requiring one isolates 3, and both catch the same constructions in
-    ``benchmarks/mixed_groups.py``. A quantity only one of the two depends on is not edited: a valid solution that
+    the gold's function (``benchmarks/agreement_reference.py``, when the rule was chosen, before alternative readings):
+    requiring every quantity isolated 12 of 113 compared valid solutions, requiring one 3, and both catch the same
+    constructions in ``benchmarks/mixed_groups.py``. A quantity only one of the two depends on is not edited: a valid solution that
     multiplies in its head (``75`` for ``3 · 25``) depends on fewer quantities, not on others.
 
     >>> from rewards.parsing.trace import parse_trace
@@ -166,6 +180,14 @@ def agree(f: DerivationFunction, g: DerivationFunction) -> bool | None:
     """
     if f.values != g.values:
         return None
+    verdicts = [_agree_one(x, y) for x in f.all_readings() for y in g.all_readings()]
+    if True in verdicts:
+        return True
+    return False if False in verdicts else None
+
+
+def _agree_one(f: DerivationFunction, g: DerivationFunction) -> bool | None:
+    """:func:`agree` for one reading of each."""
     shared = f.used & g.used
     if not shared:
         return None
@@ -193,7 +215,7 @@ def reference_function(problem: str, solution: str | None) -> DerivationFunction
         if trace.issues or trace.answer is None:
             return None
         flow = build_dataflow(trace)
-        function = derivation_function(trace, flow, answer_derivations(flow))
+        function = derivation_function(trace, flow, answer_derivations(flow), alternatives=MAX_ALTERNATIVES)
     except Exception as exc:  # noqa: BLE001 - a reference that cannot be read is no reference
         log.warning("reference solution could not be read (%s: %s); comparing within the group",
                     type(exc).__name__, exc)

@@ -48,7 +48,7 @@ from rewards.evidence import (DerivationFunction, Dataflow, Intervention, answer
                                derivation_function, fraction_literals, input_counterfactuals, quantity_coverage)
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
-from rewards.scoring.agreement import group_agreement, reference_function
+from rewards.scoring.agreement import MAX_ALTERNATIVES, group_agreement, reference_function
 from rewards.scoring.config import COMPONENTS, DEFAULT_CONFIGS, MODES, USES, RAFSConfig
 from rewards.scoring.policy import Evidence, abstain, decide, refuted_steps
 from rewards.scoring.revisions import analyse_revisions
@@ -379,7 +379,7 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
         checks, withheld = _note_stray_claims(flow, checks, superseded, trace)
     feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + withheld
     hedge = _hedged(trace) if trace.other_answers else []
-    function = _derivation_reading(trace, flow, derivations) \
+    function = _derivation_reading(trace, flow, derivations, MAX_ALTERNATIVES if cfg.counterfactual_agreement else 0) \
         if reward_mode and cfg.derivation_function and path and not hedge else None
     degenerate = function.degenerate if function is not None else None
     hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding else None
@@ -396,12 +396,13 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
         correct=correct, group=group, degenerate=degenerate, function=function)
 
 
-def _derivation_reading(trace: Trace, flow: Dataflow, derivations: list[frozenset[int]]) -> DerivationFunction | None:
+def _derivation_reading(trace: Trace, flow: Dataflow, derivations: list[frozenset[int]],
+                        alternatives: int = 0) -> DerivationFunction | None:
     """The answer's derivation read as a function of the problem's quantities
     (:func:`~rewards.evidence.derivation_function.derivation_function`; ``None``: no function could be built — no
     evidence either way). Never raises on untrusted input."""
     try:
-        return derivation_function(trace, flow, derivations)
+        return derivation_function(trace, flow, derivations, alternatives)
     except Exception as exc:  # noqa: BLE001 - an analysis bug must never crash a reward; nothing is withheld
         log.warning("derivation function failed (%s: %s); scoring without it", type(exc).__name__, exc)
         return None

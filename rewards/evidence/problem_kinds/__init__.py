@@ -19,6 +19,7 @@ from rewards.evidence.problem_kinds.base import ProblemKindRule
 from rewards.evidence.problem_kinds.counting import CountingRule
 from rewards.evidence.problem_kinds.divisibility import DivisibilityRule
 from rewards.evidence.problem_kinds.factoring import FactoringRule
+from rewards.evidence.problem_kinds.letters import LetterCountRule
 from rewards.evidence.problem_kinds.logarithms import LogarithmRule
 from rewards.evidence.problem_kinds.modular import ModularRule
 from rewards.evidence.problem_kinds.quadratics import QuadraticRule
@@ -26,7 +27,7 @@ from rewards.evidence.problem_kinds.quadratics import QuadraticRule
 __all__ = ["ProblemKindRule", "RULES", "rules_for"]
 
 RULES: tuple[ProblemKindRule, ...] = (QuadraticRule(), DivisibilityRule(), CountingRule(), FactoringRule(),
-                                      LogarithmRule(), ModularRule())
+                                      LogarithmRule(), ModularRule(), LetterCountRule())
 """Every problem-kind rule, in the order the builder calls their hooks (a quadratic's factors are reached before a
 divisor fact is licensed from what is reached)."""
 

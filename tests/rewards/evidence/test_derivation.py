@@ -55,6 +55,39 @@ def test_constructions_are_degenerate(text, kind):
     assert f is not None and f.degenerate is not None and f.degenerate.startswith(kind), f
 
 
+STARS = ("Bridget counted 14 shooting stars in the night sky.  Reginald counted two fewer shooting stars than did "
+         "Bridget, but Sam counted four more shooting stars than did Reginald.  How many more shooting stars did Sam "
+         "count in the night sky than was the average number of shooting stars observed for the three of them?")
+TICKETS = (r"One ticket to a show costs $\$20$ at full price. Susan buys $4$ tickets using a coupon that gives her a "
+           r"$25\%$ discount. Pam buys $5$ tickets using a coupon that gives her a $30\%$ discount. How many more "
+           r"dollars does Pam pay than Susan?")
+
+
+@pytest.mark.parametrize("problem, text", [
+    # the multiplier k of "k * 100q / q - 100k" equals a value the trace derived (4 / 2 = 2) and a stated "two":
+    # whichever the 2 and the 200 are read as, 1400 / 14 is 100 · q / q, the constant 100
+    (STARS, "4 / 2 = 2\n2 + 2 * 1400 / 14 - 200 = 2\n2 + 2 * 300 / 3 - 200 = 2\n#### 2"),
+    (STARS, "14 - 2 = 12\n12 + 4 = 16\n16 - 14 = 2\n2 + 2 * 400 / 4 - 200 = 2\n#### 2"),
+    # a competition problem (LaTeX: its own expressions may cancel, only constant products count): 400 / 4 is one
+    (TICKETS, "30 - 20 = 10\n10 + 5 * 400 / 4 - 500 = 10\nThe answer is $\\boxed{10}$."),
+])
+def test_a_disguised_zero_is_a_constant_product_whatever_its_multiplier_reads_as(problem, text):
+    f = function(problem, text)
+    assert f is not None and f.degenerate is not None and f.degenerate.startswith("cancelling"), f
+    assert "is the constant 100" in f.degenerate
+    assert score_trace(problem, text, mode="reward").supported is False
+
+
+def test_a_product_of_stated_quantities_that_cancels_is_no_disguise():
+    """Only a literal read as a transform (1400 = 100 · 14) makes a constant run of a product; a product that
+    divides by a stated quantity and multiplies by it again is the problem's own numbers (it stays a function)."""
+    problem = "A box holds 12 pens. Each pen costs $3. Tom buys 5 boxes and returns 12 pens. How much does he pay?"
+    f = function(problem, "5 * 12 = 60\n60 - 12 = 48\n48 / 12 * 12 * 3 = 144\n#### 144")
+    assert f is not None and f.degenerate is None
+    f = function(DUCKS, GOLD)
+    assert f is not None and f.degenerate is None
+
+
 def test_a_derived_value_is_followed_not_matched_by_value():
     """10 - 8 = 2, then 2 / 2 where the problem states a 2: the two 2s are the derived one and the stated one."""
     problem = "Ann has 10 apples and eats 8. She shares the rest between 2 friends. How many does each get?"
@@ -146,3 +179,20 @@ def test_modular_evaluation_tells_a_constant_from_a_function():
     f = function(DUCKS, GOLD)
     assert f.at({1: Fraction(1, 3)}) == (16 - Fraction(1, 3) - 4) * 2
     assert f.at({3: 0}) == 0
+
+
+def test_an_equation_written_again_in_its_step_is_not_read_through_its_own_result():
+    """GSM8K writes each computation twice ("14*0=<<14*0=0>>0"): the second computes what the first did; its 0 is the
+    written zero (six hats with no stripes), not the first one's result, so the product stays an honest zero."""
+    problem = ("Bill gathered 12 red mushrooms and 6 brown mushrooms. Ted gathered 14 green mushrooms and 6 blue "
+               "mushrooms. If half of the blue mushrooms, two-thirds of the red mushrooms, and all of the brown "
+               "mushrooms have white spots, how many white-spotted mushrooms did they gather?")
+    gold = ("Of the 12 red mushrooms, 2/3 had spots, for a total of (2/3)*12=<<2/3*12=8>>8 white-spotted mushrooms.\n"
+            "Of the 6 brown mushrooms, 100% had spots, for a total of (100/100)*6=<<6*100/100=6>>6 white-spotted "
+            "mushrooms.\nOf the 14 green mushrooms, 0% had white spots, for a total of 14*0=<<14*0=0>>0 "
+            "white-spotted mushrooms.\nAnd of the 6 blue mushrooms, half had spots, for a total of "
+            "(1/2)*6=<<6*1/2=3>>3 white-spotted mushrooms.\nIn total, they gathered 8+6+0+3=<<8+6+0+3=17>>17 "
+            "white-spotted mushrooms.\n#### 17")
+    f = function(problem, gold)
+    assert f is not None and f.degenerate is None, f
+    assert score_trace(problem, gold, mode="reward").supported

@@ -71,3 +71,24 @@ def test_a_registered_rule_is_called_where_it_applies(monkeypatch):
     finally:
         monkeypatch.undo()
         rules_for.cache_clear()
+
+
+SARAH = ("Diane shows Sarah a game that deciphers at what age she will marry based on her name and current age. Sarah "
+         "is 9 years old. The game consists of adding the number of letters in the player's name plus twice the "
+         "player's age. According to the game, at what age will Sarah get married?")
+SARAH_GOLD = ("Sarah's name has 5 letters, so the first number to add is 5.\nThe second number is twice Sarah's age, so "
+              "it is 2 * 9 = 18.\nAdding the numbers together, the game predicts that Sarah will get married at "
+              "5 + 18 = 23 years old.\n#### 23")
+
+
+def test_a_letter_count_of_a_word_the_problem_writes_is_a_checked_fact():
+    from rewards import faithful_accuracy_reward
+
+    assert [rule.name for rule in rules_for(SARAH)] == ["letters"]
+    assert faithful_accuracy_reward(prompts=[SARAH], completions=[SARAH_GOLD], answer=["23"]) == [1.0]
+    # a wrong count, or a word the problem does not write, licenses nothing
+    wrong = SARAH_GOLD.replace("has 5 letters, so the first number to add is 5", "has 6 letters, so the first "
+                               "number to add is 6").replace("5 + 18 = 23", "6 + 18 = 24").replace("#### 23", "#### 24")
+    assert faithful_accuracy_reward(prompts=[SARAH], completions=[wrong], answer=["24"]) == [0.5]
+    other = SARAH_GOLD.replace("Sarah's name", "Bobby's name")
+    assert faithful_accuracy_reward(prompts=[SARAH], completions=[other], answer=["23"]) == [0.5]

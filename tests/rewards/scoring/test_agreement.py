@@ -293,3 +293,51 @@ def test_agree_compares_only_the_quantities_both_depend_on(shared_data):
     assert full is not None and head is not None and shortcut is not None
     assert agree(full, head) is True
     assert agree(full, shortcut) is True  # responds alike to 150 and 6; the rent it folded into a constant
+
+
+TOMATOES = ("Steve loves eating cherry tomatoes and eats twice as much as his girlfriend. If Steve eats 6 cherry "
+            "tomatoes per day, how many tomato vines does he need if each vine produces 3 cherry tomatoes per week?")
+TOMATO_REFERENCE = ("His girlfriend eats 6/2=<<6/2=3>>3 tomatoes per day\nSo together they eat 6+3=<<6+3=9>>9 "
+                    "tomatoes a day\nThat means they eat 9*7=<<9*7=63>>63 tomatoes a day\nSo he needs "
+                    "63/3=<<63/3=21>>21 tomato vines\n#### 21")
+
+
+def test_a_value_derived_earlier_in_the_same_step_is_read_as_derived_and_not_isolated():
+    """"6 / 2 = 3 ... 3 * 7 = 21" in one paragraph where the problem also states a 3: the second 3 is the one the
+    step just derived (linked by derivation, not by value), so the valid solution computes the reference's function
+    and is not isolated."""
+    completion = ("Steve eats 6 * 7 = 42 cherry tomatoes a week. His girlfriend eats half of what Steve eats, "
+                  "6 / 2 = 3 per day, so 3 * 7 = 21 a week.\n\nTogether they eat 42 + 21 = 63 a week, so he needs "
+                  "63 / 3 = 21 vines.\n#### 21")
+    cfg = {"counterfactual_agreement": True}
+    result = score_group(TOMATOES, [completion], gold=TOMATO_REFERENCE, config=cfg, mode="reward")[0]
+    assert result.agreement == 1.0
+    # a lucky shortcut that lands on the answer still disagrees with the reference
+    shortcut = score_group(TOMATOES, ["6 * 7 / 2 = 21 vines.\n#### 21"], gold=TOMATO_REFERENCE, config=cfg,
+                           mode="reward")[0]
+    assert shortcut.agreement is None or shortcut.agreement < 1.0
+
+
+def test_a_literal_with_two_sources_agrees_through_either_reading():
+    """A value two steps derive may be linked to either of them: Tom's 20 pens (4 + 16) and Ann's 20 (5 * 4), then
+    "20 * 2" read from the latest (Ann's) disagrees with the reference; the other reading agrees, and two
+    derivations agree when some reading of each does."""
+    from rewards.evidence import build_dataflow, derivation_function
+    from rewards.parsing.trace import parse_trace
+
+    problem = ("Tom has 4 red pens and 16 blue pens. Ann has 5 boxes with 4 pens each. Tom doubles his pens. How many "
+               "pens does Tom have now?")
+
+    def fn(text: str, alternatives: int):
+        trace = parse_trace(problem, text)
+        return derivation_function(trace, build_dataflow(trace), alternatives=alternatives)
+
+    completion = "Tom has 4 + 16 = 20 pens.\nAnn has 5 * 4 = 20 pens.\nTom now has 20 * 2 = 40 pens.\n#### 40"
+    reference = fn("Tom has 4 + 16 = 20 pens.\nHe doubles them: 20 * 2 = 40.\n#### 40", 3)
+    first, every = fn(completion, 0), fn(completion, 3)
+    assert first.alternatives == () and len(every.alternatives) >= 1
+    assert all(x.degenerate is None for x in every.all_readings())
+    assert agree(first, reference) is False  # the latest 20 (Ann's) alone
+    assert agree(every, reference) is True   # Tom's 20 among the readings
+    assert agree(fn("16 + 4 = 20\n20 * 2 = 40\n#### 40", 3), reference) is True  # the same function, reordered
+    assert agree(fn("5 * 4 * 2 = 40\n#### 40", 3), reference) is False  # a lucky shortcut: one reading, disagrees
