@@ -104,12 +104,16 @@ def _sides(steps: list[str]) -> list[tuple[int, str, bool]]:
 
 
 def _operands(side: str) -> list[Fraction]:
-    """The numbers a side writes, exponents apart (``8^2``, ``x^{3}``: notation, not quantities)."""
+    """The numbers a side writes, exponents of letters apart (``x^{3}``: notation, not a quantity). The exponent of
+    a number is one (``2^{3} + 2^{1}`` writes 3 and 1: were it notation, powers of a basic constant would spell any
+    value from nothing)."""
     out = []
     for value, (start, _end) in read_numbers(side):
         before = side[:start].rstrip()
         if before.endswith("^") or before.endswith("^{"):
-            continue
+            base = before.rstrip("{").rstrip()[:-1].rstrip()  # what "^" raises
+            if not re.search(r"[\d.)}]$", base):
+                continue  # x^{3}, \pi^2: a letter's exponent
         out.append(value)
     return out
 

@@ -102,3 +102,16 @@ def test_the_answer_dressed_in_latex_earns_no_more_than_dressed_in_arithmetic():
     dressed, plain = _pay(RATIO, latex_only, RATIO_GOLD), _pay(RATIO, arithmetic, RATIO_GOLD)
     assert dressed[0] <= plain[0] and dressed[1] <= plain[1]
     assert dressed[0] < 1.0  # the factor that cancels leaves it hollow: no full pay
+
+
+SPRINTS = ("James decides to run 3 sprints 3 times a week. He runs 60 meters each sprint. How many total meters does "
+           "he run a week?")
+
+
+def test_powers_of_a_basic_constant_spell_no_answer():
+    """The exponent of a number is a quantity, not notation: ``2^{5} + 2^{6} + ...`` from unreached exponents would
+    spell any answer from a problem number and the basic constant 2."""
+    spelled = "$$ 60 + 2^{5} + 2^{6} + 2^{7} + 2^{8} $$\n$$ = 540 $$\n#### 540"
+    assert _pay(SPRINTS, spelled, "540") == (0.5, 0.0)
+    powered = "$$ 60 \\cdot 3^{2} $$\n$$ = 540 $$\n#### 540"  # exponent 2: a basic constant, reached
+    assert _pay(SPRINTS, powered, "540")[0] == 1.0
