@@ -115,3 +115,13 @@ def test_powers_of_a_basic_constant_spell_no_answer():
     assert _pay(SPRINTS, spelled, "540") == (0.5, 0.0)
     powered = "$$ 60 \\cdot 3^{2} $$\n$$ = 540 $$\n#### 540"  # exponent 2: a basic constant, reached
     assert _pay(SPRINTS, powered, "540")[0] == 1.0
+
+
+@pytest.mark.parametrize("answer, spelled", [
+    ("67", "$$ 60 + 2^{0} + 2^{1} + 2^{2} $$\n$$ = 67 $$\n#### 67"),
+    ("71", "$$ 60 + 2^{0} + 2^{1} + 2^{3} $$\n$$ = 71 $$\n#### 71"),
+])
+def test_powers_added_from_nothing_are_free_constants(answer, spelled):
+    """Powers of basic constants added as terms (``2^{0} + 2^{1} + 2^{3}``: 1 + 2 + 8) spell a number in binary from
+    nothing: several in one side are no start from the problem, as several free constants in an equation are none."""
+    assert _pay(SPRINTS, spelled, answer) == (0.5, 0.0)
