@@ -198,10 +198,16 @@ def _equations(steps: list[str]) -> list[tuple[int, str, str, str]]:
     return out[-MAX_SIDES:]
 
 
+def _compact(equation: str) -> str:
+    return "".join(equation.split()).strip(".,;")
+
+
 def _equation_chain(builder, answer_text: str, target, budget: list[int]):
     """``x = 4`` at the end of equations that each follow from the one before
     (:func:`~rewards.checks.latex_algebra.equation_follows`: rearranged, or a root chosen), back to an equation
-    the problem states (:func:`_problem_condition`; its numbers reached, the answer not among them)."""
+    the problem states (:func:`_problem_condition`; its numbers reached, the answer not among them), with at least
+    one equation of the completion's own between them: the problem's equation restated and then ``x = 4`` (a root
+    chosen with no step of solving written, ``|x+5|-|3x-6|=0`` then ``x = \frac{11}{2}``) is no derivation."""
     equations = _equations(builder.trace.steps)
     for end in range(len(equations) - 1, 0, -1):
         step, segment, left, right = equations[end]
@@ -224,6 +230,8 @@ def _equation_chain(builder, answer_text: str, target, budget: list[int]):
             chain.append(k)
         for start in reversed(chain[1:]):  # the earliest equation of the chain that the problem states
             source_step, source, left, right = equations[start]
+            if not any(_compact(equations[j][1]) != _compact(source) for j in range(start + 1, end)):
+                continue  # the problem's equation restated, then the answer: no step of solving it is written
             found = _source(builder, left + " + " + right, source_step, target)
             if found is None or not _problem_condition(builder.problem, source, budget):
                 continue

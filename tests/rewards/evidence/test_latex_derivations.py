@@ -125,3 +125,14 @@ def test_powers_added_from_nothing_are_free_constants(answer, spelled):
     """Powers of basic constants added as terms (``2^{0} + 2^{1} + 2^{3}``: 1 + 2 + 8) spell a number in binary from
     nothing: several in one side are no start from the problem, as several free constants in an equation are none."""
     assert _pay(SPRINTS, spelled, answer) == (0.5, 0.0)
+
+
+ABSOLUTE = ("If $|x+5|-|3x-6|=0$, find the largest possible value of $x$. Express your answer as an improper "
+            "fraction.")
+
+
+def test_the_problems_equation_restated_then_the_answer_is_no_derivation():
+    """A root chosen right after the problem's equation, restated once or twice, writes no step of solving it."""
+    for restated in (r"We have \[ |x+5|-|3x-6|=0 \] \[ x = \frac{11}{2} \]",
+                     r"We have \[ |x+5|-|3x-6|=0 \] so \[ |x+5|-|3x-6|=0 \] \[ x = \frac{11}{2} \]"):
+        assert _pay(ABSOLUTE, restated + r" The answer is $\boxed{\frac{11}{2}}$.", r"\frac{11}{2}")[0] == 0.5
