@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LetterCountRule", "named_words"]
 
 _APPLIES = re.compile(r"\bletters?\b", re.I)
+_SPELLED = re.compile(r"\b(?:[Nn]ames?|[Ww]ords?|[Ss]pell\w*)\b|[\"“][^\"”\n]{2,60}[\"”]|\b[A-Z]{2,}\b")
+"""What a problem counts letters of: a name, a word, something spelled, quoted or written in capitals. Letters to
+mail ("four letters to mail", "60 letters needing stamps") are none: there a letter count would mint 2-30."""
 _CLAIM = re.compile(r"(?:\bthe\s+(?:word|name)\s+)?[\"'“‘]?([A-Za-z]{2,30})[\"'”’]?(?:['’]s?\s+(?:first\s+|last\s+)?name)?"
                     r"\s+(?:has|contains|is\s+made\s+(?:up\s+)?of)\s+(\d{1,2}|[a-z]+)\s+letters\b")
 _WORD_COUNTS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
@@ -70,7 +73,7 @@ class LetterCountRule(ProblemKindRule):
     name = "letters"
 
     def applies(self, problem: str) -> bool:
-        return bool(_APPLIES.search(problem))
+        return bool(_APPLIES.search(problem)) and bool(_SPELLED.search(problem))
 
     def counted(self, problem: str, text: str) -> list[Fraction]:
         """The letter counts ``text`` states right about a word the problem writes."""
