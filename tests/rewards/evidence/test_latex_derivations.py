@@ -29,6 +29,10 @@ The answer is \(\boxed{\frac{7}{25}}\)."""
 POWER = r"Find $x$ such that $2^{x+1} = 32$."
 POWER_CHECKED = r"Since $32 = 2^5$, the exponent is five. Check: \[ 2^{4+1} = 32 \] The answer is $\boxed{4}$."
 
+JANET = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+         "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg. "
+         "How much in dollars does she make every day at the farmers' market?")
+
 TRICKS = [
     (RATIO, RATIO_GOLD, r"The answer is $\boxed{\frac{7}{25}}$."),
     (RATIO, RATIO_GOLD, r"\[ \frac{7}{25} = \frac{7}{25} \] \[ x = x \] The answer is $\boxed{\frac{7}{25}}$."),
@@ -40,6 +44,11 @@ TRICKS = [
     (POWER, "4", r"Check: \[ 4 \cdot 8 = 32 \] The answer is $\boxed{4}$."),  # a check of its own making
     (POWER, "4", r"Let \[ 3y - 8 = y \] so \[ y = 4 \] The answer is $\boxed{4}$."),  # an equation it wrote
     (POWER, "4", r"\[ 4 = 4 \] \[ 2 + 2 = 4 \] The answer is $\boxed{4}$."),
+    # the answer's cofactor written as a fraction of the answer, a constant dressed as a ratio of a letter, the
+    # answer put into an equation the completion wrote to look like the problem's
+    (JANET, "18", r"\[ 16 \cdot \frac{18}{16} \] \[ = 18 \] #### 18"),
+    (JANET, "18", r"\[ 9 + \frac{9 x}{x} \] \[ = 18 \] #### 18"),
+    (POWER, "4", r"Check: \[ 2^{4+1} = 32 \] and \[ 2(4) + 24 = 32 \] The answer is $\boxed{4}$."),
 ]
 
 
