@@ -145,3 +145,15 @@ def test_the_problems_equation_restated_then_the_answer_is_no_derivation():
     for restated in (r"We have \[ |x+5|-|3x-6|=0 \] \[ x = \frac{11}{2} \]",
                      r"We have \[ |x+5|-|3x-6|=0 \] so \[ |x+5|-|3x-6|=0 \] \[ x = \frac{11}{2} \]"):
         assert _pay(ABSOLUTE, restated + r" The answer is $\boxed{\frac{11}{2}}$.", r"\frac{11}{2}")[0] == 0.5
+
+
+KYLAR = ("Kylar went to the store to buy glasses for his new apartment. One glass costs $5, but every second glass "
+         "costs only 60% of the price. Kylar wants to buy 16 glasses. How much does he need to pay for them?")
+KYLAR_GOLD = ("The discount price of one glass is 60/100 * 5 = $3.\nIf every second glass is cheaper, that means Kylar "
+              "is going to buy 16 / 2 = 8 cheaper glasses.\nSo for the cheaper glasses, Kylar is going to pay 8 * 3 = "
+              "$24.\nAnd for the regular-priced glasses, Kylar will pay 8 * 5 = $40.\nSo in total Kylar needs to pay "
+              "24 + 40 = $64 for the glasses he wants to buy.\n#### 64")
+KYLAR_CONSTANT_AS_RATIO = "$$ 60 + \\frac{4 x}{x} = 64 $$\n#### 64"
+"""A free 4 written as a ratio of a letter: the equation reader does not pay ``60 + 4 = 64`` (a free count added to a
+problem number), the LaTeX start side does (its free-constant rule reads added terms, not a constant inside a
+fraction whose letters cancel). Recorded in tests/rewards/test_known_attacks.py."""
