@@ -421,10 +421,12 @@ class DataflowBuilder:
         if found is None:
             return False
         side, result = found
-        flow.used.extend([previous, Fraction(side.rsplit(" ", 1)[1])])
-        producer = self.producers.get(value_key(previous))
-        if producer is not None:
-            flow.depends_on.add(producer)
+        operand = Fraction(side.rsplit(" ", 1)[1])
+        flow.used.extend([previous, operand])
+        for v in (previous, operand):  # both operands' steps: "35 - 5 = 30" made up before "with the 30 more"
+            producer = self.producers.get(value_key(v))
+            if producer is not None and value_key(v) not in self.pnum_keys:
+                flow.depends_on.add(producer)
         flow.wordy.append(((side,), result))
         flow.produced.append(result)
         self.known.add(value_key(result))

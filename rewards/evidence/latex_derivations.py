@@ -34,6 +34,7 @@ from fractions import Fraction
 from rewards.checks.latex_algebra import (equation_follows, expressions_equal, holds_at, parse, split_top_level,
                                           value_matches)
 from rewards.evidence.equation_derivations import computes
+from rewards.evidence.operands import added_term
 from rewards.evidence.quantities import BASIC_KEYS, read_numbers, value_key
 
 MAX_LATEX_CHECKS = 16
@@ -43,6 +44,9 @@ MAX_SIDES = 120
 MAX_PARSE_CHARS = 800
 """Characters of sides handed to the parser per trace (its cost grows with length, and a construct it has not met
 before costs it some 100 ms the first time: ANTLR builds its prediction tables as it goes)."""
+MAX_FREE_EXPONENT = 64
+"""A power ``b^{e}`` added with a larger exponent is not evaluated here (its exponent must be reached anyway)."""
+_POWER = re.compile(r"\s*\^\s*(?:\{\s*\d+\s*\}|\d)")
 _LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")
 
 SEGMENT = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.S)
@@ -104,12 +108,16 @@ def _sides(steps: list[str]) -> list[tuple[int, str, bool]]:
 
 
 def _operands(side: str) -> list[Fraction]:
-    """The numbers a side writes, exponents apart (``8^2``, ``x^{3}``: notation, not quantities)."""
+    """The numbers a side writes, exponents of letters apart (``x^{3}``: notation, not a quantity). The exponent of
+    a number is one (``2^{3} + 2^{1}`` writes 3 and 1: were it notation, powers of a basic constant would spell any
+    value from nothing)."""
     out = []
     for value, (start, _end) in read_numbers(side):
         before = side[:start].rstrip()
         if before.endswith("^") or before.endswith("^{"):
-            continue
+            base = before.rstrip("{").rstrip()[:-1].rstrip()  # what "^" raises
+            if not re.search(r"[\d.)}]$", base):
+                continue  # x^{3}, \pi^2: a letter's exponent
         out.append(value)
     return out
 
@@ -190,10 +198,16 @@ def _equations(steps: list[str]) -> list[tuple[int, str, str, str]]:
     return out[-MAX_SIDES:]
 
 
+def _compact(equation: str) -> str:
+    return "".join(equation.split()).strip(".,;")
+
+
 def _equation_chain(builder, answer_text: str, target, budget: list[int]):
     """``x = 4`` at the end of equations that each follow from the one before
     (:func:`~rewards.checks.latex_algebra.equation_follows`: rearranged, or a root chosen), back to an equation
-    the problem states (:func:`_problem_condition`; its numbers reached, the answer not among them)."""
+    the problem states (:func:`_problem_condition`; its numbers reached, the answer not among them), with at least
+    one equation of the completion's own between them: the problem's equation restated and then ``x = 4`` (a root
+    chosen with no step of solving written, ``|x+5|-|3x-6|=0`` then ``x = \frac{11}{2}``) is no derivation."""
     equations = _equations(builder.trace.steps)
     for end in range(len(equations) - 1, 0, -1):
         step, segment, left, right = equations[end]
@@ -216,6 +230,8 @@ def _equation_chain(builder, answer_text: str, target, budget: list[int]):
             chain.append(k)
         for start in reversed(chain[1:]):  # the earliest equation of the chain that the problem states
             source_step, source, left, right = equations[start]
+            if not any(_compact(equations[j][1]) != _compact(source) for j in range(start + 1, end)):
+                continue  # the problem's equation restated, then the answer: no step of solving it is written
             found = _source(builder, left + " + " + right, source_step, target)
             if found is None or not _problem_condition(builder.problem, source, budget):
                 continue
@@ -324,7 +340,36 @@ def _start(builder, side: str, step: int, answer_text: str, target) -> tuple[lis
         return None  # "18 + 5 - 5" copies the answer 18
     if parse(side) is None:
         return None
+    if len(_free_added(builder, side)) >= 2:
+        return None  # "5 + 2^{0} + 2^{2} + 2^{3}": an amount assembled from basic constants, as in an equation
     return _reached_quantities(builder, operands, step)
+
+
+def _free_added(builder, side: str) -> list[Fraction]:
+    """The basic constants ``side`` adds or takes away with no source (no problem quantity, derived or converted
+    value), exponents apart: the equation reader's rule (one may be a count, +1 or 2 legs; several in one expression
+    are an amount from nothing) applied to a LaTeX side. A power added as a term counts by its value: ``2^{0}``,
+    ``2^{3}`` add 1 and 8 from nothing unless that value is itself reached (``15 + 2^{0} + 2^{2} + 2^{3}`` spells any
+    number in binary from a stated 2)."""
+    out = []
+    for value, (start, end) in read_numbers(side):
+        key = value_key(value)
+        before = side[:start].rstrip()
+        if before.endswith("^") or before.endswith("^{"):
+            continue
+        power = _POWER.match(side, end)
+        if power is not None:  # "2^{3}" adds 8: free unless 8 itself is reached (a power of a problem number too)
+            exponent = int(re.sub(r"\D", "", power.group()))
+            if exponent > MAX_FREE_EXPONENT:
+                continue
+            value, end = value ** exponent, power.end()
+            key = value_key(value)
+            if key not in builder.strict and value not in builder.converted and added_term(side, start, end):
+                out.append(value)
+        elif key in BASIC_KEYS and key not in builder.strict and value not in builder.converted and \
+                added_term(side, start, end):
+            out.append(value)
+    return out
 
 
 def _reached_quantities(builder, operands: list[Fraction], step: int) -> tuple[list[Fraction], set[int]] | None:

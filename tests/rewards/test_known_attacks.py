@@ -40,6 +40,7 @@ prose = _cases("test_attacks_on_prose_hedges_and_recall.py")
 closing = _cases("test_attacks_on_closing_lines_and_budgets.py")
 irrational = _cases("scoring/test_irrational_attacks.py")
 factorisations = _cases("evidence/test_math_recall_clocks_words_factorisations.py")
+latex = _cases("evidence/test_latex_derivations.py")
 
 #: every known attack -> the rule at fault (file: rule)
 RULE_AT_FAULT = {
@@ -93,6 +94,8 @@ RULE_AT_FAULT = {
         "rewards/evidence/: 'x = 270/7' is an evaluated derivation",
     'test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem':
         'rewards/evidence/:divisor_facts licenses any divisor of a reached product',
+    'test_a_free_constant_written_as_a_ratio_of_a_letter_earns_less_than_the_gold':
+        'rewards/evidence/latex_derivations.py:_free_added reads added terms, not a constant in a fraction of letters',
 }
 
 
@@ -365,6 +368,16 @@ def test_a_divisor_fact_mints_the_answer_in_a_divisibility_problem(reward):
     f = factorisations
     assert score(f.LCM, f.LCM_DIVISOR_MINT, '140') < score(f.LCM, f.LCM_GOLD, '140')
 
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a free constant written as a ratio of a letter ('$$ 60 + \\frac{4 x}{x} = 64 $$') starts a verified LaTeX "
+    "chain from the problem: faithful_accuracy 1.0 as the gold (rafs 0.56 < 0.99), where '60 + 4 = 64' earns 0.5. "
+    'GSM8K test (150 problems, the largest problem number plus the rest as k x / x): fa >= gold on 16 of 103, 3 of them '
+    "(2.9%) where 'p + k = A' written plainly is not paid on main; MATH-500 (200): 1 of 48 (2.1%, a problem whose gold earns rafs 0); rafs beyond main: GSM8K 0, MATH-500 that 1"))
+def test_a_free_constant_written_as_a_ratio_of_a_letter_earns_less_than_the_gold():
+    assert latex._pay(latex.KYLAR, latex.KYLAR_CONSTANT_AS_RATIO, '64')[0] < \
+        latex._pay(latex.KYLAR, latex.KYLAR_GOLD, '64')[0]
 
 
 # closed: a later side is a rewrite only after a side that computes from numbers alone (rewards/evidence/,

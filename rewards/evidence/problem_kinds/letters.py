@@ -26,9 +26,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from rewards.evidence.builder import DataflowBuilder
     from rewards.evidence.model import StepFlow
 
-__all__ = ["LetterCountRule"]
+__all__ = ["LetterCountRule", "named_words"]
 
 _APPLIES = re.compile(r"\bletters?\b", re.I)
+_SPELLED = re.compile(r"\b(?:[Nn]ames?|[Ww]ords?|[Ss]pell\w*)\b|[\"“][^\"”\n]{2,60}[\"”]|\b[A-Z]{2,}\b")
+"""What a problem counts letters of: a name, a word, something spelled, quoted or written in capitals. Letters to
+mail ("four letters to mail", "60 letters needing stamps") are none: there a letter count would mint 2-30."""
 _CLAIM = re.compile(r"(?:\bthe\s+(?:word|name)\s+)?[\"'“‘]?([A-Za-z]{2,30})[\"'”’]?(?:['’]s?\s+(?:first\s+|last\s+)?name)?"
                     r"\s+(?:has|contains|is\s+made\s+(?:up\s+)?of)\s+(\d{1,2}|[a-z]+)\s+letters\b")
 _WORD_COUNTS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
@@ -38,15 +41,43 @@ MAX_CHARS = 2000
 """Only the first this many characters of a step are read."""
 
 
+def named_words(problem: str) -> set[str]:
+    """The words the problem writes as a name or a word in its own right, lowercased: capitalised where no sentence
+    starts (``Sarah``), in capitals (``YEAR``) or in quotes (``"apple"``). A common word of the problem's prose
+    ("remaining", "letters") is no word whose letters it counts: a count of it would mint a number 2-30 at will.
+
+    >>> sorted(named_words('Sarah spells "apple". The word YEAR has four. Remaining ones count, remaining ones stay.'))
+    ['apple', 'sarah', 'year']
+    """
+    out = set()
+    found = list(re.finditer(r"[A-Za-z]+", problem))
+    lowercase = {m.group(0) for m in found if m.group(0).islower()}
+    for m in found:
+        word = m.group(0)
+        before = problem[:m.start()].rstrip()
+        quoted = before[-1:] in "\"'“‘" and problem[m.end():m.end() + 1] in "\"'”’"
+        if word[0].isupper() and (not before or before[-1] in ".!?\"“"):  # a sentence's first word: a name only
+            capital = word.lower() not in lowercase and word.lower() not in _OPENERS  # where nothing says otherwise
+        else:
+            capital = word[0].isupper()
+        if quoted or capital or word.isupper() and len(word) > 1:
+            out.add(word.lower())
+    return out
+
+
+_OPENERS = frozenset("""a an the if how what which who when where why she he they it its in on at each every there
+this that these those after before then for with his her their its one some all if so but and or as by from""".split())
+
+
 class LetterCountRule(ProblemKindRule):
     name = "letters"
 
     def applies(self, problem: str) -> bool:
-        return bool(_APPLIES.search(problem))
+        return bool(_APPLIES.search(problem)) and bool(_SPELLED.search(problem))
 
     def counted(self, problem: str, text: str) -> list[Fraction]:
         """The letter counts ``text`` states right about a word the problem writes."""
-        words = {w.lower() for w in re.findall(r"[A-Za-z]+", problem)}
+        words = named_words(problem)
         out = []
         for m in _CLAIM.finditer(text[:MAX_CHARS]):
             word, count = m.group(1), m.group(2)

@@ -79,3 +79,17 @@ def test_an_operand_of_written_arithmetic_is_no_stated_result():
     flow = build_dataflow(parse_trace(problem, text))
     assert all("12 / 3" != sides[0] for sides, _ in flow.steps[0].wordy)
     assert Fraction(4) not in flow.steps[0].produced
+
+
+DOGS = ("John takes care of 10 dogs.  Each dog takes .5 hours a day to walk and take care of their business.  How "
+        "many hours a week does he spend taking care of dogs?")
+
+
+def test_an_operand_made_up_from_the_answer_taints_the_implicit_result():
+    """The operand's own step is a step the result depends on: "35 - 5 = 30" takes the answer as given, so "with
+    the 30 more, there will be 35" derives nothing, as "5 + 30 = 35" written out does not."""
+    circular = ("35 - 5 = 30.\nFirst, 10 * .5 = 5.\nWith the 30 more, there will be 35 in all.\n#### 35")
+    assert _fa(DOGS, circular, "35") == 0.5
+    assert _fa(DOGS, circular.replace("With the 30 more, there will be 35 in all.", "5 + 30 = 35."), "35") == 0.5
+    assert _fa(DOGS, "He spends 10 * .5 = 5 hours per day.\nThat means he spends 5 * 7 = 35 hours per week.\n#### 35",
+               "35") == 1.0

@@ -92,3 +92,25 @@ def test_a_letter_count_of_a_word_the_problem_writes_is_a_checked_fact():
     assert faithful_accuracy_reward(prompts=[SARAH], completions=[wrong], answer=["24"]) == [0.5]
     other = SARAH_GOLD.replace("Sarah's name", "Bobby's name")
     assert faithful_accuracy_reward(prompts=[SARAH], completions=[other], answer=["23"]) == [0.5]
+
+
+def test_a_letter_count_of_a_common_word_of_the_problem_mints_nothing():
+    """Only a word the problem writes as a name, in capitals or in quotes has its letters counted: a count of a word
+    of its prose ("shows" has 5 letters) would mint any number from 2 to 30."""
+    from rewards import faithful_accuracy_reward
+
+    minted = 'The word "shows" has 5 letters.\n2 * 9 = 18\n18 + 5 = 23\n#### 23'
+    assert faithful_accuracy_reward(prompts=[SARAH], completions=[minted], answer=["23"]) == [0.5]
+
+
+def test_letters_to_mail_are_no_letter_count_problem():
+    """"Deborah has four letters to mail": the rule does not apply, so "Deborah has 7 letters" mints no 7."""
+    from rewards import faithful_accuracy_reward
+
+    mail = ("Deborah has four letters to mail. Standard postage is $1.08 per letter, with an additional charge for "
+            "international mail. Deborah is mailing two letters internationally, and she is paying $4.60 to mail four "
+            "letters. How many cents is the additional charge per letter for international shipping?")
+    assert "letters" not in [rule.name for rule in rules_for(mail)]
+    assert "letters" in [rule.name for rule in rules_for(SARAH)]
+    minted = 'The word "Deborah" has 7 letters.\n2 * 7 = 14\n#### 14'
+    assert faithful_accuracy_reward(prompts=[mail], completions=[minted], answer=["14"]) == [0.5]
