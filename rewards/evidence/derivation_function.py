@@ -492,23 +492,32 @@ def _read(trace: Trace, flow: Dataflow, plan, roots: list[tuple[int, Fraction]],
         if again is not None:  # a step written again computes what it computed the first time
             produced = list(again)
         else:
-            produced = []
-            written: dict[tuple, list] = {}  # an equation the step writes again ("14*0=<<14*0=0>>0") computes
-            for sides, value, kind in _in_text_order(plan[k], trace.steps[k] if k < len(trace.steps) else ""):
-                again = (tuple("".join(side.split()) for side in sides), value_key(value))
-                if again in written:  # what it computed the first time (its 0 is not read as its own result)
-                    produced.extend(written[again])
-                    continue
-                entries = written[again] = _read_entry(r, sides, value, kind)
-                produced.extend(entries)
-                for v, node in entries:  # "6 / 2 = 3 tomatoes a day. In a week 3 * 7 = 21": a value derived
-                    if node >= 0:        # earlier in the same step is that value (not the problem's equal 3)
-                        key = value_key(v)
-                        r.fresh[key] = [node, *[n for n in r.fresh.get(key, ()) if n != node]][:4]
+            produced = _read_step_entries(r, plan[k], trace.steps[k] if k < len(trace.steps) else "")
             if text:
                 repeated[text] = produced
         _record_producers(r, k, produced, flow.steps[k].produced, wanted, found)
     return r, [found.get((t, value_key(v))) for t, v in roots]
+
+
+def _read_step_entries(r: Reading, entries, step: str) -> list:
+    """What one step produces, read in the order the step writes its derivations: ``(value, node)`` pairs. An
+    equation the step writes again ("14*0=<<14*0=0>>0") computes what it computed the first time (its 0 is not read
+    as its own result); a value derived earlier in the same step is that value ("6 / 2 = 3 tomatoes a day. In a week
+    3 * 7 = 21": not the problem's equal 3), kept in ``r.fresh``."""
+    produced: list = []
+    written: dict[tuple, list] = {}
+    for sides, value, kind in _in_text_order(entries, step):
+        again = (tuple("".join(side.split()) for side in sides), value_key(value))
+        if again in written:
+            produced.extend(written[again])
+            continue
+        read = written[again] = _read_entry(r, sides, value, kind)
+        produced.extend(read)
+        for v, node in read:
+            if node >= 0:
+                key = value_key(v)
+                r.fresh[key] = [node, *[n for n in r.fresh.get(key, ()) if n != node]][:4]
+    return produced
 
 
 def _in_text_order(entries, step: str) -> list:
@@ -648,6 +657,18 @@ def derivation_function(trace: Trace, flow: Dataflow,
     return function
 
 
+def _other_readings(seen: list[int], choices: tuple[int, ...], order, tried: set) -> list[tuple[int, ...]]:
+    """The other readings of the ambiguous literals met (``seen[k]`` readings of the ``k``-th), in ``order``: the
+    choices up to ``k`` kept, the ``k``-th changed; none already in ``tried``."""
+    out = []
+    for k in order:
+        for option in range(1, seen[k]):
+            alternative = tuple(choices[j] if j < len(choices) else 0 for j in range(k)) + (option,)
+            if alternative not in tried:
+                out.append(alternative)
+    return out
+
+
 def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction], qs: Quantities,
                  lenient: bool = False, alternatives: int = 0) -> DerivationFunction | None:
     """The function of the derivation ending at ``root`` (``(step, value)``): the first reading of its ambiguous
@@ -690,11 +711,7 @@ def _function_of(trace: Trace, flow: Dataflow, plan, root: tuple[int, Fraction],
         else:
             best = best or function
             order = range(len(r.seen))
-        for k in order:  # other readings of the ambiguous literals met
-            for option in range(1, r.seen[k]):
-                alternative = tuple(choices[j] if j < len(choices) else 0 for j in range(k)) + (option,)
-                if alternative not in seen_choices:
-                    queue.append(alternative)
+        queue.extend(_other_readings(r.seen, choices, order, seen_choices))
     if first is not None:
         return DerivationFunction(first.degenerate, first.written, first.used, first.values, first.labels,
                                   first.answer, first.readings, first._graph, tuple(others))

@@ -126,6 +126,20 @@ def _edited(side: str, value: Fraction, new: int) -> str:
     return "".join(out)
 
 
+def _path_step_equations(path: frozenset[int], steps, seen: set, algebraic_sides) -> list:
+    """The algebraic equations the steps of ``path`` write that ``seen`` does not hold yet, latest step first, as
+    ``(sides, None)`` pairs (no root: they are compared with the problem's equations only); ``seen`` grows to at most
+    :data:`MAX_PATH_EQUATIONS`."""
+    out = []
+    for t in sorted(path, reverse=True):
+        for eq in extract_equations(steps[t]) if t < len(steps) and "=" in steps[t] else ():
+            pair = algebraic_sides(tuple(eq.sides))
+            if pair is not None and pair not in seen and len(seen) < MAX_PATH_EQUATIONS:
+                seen.add(pair)
+                out.append((pair, None))
+    return out
+
+
 def consumed_through_algebra(flow: Dataflow, path: frozenset[int], candidates: set[Fraction],
                              problem: str = "", steps: tuple[str, ...] | list[str] = ()) -> set[Fraction]:
     r"""The quantities of ``candidates`` the answer's derivation consumes through an equation it verifiably works
@@ -152,13 +166,7 @@ def consumed_through_algebra(flow: Dataflow, path: frozenset[int], candidates: s
     feeding = _feeding_equations(flow, path)
     given = given_equations(problem) if problem and "=" in problem else ()
     if given and steps:
-        seen = {eq for eq, _root in feeding}
-        for t in sorted(path, reverse=True):
-            for eq in extract_equations(steps[t]) if t < len(steps) and "=" in steps[t] else ():
-                pair = algebraic_sides(tuple(eq.sides))
-                if pair is not None and pair not in seen and len(seen) < MAX_PATH_EQUATIONS:
-                    seen.add(pair)
-                    feeding.append((pair, None))
+        feeding += _path_step_equations(path, steps, {eq for eq, _root in feeding}, algebraic_sides)
     if not feeding:
         return set()
     pairs = [(root, eq) for eq, root in feeding if root is not None]
