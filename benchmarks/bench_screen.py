@@ -19,6 +19,10 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's rewards, not an installed copy
+
 from trainers.screen import ScreenConfig, screen, screen_groups  # noqa: E402
 
 

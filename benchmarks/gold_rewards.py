@@ -11,9 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from collections import Counter
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's rewards, not an installed copy
 
 from rewards import get_faithful_accuracy_reward, get_rafs_reward
 

@@ -36,6 +36,8 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's rewards, not an installed copy
+
 from rewards.checks.algebra import equation_sides, holds_under, identical, relation, unknowns
 from rewards.checks.answers import numeric_value
 from rewards.checks.arithmetic import check_equation, evaluate, extract_equations, numbers_in

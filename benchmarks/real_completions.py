@@ -45,6 +45,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's rewards, not an installed copy
+
 from rewards import REWARD_FUNCS, RAFSConfig, get_reward_funcs, score_trace
 from rewards.adapters import reward_report as rr
 from rewards.adapters.files import atomic_write
