@@ -53,6 +53,7 @@ from typing import Sequence, Union
 
 from rewards.checks.arithmetic import Equation, EquationCheck, contains_any, evaluate
 from rewards.checks.claims.gates import admits
+from rewards.checks.latex_algebra import split_top_level
 from rewards.parsing.values import format_value as _show
 
 __all__ = ["check_trace"]
@@ -141,24 +142,10 @@ def _num(text: str) -> Num | None:
     return float(v.approx)
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "({[":
-            depth += 1
-        elif ch in ")}]":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
 def _tuple(inner: str) -> _Obj | None:
     if re.search(r",\d{3}(?!\d)", inner):  # "1,000": a thousands separator, not two coordinates
         return None
-    comps = _split_top(inner, ",")
+    comps = split_top_level(inner, ",")
     if not 2 <= len(comps) <= 3:
         return None
     vals = [_num(c) for c in comps]
@@ -253,7 +240,7 @@ def _objects(side: str) -> list[tuple[int, int, str, str]]:
             if j >= len(side) or side[j] != ")":
                 return []
             inner = side[i + 1:j]
-            if len(_split_top(inner, ",")) >= 2:
+            if len(split_top_level(inner, ",")) >= 2:
                 found.append((i, j + 1, "tuple", inner))
                 if len(found) > MAX_OBJECTS:
                     return []
