@@ -202,7 +202,9 @@ def test_a_slow_member_of_a_group_spares_its_siblings(batch):
     reward = get_rafs_reward(num_workers=2, timeout_s=2.0, verifier=SlowVerifier())
     start = time.monotonic()
     got = reward([problem] * 4, group)
-    assert time.monotonic() - start < 3 * 2.0 + 5.0  # group, members alone, the rest again (+ worker starts)
+    # group, members alone, the rest again, plus cold worker starts (seconds each on a loaded machine): far below
+    # the 60 s the slow member would hold the batch if its deadline did not hold
+    assert time.monotonic() - start < 30.0
     assert got[2] == 0.0 and [got[0], got[1], got[3]] == reference
     assert reward.stats["timeouts"] == 1
 
