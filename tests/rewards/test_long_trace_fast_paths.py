@@ -136,3 +136,18 @@ def test_unit_free_derivation_stops_at_the_first_side_without_a_value():
         assert wordy.unit_free_derivation(sides) == expected, sides
         derived += expected is not None
     assert derived > 200
+
+
+def test_gap_signal_with_a_dollar_sign_matches_the_search(answers):
+    from rewards.checks.claims import equivalence
+
+    pieces = ["$", "$$", "so", "So", " ", "$5", "thus", "\\]", "\\\\", "\\Rightarrow", "gives", "x", "\n", "ſo", "–",
+              "İ", "then", ",", "3", "a", "$x$", "hence$"]
+    texts = [line for text in answers for line in text.splitlines()] + _fuzzed(pieces, 20_000, seed=9)
+    signalled = 0
+    for text in texts:
+        slow = equivalence._SIGNAL.search(text) is not None
+        assert equivalence._signalled(text) == slow, text
+        signalled += slow
+    assert signalled > 5_000
+    assert equivalence._signalled("$5 each, so the total") and not equivalence._signalled("$5 each, and $6")

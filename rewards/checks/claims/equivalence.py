@@ -197,12 +197,13 @@ _WORD_RUN = re.compile(r"\w+")
 
 def _signalled(gap: str) -> bool:
     """``_SIGNAL.search(gap) is not None``, without the search where it can be answered from the gap's words: in text
-    without a backslash or a ``$``, only ``_SIGNAL``'s words can match, each a whole run of word characters (``\\b``
-    on both sides), compared without case where lower-casing folds as ``re.I`` does (:func:`ascii_lowered`: ASCII
-    text, and other text but for the few characters it names). The search tries its ~55 alternatives at every
+    without a backslash or a ``$$`` (a lone ``$`` is no word character and starts no other branch), only
+    ``_SIGNAL``'s words can match, each a whole run of word characters (``\\b`` on both sides), compared without
+    case where lower-casing folds as ``re.I`` does (:func:`ascii_lowered`: ASCII text, and other text but for the few
+    characters it names). The search tries its ~55 alternatives at every
     character (~18 µs a gap, on every pair of consecutive steps with equations); the words of the gap, looked up in a
     set, ~2 µs."""
-    low = None if "\\" in gap or "$" in gap else ascii_lowered(gap)
+    low = None if "\\" in gap or "$$" in gap else ascii_lowered(gap)
     if low is None:
         return _SIGNAL.search(gap) is not None
     return not _SIGNAL_WORDS.isdisjoint(_WORD_RUN.findall(low))
