@@ -151,3 +151,29 @@ def test_gap_signal_with_a_dollar_sign_matches_the_search(answers):
         signalled += slow
     assert signalled > 5_000
     assert equivalence._signalled("$5 each, so the total") and not equivalence._signalled("$5 each, and $6")
+
+
+def _gap_ok_as_it_was(gap: str) -> bool:
+    """The equivalence checker's gap test reading the labels first and every gap through its strip pattern."""
+    from rewards.checks.claims import equivalence as e
+
+    if len(gap) > e.MAX_GAP_CHARS or "=" in gap or not e._signalled(gap):
+        return False
+    if e._DIGIT.search(gap) and e._OPERATION.search(gap) is None:
+        return False
+    text = e._GAP_STRIP.sub(lambda m: " " + (m.group(1) or "") + " ", gap)
+    return all(len(w) <= 1 or w.lower() in e._GAP_WORDS for w in e._WORD.findall(text))
+
+
+def test_gap_test_asking_words_first_matches_the_labels_first(answers):
+    from rewards.checks.claims import equivalence
+
+    pieces = ["so", "we get", "subtracting", "Dividing both sides by 2", " ", "\n", "(1)", "(2)", "$", "\\text{so}",
+              "\\Rightarrow", "\\quad", ",", ".", "3", "x", "apples", "then", "\\(", "\\)", "{", "}", "&", "and", "é"]
+    texts = [line for text in answers for line in text.splitlines()] + _fuzzed(pieces, 20_000, seed=13, longest=8)
+    accepted = 0
+    for text in texts:
+        expected = _gap_ok_as_it_was(text)
+        assert equivalence._gap_ok(text) == expected, text
+        accepted += expected
+    assert accepted > 1_000

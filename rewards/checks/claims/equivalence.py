@@ -214,15 +214,21 @@ _DIGIT = re.compile(r"\d")
 
 
 def _gap_ok(gap: str) -> bool:
-    """The text between two equations says the second is derived from the first."""
-    if len(gap) > MAX_GAP_CHARS or "=" in gap or not _signalled(gap):
+    """The text between two equations says the second is derived from the first: a signal (:func:`_signalled`), no
+    word of two letters or more outside :data:`_GAP_WORDS`, and no label of parallel equations. The words are asked
+    first (most gaps of prose fail there; the three tests decide together, in any order); a gap without a backslash
+    is read as it is: :data:`_GAP_STRIP` then only turns punctuation into blanks, which leaves every run of letters
+    as it was."""
+    if len(gap) > MAX_GAP_CHARS or "=" in gap:
         return False
-    if _DIGIT.search(gap) and _OPERATION.search(gap) is None:  # "(1)", "(2)": labelled, parallel equations
-        return False
-    text = _GAP_STRIP.sub(lambda m: " " + (m.group(1) or "") + " ", gap)
+    text = _GAP_STRIP.sub(lambda m: " " + (m.group(1) or "") + " ", gap) if "\\" in gap else gap
     for w in _WORD.findall(text):
         if len(w) > 1 and w.lower() not in _GAP_WORDS:  # one letter: the unknown ("divide both sides by 2r")
             return False
+    if not _signalled(gap):
+        return False
+    if _DIGIT.search(gap) and _OPERATION.search(gap) is None:  # "(1)", "(2)": labelled, parallel equations
+        return False
     return True
 
 
