@@ -177,3 +177,34 @@ def test_gap_test_asking_words_first_matches_the_labels_first(answers):
         assert equivalence._gap_ok(text) == expected, text
         accepted += expected
     assert accepted > 1_000
+
+
+def test_long_traces_are_gated_a_chunk_at_a_time_with_the_same_findings(answers):
+    from rewards.checks.claims import congruences, gates, numberfacts, substitution
+
+    step_gates = {congruences: congruences._may_hold_a_claim, numberfacts: numberfacts._may_hold_a_fact,
+                  substitution: substitution._may_define_or_claim}
+    lines = [line for text in answers for line in text.splitlines() if line.strip()]
+    claims = ["17 mod 5 = 3", "the remainder is 4", "13 is prime", "48 is divisible by 7", "f(x) = 2x + 1",
+              "f(3) = 8", "7 > 9", "gcd(12, 18) = 6"]
+    rng = random.Random(17)
+    admitted = found = 0
+    for _ in range(30):
+        steps = [rng.choice(lines) for _ in range(rng.randint(gates.CHUNK_STEPS + 1, 4 * gates.CHUNK_STEPS))]
+        for _ in range(rng.randint(0, 2)):  # a claim somewhere, or none
+            steps[rng.randrange(len(steps))] = rng.choice(claims)
+        for module, step_gate in step_gates.items():
+            if any(step_gate(s) for s in steps):
+                admitted += 1
+                assert module._may_hold_any(steps), module.__name__
+            gated = module.check_trace(steps, "")
+            saved = module._may_hold_any
+            module._may_hold_any = lambda _steps: True
+            try:
+                assert module.check_trace(steps, "") == gated, module.__name__
+            finally:
+                module._may_hold_any = saved
+            found += len(gated)
+    assert admitted >= 30 and found >= 5, (admitted, found)
+    assert not gates.admits(["2 + 2 = 4"] * 300, lambda text: "mod" in text)
+    assert gates.admits(["2 + 2 = 4"] * 300 + ["x mod 3"], lambda text: "mod" in text)
