@@ -200,9 +200,8 @@ def _signalled(gap: str) -> bool:
     without a backslash or a ``$$`` (a lone ``$`` is no word character and starts no other branch), only
     ``_SIGNAL``'s words can match, each a whole run of word characters (``\\b`` on both sides), compared without
     case where lower-casing folds as ``re.I`` does (:func:`ascii_lowered`: ASCII text, and other text but for the few
-    characters it names). The search tries its ~55 alternatives at every
-    character (~18 µs a gap, on every pair of consecutive steps with equations); the words of the gap, looked up in a
-    set, ~2 µs."""
+    characters it names). The search tries its ~55 alternatives at every character (~18 µs a gap, on every pair of
+    consecutive steps with equations); the words of the gap, looked up in a set, ~2 µs."""
     low = None if "\\" in gap or "$$" in gap else ascii_lowered(gap)
     if low is None:
         return _SIGNAL.search(gap) is not None
