@@ -117,12 +117,33 @@ def unit_free_derivation(sides: tuple) -> tuple[tuple[str, ...], Fraction, str] 
     dataflow. It only ever *derives*; the checker, which declined to judge it, never refutes on this reading."""
     if len(sides) < 2:
         return None
-    values = [evaluate(unit_free(side)) for side in sides]
-    if any(v is None for v in values) and any("\\mbox" in side or "\\text" in side for side in sides):
+    values = _exact_values(sides, unit_free)
+    if values is None:
+        if not any("\\mbox" in side or "\\text" in side for side in sides):
+            return None
         # LaTeX units: "\\frac{1}{2}\\times 3 \\times 10 = 15\\mbox{ cm}^2" (the word filter would eat \\frac)
-        values = [evaluate(_LATEX_UNIT.sub(" ", side)) for side in sides]
-    if any(v is None or not v.is_exact or v.exact is None for v in values):
+        values = _exact_values(sides, _without_latex_units)
+    if not values or any(v != values[-1] for v in values):
         return None
-    if any(v.exact != values[-1].exact for v in values):
-        return None
-    return Derivation(tuple(sides[:-1]), values[-1].exact, "computed")
+    return Derivation(tuple(sides[:-1]), values[-1], "computed")
+
+
+def _without_latex_units(side: str) -> str:
+    return _LATEX_UNIT.sub(" ", side)
+
+
+def _exact_values(sides: tuple, reading) -> list[Fraction] | None:
+    """The exact value of each side as ``reading`` rewrites it; ``None`` as soon as a side has no value (the sides
+    after it are not evaluated: an equation with unknowns stops at its first side), ``[]`` when every side has one
+    but one is not exact. Either way :func:`unit_free_derivation` derives nothing from this reading."""
+    values = []
+    exact = True
+    for side in sides:
+        value = evaluate(reading(side))
+        if value is None:
+            return None
+        if value.is_exact and value.exact is not None:
+            values.append(value.exact)
+        else:
+            exact = False
+    return values if exact else []

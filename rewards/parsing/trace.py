@@ -42,6 +42,7 @@ from re import Match
 from typing import Any
 
 from rewards.parsing.displays import display_rows, join_displays
+from rewards.parsing.folding import ascii_lowered
 from rewards.parsing.segmentation import is_prose, prose_steps
 
 __all__ = ["Trace", "parse_trace", "completion_text", "completion_parts", "extract_final_answer", "other_stated_answers",
@@ -389,7 +390,8 @@ def _stated_markers(text: str) -> list:
 
 _ANSWER_PHRASE_FOLDED = re.compile(_ANSWER_PHRASE.pattern)
 """:data:`_ANSWER_PHRASE` without re.I, for lower-cased ASCII text (its literals are lower case; re.I folds ASCII
-letters exactly as ``str.lower`` does, and the text keeps its length): the same matches, scanned faster."""
+letters exactly as ``str.lower`` does, and the text keeps its length; :func:`ascii_lowered`): the same matches,
+scanned faster."""
 
 
 def _folded_phrases(low: str) -> Iterator[Match]:
@@ -414,7 +416,8 @@ def _folded_phrases(low: str) -> Iterator[Match]:
 def _stated_phrases(text: str) -> list[tuple[int, int, str]]:
     """Each "the answer is N" that states a whole plain number: ``(start, end, N)``."""
     out = []
-    scan = _folded_phrases(text.lower()) if text.isascii() else _ANSWER_PHRASE.finditer(text)
+    low = ascii_lowered(text)
+    scan = _ANSWER_PHRASE.finditer(text) if low is None else _folded_phrases(low)
     for count, m in enumerate(scan):  # read through spans: a folded match's groups are lower-cased
         if count >= MAX_STATED_SCAN:
             break

@@ -194,9 +194,10 @@ def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, Equa
     """Failed claims about assigned letters, as ``(step_index, check)`` pairs (see the module docs)."""
     out: list[tuple[int, EquationCheck]] = []
     try:
-        if not _may_hold_any(steps):
+        head = list(steps)[:MAX_STEPS]  # the steps read: the gate asks only these
+        if not _may_hold_any(head):
             return out
-        for k, step in enumerate(list(steps)[:MAX_STEPS]):
+        for k, step in enumerate(head):
             if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _worth_a_look(step):
                 continue
             out.extend((k, c) for c in _step_claims(step))

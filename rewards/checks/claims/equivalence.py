@@ -57,6 +57,7 @@ from rewards.checks.arithmetic import Equation, EquationCheck, extract_equations
 from rewards.checks.identities import FUNCTION_CALL, TEXT_MARKUP, NON_ARITHMETIC, VARIABLE, value_at
 from rewards.checks.equations import step_equations
 from rewards.checks.polynomials import is_squarefree, remainder
+from rewards.parsing.folding import ascii_lowered
 
 __all__ = ["check_trace", "pair_check"]
 
@@ -195,14 +196,16 @@ _WORD_RUN = re.compile(r"\w+")
 
 
 def _signalled(gap: str) -> bool:
-    """``_SIGNAL.search(gap) is not None``, without the search where it can be answered from the gap's words: in ASCII
-    text without a backslash or a ``$``, only ``_SIGNAL``'s words can match, each a whole run of word characters
-    (``\\b`` on both sides), compared without case (ASCII letters fold only to ASCII letters). The search tries its
-    ~55 alternatives at every character (~18 µs a gap, on every pair of consecutive steps with equations); the words
-    of the gap, looked up in a set, ~2 µs."""
-    if "\\" in gap or "$" in gap or not gap.isascii():
+    """``_SIGNAL.search(gap) is not None``, without the search where it can be answered from the gap's words: in text
+    without a backslash or a ``$$`` (a lone ``$`` is no word character and starts no other branch), only
+    ``_SIGNAL``'s words can match, each a whole run of word characters (``\\b`` on both sides), compared without
+    case where lower-casing folds as ``re.I`` does (:func:`ascii_lowered`: ASCII text, and other text but for the few
+    characters it names). The search tries its ~55 alternatives at every character (~18 µs a gap, on every pair of
+    consecutive steps with equations); the words of the gap, looked up in a set, ~2 µs."""
+    low = None if "\\" in gap or "$$" in gap else ascii_lowered(gap)
+    if low is None:
         return _SIGNAL.search(gap) is not None
-    return not _SIGNAL_WORDS.isdisjoint(_WORD_RUN.findall(gap.lower()))
+    return not _SIGNAL_WORDS.isdisjoint(_WORD_RUN.findall(low))
 
 
 _OPERATION = re.compile(r"\b(?:subtract|subtracting|add|adding|divide|dividing|multiply|multiplying)\b", re.I)
@@ -210,15 +213,21 @@ _DIGIT = re.compile(r"\d")
 
 
 def _gap_ok(gap: str) -> bool:
-    """The text between two equations says the second is derived from the first."""
-    if len(gap) > MAX_GAP_CHARS or "=" in gap or not _signalled(gap):
+    """The text between two equations says the second is derived from the first: a signal (:func:`_signalled`), no
+    word of two letters or more outside :data:`_GAP_WORDS`, and no label of parallel equations. The words are asked
+    first (most gaps of prose fail there; the three tests decide together, in any order); a gap without a backslash
+    is read as it is: :data:`_GAP_STRIP` then only turns punctuation into blanks, which leaves every run of letters
+    as it was."""
+    if len(gap) > MAX_GAP_CHARS or "=" in gap:
         return False
-    if _DIGIT.search(gap) and _OPERATION.search(gap) is None:  # "(1)", "(2)": labelled, parallel equations
-        return False
-    text = _GAP_STRIP.sub(lambda m: " " + (m.group(1) or "") + " ", gap)
+    text = _GAP_STRIP.sub(lambda m: " " + (m.group(1) or "") + " ", gap) if "\\" in gap else gap
     for w in _WORD.findall(text):
         if len(w) > 1 and w.lower() not in _GAP_WORDS:  # one letter: the unknown ("divide both sides by 2r")
             return False
+    if not _signalled(gap):
+        return False
+    if _DIGIT.search(gap) and _OPERATION.search(gap) is None:  # "(1)", "(2)": labelled, parallel equations
+        return False
     return True
 
 

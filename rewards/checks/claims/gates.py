@@ -5,7 +5,8 @@ A checker's step test (a few substring tests and a linear regex: :func:`rewards.
 it admits, it admits the steps joined by newlines too: the words and patterns match inside the step, and for every
 lookaround and ``\\b`` in them the newline between two steps reads like a step's start or end. So a trace whose
 joined text the test rejects has no step worth a look, and most traces are rejected by one test instead of one per
-step (tests/rewards/test_gate_fast_paths.py checks this on GSM8K and MATH-500 text and on fuzzed strings).
+step (tests/rewards/test_gate_fast_paths.py checks this on GSM8K and MATH-500 text and on fuzzed strings). A long
+trace is tested in chunks of steps (:data:`CHUNK_STEPS`), up to the first chunk admitted.
 
 >>> admits(["2 + 2 = 4", "so 4 apples"], lambda text: "mod" in text), admits(["x mod 3"], lambda text: "mod" in text)
 (False, True)
@@ -18,12 +19,27 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 
+CHUNK_STEPS = 128
+"""Steps joined per test: a long trace is tested a chunk at a time and admitted at the first chunk the test admits
+(whatever step the test admits, it admits the chunk that holds it). A long trace most often holds a step worth a
+look early, and one test of its whole text cost as much as the per-step tests it was to spare."""
+
+
 def admits(steps: Sequence[str], step_test: Callable[[str], bool]) -> bool:
-    """Whether ``step_test`` admits the newline-joined ``steps``: ``False`` means no single step can pass it. The gate
-    stays open (``True``) when ``steps`` is no list or tuple (a generator would be used up) or a step is no text (the
-    checker's loop skips it)."""
+    """Whether ``step_test`` admits the newline-joined ``steps``, read :data:`CHUNK_STEPS` steps at a time: ``False``
+    means no single step can pass it. The gate stays open (``True``) when ``steps`` is no list or tuple (a generator
+    would be used up) or a step is no text (the checker's loop skips it)."""
     if not isinstance(steps, (tuple, list)):
         return True
+    if len(steps) <= CHUNK_STEPS:
+        return _admits_joined(steps, step_test)
+    for start in range(0, len(steps), CHUNK_STEPS):
+        if _admits_joined(steps[start:start + CHUNK_STEPS], step_test):
+            return True
+    return False
+
+
+def _admits_joined(steps: Sequence[str], step_test: Callable[[str], bool]) -> bool:
     try:
         text = "\n".join(steps)
     except TypeError:
