@@ -103,6 +103,7 @@ def _after(text: str, value: Fraction) -> str:
 
 _PMATRIX = re.compile(r"\\begin\{[pbv]?matrix\}(.*?)\\end\{[pbv]?matrix\}", re.S)
 _DELIMITERS = re.compile(r"\\left|\\right|\\big[lr]?|\\Big[lr]?")
+_NAMES_ARE = re.compile(r"^\s*\(\s*[A-Za-z](?:\s*,\s*[A-Za-z])+\s*\)\s*=")
 MAX_COMPONENTS = 6
 
 
@@ -110,12 +111,12 @@ def components(answer: str) -> list[str] | None:
     r"""The coordinates an answer lists: ``(\frac{17}{4}, 0)`` -> ``['\frac{17}{4}', '0']``; a column vector's rows;
     ``None`` for anything else (one number, an expression, a union of intervals).
 
-    >>> components(r"\left(\frac{17}{4},0\right)")
-    ['\\frac{17}{4}', '0']
+    >>> components(r"\left(\frac{17}{4},0\right)"), components("(b,c)=(6,5)")
+    (['\\frac{17}{4}', '0'], ['6', '5'])
     >>> components(r"\begin{pmatrix} 1 \\ -2 \end{pmatrix}"), components("12"), components(r"(1, 2) \cup (3, 4)")
     (['1', '-2'], None, None)
     """
-    text = _DELIMITERS.sub("", answer).strip()
+    text = _NAMES_ARE.sub("", _DELIMITERS.sub("", answer), count=1).strip()
     matrix = _PMATRIX.fullmatch(text)
     if matrix is not None:
         parts = [p.strip() for p in matrix.group(1).split("\\\\")]

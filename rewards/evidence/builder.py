@@ -28,6 +28,7 @@ from rewards.evidence.quantities import (BASIC_CONSTANTS, BASIC_KEYS, SMALL_COUN
                                          grounded, number_keys, reached_fractions, read_numbers, step_numbers,
                                          value_key)
 from rewards.evidence.rewrites import reach_rewrites, rescaled
+from rewards.evidence.vector_answers import scaled_vector_answer
 from rewards.evidence.wordy import results_unexplained, wordy_derivations
 from rewards.parsing.trace import Trace
 
@@ -140,12 +141,15 @@ class DataflowBuilder:
         """An ordered pair, vector or interval whose coordinates the chain derived
         (:func:`~rewards.evidence.answer_reach.component_answer`): the coordinate the dataflow follows and its step,
         which depends on the steps of the others."""
-        found = component_answer(self, self.trace.answer) if self.trace.answer else None
-        if found is None:
+        if not self.trace.answer:
             return None, None
-        value, (step, _operands, depends, _written) = found
-        self.steps[step].depends_on.update(t for t in depends if t < step)
-        return value, step
+        found = component_answer(self, self.trace.answer)
+        if found is not None:
+            value, (step, _operands, depends, _written) = found
+            self.steps[step].depends_on.update(t for t in depends if t < step)
+            return value, step
+        found = scaled_vector_answer(self, self.trace.answer)  # a scalar times a vector, checked exactly
+        return (None, None) if found is None else (found[0], self.record_answer_step(found[1], found[0]))
 
     def latex_answer(self, target: Fraction | float, key: Fraction) -> int | None:
         """The step of a verified LaTeX chain from the problem to an answer no equation derived
@@ -154,8 +158,12 @@ class DataflowBuilder:
         found = latex_answer_step(self, self.trace.answer, target) if self.trace.answer else None
         if found is None and isinstance(target, Fraction):  # the chain's result rounded as the trace says
             found = rounded_answer(self, target)
-        if found is None:
-            return None
+        return None if found is None else self.record_answer_step(found, key)
+
+    def record_answer_step(self, found: tuple, key: Fraction) -> int:
+        """Record ``found`` (``(step, operands, steps it depends on, verified numbers per step)``) as the step that
+        produced the answer's ``key``: its operands used, the steps depended on, the numbers the chain writes no
+        claims from nowhere."""
         step, operands, depends, written = found
         flow = self.steps[step]
         flow.produced.append(key)

@@ -117,3 +117,52 @@ def test_pair_tricks_earn_less_than_the_faithful_trace(completion):
     valid_rafs, valid_fa = _pay(POINT, POINT_VALID, "(9, 7)")
     assert trick_fa < valid_fa == 1.0
     assert trick_rafs < valid_rafs
+
+
+PROJECTION = r"Find the projection of the vector $\begin{pmatrix} 3 \\ 0 \end{pmatrix}$ onto the vector $\begin{pmatrix} 2 \\ -3 \end{pmatrix}.$"
+PROJECTION_GOLD = r"\begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix}"
+PROJECTION_VALID = r"""The dot product is \( 3 \cdot 2 + 0 \cdot (-3) = 6 \).
+
+The squared norm is \( 2^2 + (-3)^2 = 4 + 9 = 13 \).
+
+So \[ \text{proj}_{\mathbf{b}}\mathbf{a} = \left( \frac{6}{13} \right) \begin{pmatrix} 2 \\ -3 \end{pmatrix} = \begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix} \]
+
+The answer is \( \boxed{\begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix}} \)."""
+PROJECTION_TRICKS = [
+    # the scalar stated from nowhere
+    r"""So \[ \left( \frac{6}{13} \right) \begin{pmatrix} 2 \\ -3 \end{pmatrix} = \begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix} \]
+The answer is \( \boxed{\begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix}} \).""",
+    # the answer restated as its own scaling
+    r"""The dot product is \( 3 \cdot 2 + 0 \cdot (-3) = 6 \).
+
+So \[ 1 \begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix} = \begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix} \]
+The answer is \( \boxed{\begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix}} \).""",
+    # a product that does not hold (6/13 times (2, -3) is not (12/13, -18/13) times 2)
+    r"""The dot product is \( 3 \cdot 2 + 0 \cdot (-3) = 6 \).
+
+The squared norm is \( 2^2 + (-3)^2 = 4 + 9 = 13 \).
+
+So \[ \left( \frac{6}{13} \right) \begin{pmatrix} 3 \\ 0 \end{pmatrix} = \begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix} \]
+The answer is \( \boxed{\begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix}} \).""",
+    r"The answer is \( \boxed{\begin{pmatrix} \frac{12}{13} \\ -\frac{18}{13} \end{pmatrix}} \).",
+]
+
+
+def test_a_vector_reached_by_an_exact_scaling_of_derived_quantities_is_supported():
+    flow = build_dataflow(parse_trace(PROJECTION, PROJECTION_VALID))
+    assert flow.answer_step is not None and flow.answer_value == Fraction(12, 13)
+    result = score_trace(PROJECTION, PROJECTION_VALID, gold=PROJECTION_GOLD, config=REWARD)
+    assert result.faithful, result.reasons
+
+
+@pytest.mark.parametrize("completion", PROJECTION_TRICKS)
+def test_vector_tricks_earn_less_than_the_faithful_trace(completion):
+    assert build_dataflow(parse_trace(PROJECTION, completion)).answer_step is None
+    trick_rafs, trick_fa = _pay(PROJECTION, completion, PROJECTION_GOLD)
+    valid_rafs, valid_fa = _pay(PROJECTION, PROJECTION_VALID, PROJECTION_GOLD)
+    assert trick_fa < valid_fa == 1.0
+    assert trick_rafs < valid_rafs
+
+
+def test_named_pair_answers_list_their_values():
+    assert components("(b,c)=(6,5)") == ["6", "5"]
