@@ -145,7 +145,7 @@ def _split_commas(text: str) -> list[str]:
     return out
 
 
-def _producer(builder, value: Fraction) -> int | None:
+def derived_step(builder, value: Fraction) -> int | None:
     """The latest step that derived ``value`` from the problem (a reached result), or ``None``."""
     if not builder.is_reached(value):
         return None
@@ -169,7 +169,7 @@ def component_answer(builder, answer: str) -> tuple[Fraction, tuple] | None:
     derived: dict[Fraction, int] = {}
     free = 0
     for value in values:
-        step = _producer(builder, value)
+        step = derived_step(builder, value)
         if step is not None:
             derived[value] = step
         elif value == 0:

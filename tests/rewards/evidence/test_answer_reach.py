@@ -166,3 +166,41 @@ def test_vector_tricks_earn_less_than_the_faithful_trace(completion):
 
 def test_named_pair_answers_list_their_values():
     assert components("(b,c)=(6,5)") == ["6", "5"]
+
+
+ROOTS = r"For how many different values of $x$ does $x^2 = 9x$?"
+ROOTS_VALID = r"""Rearranging, \( x^2 - 9x = 0 \), which factors as \( x(x - 9) = 0 \).
+So \( x = 0 \) or \( x = 9 \).
+There are two different values of \( x \): \( \boxed{2} \)."""
+ROOTS_TRICKS = [
+    r"There are two different values of \( x \): \( \boxed{2} \).",  # a count with no solution
+    r"The solutions are \( x = 0 \) and \( x = 9 \), so there are two values: \( \boxed{2} \).",  # nothing solved
+    # values derived from the problem's numbers that solve nothing
+    r"Rearranging, \( x^2 - 9x = 0 \). We get \( x = 9 + 9 = 18 \) and \( x = 9 - 9 = 0 \). There are two "
+    r"values: \( \boxed{2} \).",
+    # the solutions derived, but the count never said of them
+    r"""Rearranging, \( x^2 - 9x = 0 \), which factors as \( x(x - 9) = 0 \).
+So \( x = 0 \) or \( x = 9 \).
+Therefore the answer is \( \boxed{2} \).""",
+]
+
+
+def test_a_count_of_the_derived_solutions_is_supported():
+    flow = build_dataflow(parse_trace(ROOTS, ROOTS_VALID))
+    assert flow.answer_value == 2 and flow.answer_step == 2
+    result = score_trace(ROOTS, ROOTS_VALID, gold="2", config=REWARD)
+    assert result.faithful, result.reasons
+
+
+def test_a_count_that_disagrees_with_the_solutions_derives_nothing():
+    wrong = ROOTS_VALID.replace("two different", "three different").replace(r"\boxed{2}", r"\boxed{3}")
+    assert build_dataflow(parse_trace(ROOTS, wrong)).answer_step is None
+
+
+@pytest.mark.parametrize("completion", ROOTS_TRICKS)
+def test_count_tricks_earn_less_than_the_faithful_trace(completion):
+    assert build_dataflow(parse_trace(ROOTS, completion)).answer_step is None
+    trick_rafs, trick_fa = _pay(ROOTS, completion, "2")
+    valid_rafs, valid_fa = _pay(ROOTS, ROOTS_VALID, "2")
+    assert trick_fa < valid_fa == 1.0
+    assert trick_rafs < valid_rafs
