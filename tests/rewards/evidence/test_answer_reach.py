@@ -26,6 +26,12 @@ She can only buy a whole number of pens, so we round down: \( \boxed{3} \)."""
 TAX = "A shirt costs 21.37 dollars with tax. To the nearest whole dollar, how much do 5 shirts cost?"
 TAX_VALID = "5 * 21.37 = 106.85\nRounding 106.85 to the nearest whole number gives 107.\n#### 107"
 
+SOUP = ("Erin serves soup. Each bowl holds 10 ounces, and she serves 5 bowls per minute. The pot holds 6 gallons. "
+        "How long will it take her to serve all the soup, rounded to the nearest minute? (There are 128 ounces to a "
+        "gallon.)")
+SOUP_VALID = ("10 * 5 = 50 ounces per minute.\n6 * 128 = 768 ounces.\n"
+              "768 / 50 = 15.36 minutes, which rounds down to 15 minutes.\n#### 15")
+
 ROUNDING_TRICKS = [
     (BUSES, "4", "We need more than 3.25 buses. Since buses come whole, we round up: 4.\n#### 4"),  # a bare bound
     (BUSES, "4", "130 / 40 = 3.25\nSo 4 buses.\n#### 4"),  # no rounding named
@@ -44,7 +50,7 @@ def _pay(problem: str, completion: str, gold: str) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("problem,completion,answer", [(BUSES, BUSES_VALID, 4), (CANDY, CANDY_VALID, 3),
-                                                       (TAX, TAX_VALID, 107)])
+                                                       (TAX, TAX_VALID, 107), (SOUP, SOUP_VALID, 15)])
 def test_a_licensed_rounding_of_the_chains_result_derives_the_answer(problem, completion, answer):
     flow = build_dataflow(parse_trace(problem, completion))
     assert flow.answer_value == answer and flow.answer_step is not None
