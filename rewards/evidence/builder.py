@@ -12,6 +12,8 @@ from rewards.checks.equations import BARE_NUMBER
 from rewards.checks.identities import constrained_variables
 from rewards.checks.solving import is_identity
 from rewards.evidence.algebra_links import AlgebraTracker, LONE_NAME
+from rewards.evidence.answer_reach import component_answer, rounded_answer
+from rewards.evidence.counted_answers import counted_answer
 from rewards.evidence.equation_derivations import (SLASH_FRACTION, answer_boxes, computes, equation_derivation,
                                                    equation_roles, is_given, trace_equations)
 from rewards.evidence.figures import outside_figures
@@ -27,6 +29,7 @@ from rewards.evidence.quantities import (BASIC_CONSTANTS, BASIC_KEYS, SMALL_COUN
                                          grounded, number_keys, reached_fractions, read_numbers, step_numbers,
                                          value_key)
 from rewards.evidence.rewrites import reach_rewrites, rescaled
+from rewards.evidence.vector_answers import scaled_vector_answer
 from rewards.evidence.wordy import results_unexplained, wordy_derivations
 from rewards.parsing.trace import Trace
 
@@ -133,15 +136,35 @@ class DataflowBuilder:
             return answer_value, self.latex_answer(answer_value, answer_value)
         if self.approx is not None:  # an irrational answer: no LaTeX chain (a multiple of pi or a radical is minted
             return approximate_answer_step(self.steps, self.approx, self.inexact)  # from a coefficient too easily)
-        return None, None
+        return self.component_answer()
+
+    def component_answer(self) -> tuple[Fraction | None, int | None]:
+        """An ordered pair, vector or interval whose coordinates the chain derived
+        (:func:`~rewards.evidence.answer_reach.component_answer`): the coordinate the dataflow follows and its step,
+        which depends on the steps of the others."""
+        if not self.trace.answer:
+            return None, None
+        found = component_answer(self, self.trace.answer)
+        if found is not None:
+            value, (step, _operands, depends, _written) = found
+            self.steps[step].depends_on.update(t for t in depends if t < step)
+            return value, step
+        found = scaled_vector_answer(self, self.trace.answer)  # a scalar times a vector, checked exactly
+        return (None, None) if found is None else (found[0], self.record_answer_step(found[1], found[0]))
 
     def latex_answer(self, target: Fraction | float, key: Fraction) -> int | None:
         """The step of a verified LaTeX chain from the problem to an answer no equation derived
         (:func:`rewards.evidence.latex_derivations.latex_answer_step`): it produces ``key``, uses the chain's
         first side, and the numbers the chain writes are verified results, no stray or ungrounded claims."""
         found = latex_answer_step(self, self.trace.answer, target) if self.trace.answer else None
-        if found is None:
-            return None
+        if found is None and isinstance(target, Fraction):  # the chain's result rounded as the trace says
+            found = rounded_answer(self, target) or counted_answer(self, target)  # or the derived solutions counted
+        return None if found is None else self.record_answer_step(found, key)
+
+    def record_answer_step(self, found: tuple, key: Fraction) -> int:
+        """Record ``found`` (``(step, operands, steps it depends on, verified numbers per step)``) as the step that
+        produced the answer's ``key``: its operands used, the steps depended on, the numbers the chain writes no
+        claims from nowhere."""
         step, operands, depends, written = found
         flow = self.steps[step]
         flow.produced.append(key)
