@@ -1,0 +1,175 @@
+r"""Symbolic algebra read as checked steps (:func:`symbolic_checks`): what a trace states in letters.
+
+The exact evaluator (:mod:`rewards.checks.arithmetic`) checks equations between numbers; an equation in letters is
+"not checkable" there. A competition solution can be written in letters from its first line to its answer:
+``\[ (b-a) + a + b = b + b = 2b \]``; ``\[ (x + 10) - (10 - x) \]``, then ``\[ x + 10 - 10 + x \]``, then
+``\[ 2x \]``; ``\[ -r^2 + 4r + 5 = 0 \]``, then ``\[ r^2 - 4r - 5 = 0 \]``, then ``\[ (r - 5)(r + 1) = 0 \]``. Such a
+trace had no checkable step at all, and the scorer abstained ("nothing checkable"). This module reads its math
+segments (:func:`~rewards.evidence.latex_derivations.math_segments`) in order and verifies, on math-verify's LaTeX
+parser (:mod:`rewards.checks.latex_algebra`: random rational points, a bounded tree, a lock, no ``sympify``):
+
+* an **identity link** — two adjacent sides of one chain ``A = B = C`` that are both expressions in letters (not a
+  name being defined: ``\Delta = b^2 - 4ac``, ``f(x) = …``, ``L' = …``) and agree as functions
+  (:func:`~rewards.checks.latex_algebra.expressions_equal`): ``(x-3)^2 = x^2 - 6x + 9``;
+* a **rewritten expression** — an expression in letters displayed on its own right after another one it equals:
+  ``(x + 10) - (10 - x)`` then ``x + 10 - 10 + x``;
+* a **following equation** — an equation in letters right after another one it follows from
+  (:func:`~rewards.checks.latex_algebra.equation_follows`: rearranged, scaled, expanded, factored, a root chosen):
+  ``5a - 40 = 0`` then ``5a = 40`` then ``a = 8``.
+
+Each verified link is a passed :class:`~rewards.checks.arithmetic.EquationCheck` of the step that writes its second
+part (``variable`` ``"symbolic"``), so that step is checkable. Only support for the *step* is added: no value is
+produced, no quantity is grounded, no answer is derived, and nothing here refutes (a link that does not verify is
+left unread — two lines of a system are no falsehood). A restatement (the same text again) is no link.
+
+Only traces in which nothing else is checkable are read (:meth:`DataflowBuilder.build
+<rewards.evidence.builder.DataflowBuilder.build>`): each parse costs milliseconds, and a trace with a checked
+computation is judged by it already.
+
+Bounds: at most :data:`MAX_LINKS` comparisons per trace and :data:`MAX_PARSE_CHARS` characters handed to the parser,
+the last :data:`MAX_SEGMENTS` math segments; a part longer than
+:data:`~rewards.checks.latex_algebra.MAX_CHARS` is not read. Never raises on untrusted text.
+
+>>> [(t, c.equation.sides, c.ok) for t, c in symbolic_checks(["\\[ (x + 10) - (10 - x) \\]", "\\[ x + 10 - 10 + x \\]",
+...                                                           "\\[ 2x \\]"])]
+[(1, ['(x + 10) - (10 - x)', 'x + 10 - 10 + x'], True), (2, ['x + 10 - 10 + x', '2x'], True)]
+>>> symbolic_checks(["\\[ (x + 1)^2 = x^2 + 1 \\]"])
+[]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from rewards.checks.arithmetic import Equation, EquationCheck
+from rewards.checks.latex_algebra import MAX_CHARS, equation_follows, expressions_equal, split_top_level
+from rewards.evidence.latex_derivations import _unboxed, math_segments
+
+__all__ = ["MAX_LINKS", "MAX_PARSE_CHARS", "MAX_SEGMENTS", "symbolic_checks"]
+
+MAX_LINKS = 6
+"""Comparisons (identity, rewrite or equation links) per trace; each parses one or two parts (about 5-50 ms, cached)."""
+MAX_PARSE_CHARS = 600
+"""Characters of parts handed to the parser per trace."""
+MAX_SEGMENTS = 80
+"""Math segments read, from the end of the trace (the answer's end is where a derivation lands)."""
+
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_OPERATION = re.compile(r"[-+*/^()]|\\(?:cdot|times|div|frac|dfrac|tfrac|sqrt)(?![A-Za-z])|\d\s*[A-Za-z(]|[A-Za-z)]\s*[A-Za-z(]")
+_NAME = re.compile(r"\s*(?:\\?[A-Za-z]+(?:_\{?\w+\}?)?'*(?:\s*\([^()]*\))?|\\[A-Za-z]+\s*\{[^{}]*\})\s*")
+r"""A name being defined or evaluated: ``x``, ``\Delta``, ``a_1``, ``L'``, ``f(x)``, ``\text{Area}``."""
+_PIECEWISE = re.compile(r"\||\\[lr]vert|\\(?:max|min|lfloor|lceil|sgn|operatorname)(?![A-Za-z])")
+r"""An absolute value, a maximum, a floor: piecewise, so agreement at a few random points is no identity (``|a - b|``
+and ``b - a`` agree wherever ``a < b``)."""
+_TRAILING = " .,;:"
+
+
+def _part(text: str) -> str:
+    return _unboxed(text).strip().strip(_TRAILING).strip()
+
+
+def _expression(part: str) -> bool:
+    """An expression in letters that computes something: a letter that is no command, an operation, not a bare name."""
+    if not part or len(part) > MAX_CHARS or _NAME.fullmatch(part) or _PIECEWISE.search(part):
+        return False
+    return bool(_LETTER.search(_COMMAND.sub(" ", part))) and bool(_OPERATION.search(part))
+
+
+def _same(a: str, b: str) -> bool:
+    return "".join(a.split()) == "".join(b.split())
+
+
+def _check(sides: list[str], detail: str) -> EquationCheck:
+    eq = Equation(sides=list(sides), values=[None] * len(sides), span=(0, 0), source="latex",
+                  relations=("=",) * (len(sides) - 1))
+    return EquationCheck(eq, True, detail, (True,) * (len(sides) - 1), variable="symbolic")
+
+
+class _Budget:
+    """Comparisons and parsed characters left for one trace."""
+
+    __slots__ = ("links", "chars")
+
+    def __init__(self) -> None:
+        self.links, self.chars = MAX_LINKS, MAX_PARSE_CHARS
+
+    def spend(self, *parts: str) -> bool:
+        self.links -= 1
+        self.chars -= sum(len(p) for p in parts)
+        return self.links >= 0 and self.chars >= 0
+
+
+def _segments(steps: Sequence[str]) -> list[tuple[int, list[str]]]:
+    """``(step, parts)`` of every math segment in order (``parts``: the segment split at top-level ``=``)."""
+    out = []
+    for t, text in enumerate(steps):
+        if not isinstance(text, str) or ("\\" not in text and "$" not in text):
+            continue
+        for segment in math_segments(text):
+            parts = [_part(p) for p in split_top_level(segment)]
+            if any(parts):
+                out.append((t, parts))
+    return out[-MAX_SEGMENTS:]
+
+
+def _identity_links(step: int, parts: list[str], budget: _Budget, out: list) -> None:
+    """Adjacent sides of one chain that are both expressions in letters and agree as functions."""
+    for a, b in zip(parts, parts[1:]):
+        if _expression(a) and _expression(b) and not _same(a, b):
+            if not budget.spend(a, b):
+                return
+            verdict = expressions_equal(a, b)
+            if verdict.verified:
+                out.append((step, _check([a, b], f"{a} = {b}: an identity ({verdict.reason})")))
+
+
+def symbolic_checks(steps: Sequence[str]) -> list[tuple[int, EquationCheck]]:
+    """The verified symbolic links of a trace, as ``(step, passed check)`` pairs (module docstring). Never raises."""
+    out: list[tuple[int, EquationCheck]] = []
+    budget = _Budget()
+    previous: tuple[str, ...] | None = None  # the segment before: ("expression" | "equation", its text, its sides)
+    try:
+        for step, parts in _segments(steps):
+            if budget.links <= 0 or budget.chars <= 0:
+                break
+            if len(parts) >= 2:
+                _identity_links(step, parts, budget, out)
+            current = _current(parts)
+            if current is not None and previous is not None and previous[0] == current[0] \
+                    and not _same(previous[1], current[1]):
+                _link(step, previous, current, budget, out)
+            previous = current
+    except Exception:  # noqa: BLE001 - untrusted text: what could not be read adds nothing
+        return out
+    return out
+
+
+def _current(parts: list[str]) -> tuple[str, ...] | None:
+    """The segment as a link's end: an expression in letters on its own, or an equation ``L = R`` with a letter."""
+    if len(parts) == 1:
+        return ("expression", parts[0], parts[0]) if _expression(parts[0]) else None
+    if len(parts) == 2 and all(parts) and len(parts[0]) + len(parts[1]) <= MAX_CHARS \
+            and not _PIECEWISE.search(parts[0] + parts[1]) and _LETTER.search(_COMMAND.sub(" ", parts[0] + " " + parts[1])):
+        return "equation", f"{parts[0]} = {parts[1]}", parts[0], parts[1]
+    return None
+
+
+def _link(step: int, previous: tuple[str, ...], current: tuple[str, ...], budget: _Budget, out: list) -> None:
+    """A rewritten expression or a following equation, checked and recorded on ``step``."""
+    if current[0] == "equation" and _NAME.fullmatch(previous[2]) and _NAME.fullmatch(current[2]) \
+            and not _same(previous[2], current[2]):
+        return  # two names given values (``a = 2``, then ``b = 5``): a list of values, not a derivation
+    if not budget.spend(previous[1], current[1]):
+        return
+    if current[0] == "expression":
+        verdict = expressions_equal(previous[1], current[1])
+        if verdict.verified:
+            out.append((step, _check([previous[1], current[1]], f"{previous[1]} rewritten as {current[1]} "
+                                                                 f"({verdict.reason})")))
+        return
+    verdict = equation_follows(previous[1], current[1])
+    if verdict.verified:
+        out.append((step, _check(list(current[2:]),
+                                 f"{current[1]} follows from {previous[1]} ({verdict.reason})")))
