@@ -15,7 +15,12 @@ parser (:mod:`rewards.checks.latex_algebra`: random rational points, a bounded t
   ``(x + 10) - (10 - x)`` then ``x + 10 - 10 + x``;
 * a **following equation** — an equation in letters right after another one it follows from
   (:func:`~rewards.checks.latex_algebra.equation_follows`: rearranged, scaled, expanded, factored, a root chosen):
-  ``5a - 40 = 0`` then ``5a = 40`` then ``a = 8``.
+  ``5a - 40 = 0`` then ``5a = 40`` then ``a = 8``;
+* a **following inequality** — an inequality right after another one it follows from by rearranging
+  (:func:`~rewards.checks.latex_algebra.inequality_follows`: a side moved, both sides scaled by a positive number,
+  or by a negative one with the relation turned): ``6 - x > -9`` then ``6 + 9 > x`` then ``15 > x``.
+
+A segment split by ``\implies`` or ``\Rightarrow`` is read as consecutive lines.
 
 Each verified link is a passed :class:`~rewards.checks.arithmetic.EquationCheck` of the step that writes its second
 part (``variable`` ``"symbolic"``), so that step is checkable. Only support for the *step* is added: no value is
@@ -43,7 +48,8 @@ import re
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck
-from rewards.checks.latex_algebra import MAX_CHARS, equation_follows, expressions_equal, split_top_level
+from rewards.checks.latex_algebra import (MAX_CHARS, equation_follows, expressions_equal, inequality_follows,
+                                          split_top_level)
 from rewards.evidence.latex_derivations import _unboxed, math_segments
 
 __all__ = ["MAX_LINKS", "MAX_PARSE_CHARS", "MAX_SEGMENTS", "symbolic_checks"]
@@ -64,6 +70,8 @@ _PIECEWISE = re.compile(r"\||\\[lr]vert|\\(?:max|min|lfloor|lceil|sgn|operatorna
 r"""An absolute value, a maximum, a floor: piecewise, so agreement at a few random points is no identity (``|a - b|``
 and ``b - a`` agree wherever ``a < b``)."""
 _TRAILING = " .,;:"
+_IMPLIES = re.compile(r"\\(?:implies|Rightarrow|Longrightarrow|therefore)(?![A-Za-z])|⇒|⟹")
+_RELATION = re.compile(r"\\(?:leq?|geq?|lt|gt)(?![A-Za-z])|[<>≤≥]")
 
 
 def _part(text: str) -> str:
@@ -108,9 +116,10 @@ def _segments(steps: Sequence[str]) -> list[tuple[int, list[str]]]:
         if not isinstance(text, str) or ("\\" not in text and "$" not in text):
             continue
         for segment in math_segments(text):
-            parts = [_part(p) for p in split_top_level(segment)]
-            if any(parts):
-                out.append((t, parts))
+            for piece in _IMPLIES.split(segment):  # "2x \geq 6 \implies x \geq 3": two lines of a derivation
+                parts = [_part(p) for p in split_top_level(piece)]
+                if any(parts):
+                    out.append((t, parts))
     return out[-MAX_SEGMENTS:]
 
 
@@ -149,6 +158,9 @@ def symbolic_checks(steps: Sequence[str]) -> list[tuple[int, EquationCheck]]:
 def _current(parts: list[str]) -> tuple[str, ...] | None:
     """The segment as a link's end: an expression in letters on its own, or an equation ``L = R`` with a letter."""
     if len(parts) == 1:
+        if _RELATION.search(parts[0]):
+            return ("inequality", parts[0], parts[0]) if len(parts[0]) <= MAX_CHARS and not \
+                _PIECEWISE.search(parts[0]) and _LETTER.search(_COMMAND.sub(" ", parts[0])) else None
         return ("expression", parts[0], parts[0]) if _expression(parts[0]) else None
     if len(parts) == 2 and all(parts) and len(parts[0]) + len(parts[1]) <= MAX_CHARS \
             and not _PIECEWISE.search(parts[0] + parts[1]) and _LETTER.search(_COMMAND.sub(" ", parts[0] + " " + parts[1])):
@@ -168,6 +180,11 @@ def _link(step: int, previous: tuple[str, ...], current: tuple[str, ...], budget
         if verdict.verified:
             out.append((step, _check([previous[1], current[1]], f"{previous[1]} rewritten as {current[1]} "
                                                                  f"({verdict.reason})")))
+        return
+    if current[0] == "inequality":
+        verdict = inequality_follows(previous[1], current[1])
+        if verdict.verified:
+            out.append((step, _check([current[1]], f"{current[1]} follows from {previous[1]} ({verdict.reason})")))
         return
     verdict = equation_follows(previous[1], current[1])
     if verdict.verified:
