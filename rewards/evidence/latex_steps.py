@@ -56,7 +56,7 @@ __all__ = ["MAX_LINKS", "MAX_PARSE_CHARS", "MAX_SEGMENTS", "symbolic_checks"]
 
 MAX_LINKS = 6
 """Comparisons (identity, rewrite or equation links) per trace; each parses one or two parts (about 5-50 ms, cached)."""
-MAX_PARSE_CHARS = 600
+MAX_PARSE_CHARS = 400
 """Characters of parts handed to the parser per trace."""
 MAX_SEGMENTS = 80
 """Math segments read, from the end of the trace (the answer's end is where a derivation lands)."""
@@ -70,12 +70,28 @@ _PIECEWISE = re.compile(r"\||\\[lr]vert|\\(?:max|min|lfloor|lceil|sgn|operatorna
 r"""An absolute value, a maximum, a floor: piecewise, so agreement at a few random points is no identity (``|a - b|``
 and ``b - a`` agree wherever ``a < b``)."""
 _TRAILING = " .,;:"
+_MENTION = re.compile(r"\s*(?:-?\d+(?:\.\d+)?|\\?[A-Za-z]+(?:_\{?\w+\}?)?'*)\s*")
 _IMPLIES = re.compile(r"\\(?:implies|Rightarrow|Longrightarrow|therefore)(?![A-Za-z])|⇒|⟹")
 _RELATION = re.compile(r"\\(?:leq?|geq?|lt|gt)(?![A-Za-z])|[<>≤≥]")
 
 
 def _part(text: str) -> str:
-    return _unboxed(text).strip().strip(_TRAILING).strip()
+    """One side as read: unboxed, trailing punctuation off, and one pair of brackets around the whole side removed
+    (``(a^2 + ab^{15} + b^{19})`` costs the parser ten times what the same sum does without them)."""
+    part = _unboxed(text).strip().strip(_TRAILING).strip()
+    if len(part) > 2 and part[0] == "(" and part[-1] == ")" and _closes_at_end(part):
+        part = part[1:-1].strip()
+    return part
+
+
+def _closes_at_end(part: str) -> bool:
+    """The bracket that opens ``part`` closes at its last character (``(a + b)`` yes, ``(a)(b)`` no)."""
+    depth = 0
+    for k, c in enumerate(part):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return k == len(part) - 1
+    return False
 
 
 def _expression(part: str) -> bool:
@@ -146,6 +162,8 @@ def symbolic_checks(steps: Sequence[str]) -> list[tuple[int, EquationCheck]]:
             if len(parts) >= 2:
                 _identity_links(step, parts, budget, out)
             current = _current(parts)
+            if current is None and len(parts) == 1 and _MENTION.fullmatch(parts[0]):
+                continue  # "add $x$ to both sides", "divide by $-1$": a name or a number mentioned, no line of its own
             if current is not None and previous is not None and previous[0] == current[0] \
                     and not _same(previous[1], current[1]):
                 _link(step, previous, current, budget, out)

@@ -156,3 +156,33 @@ def test_a_trace_of_many_symbolic_segments_is_bounded(monkeypatch):
                                    [r"\[ x^{99999} = x \cdot x^{99998} \]"]])
 def test_odd_input_never_raises(steps):
     assert isinstance(symbolic_checks(steps), list)
+
+
+INEQUALITY = r"""To solve $6 - x > -9$, add $x$ to both sides: $6 > -9 + x$.
+
+Adding 9: $6 + 9 > x$, so $15 > x$.
+
+The greatest integer less than 15 is $\boxed{14}$."""
+
+
+def test_an_inequality_rearranged_on_the_next_line_is_read():
+    found = symbolic_checks(_steps(INEQUALITY))
+    assert [(t, c.equation.sides) for t, c in found] == [(0, ["6 > -9 + x"]), (1, ["6 + 9 > x"]), (1, ["15 > x"])]
+    assert symbolic_checks([r"\[ 2x - 6 \geq 0 \implies 2x \geq 6 \implies x \geq 3 \]"])[-1][1].equation.sides == \
+        [r"x \geq 3"]
+
+
+@pytest.mark.parametrize("text", [
+    r"$-x < 13$, so $x < -13$",            # multiplied by -1 without turning the relation
+    r"$x^2 > 4$, so $x > 2$",              # not a rearrangement
+    r"$2x > 6$, so $x \geq 3$",            # strictness changed
+    r"$|x + 4| < 9$, so $x + 4 < 9$",      # piecewise
+])
+def test_an_inequality_that_does_not_follow_by_rearranging_is_left_unread(text):
+    assert symbolic_checks([text]) == []
+
+
+def test_inequalities_written_for_show_earn_what_the_bare_answer_earns():
+    problem = "What is the greatest integer that satisfies $6 - x > -9$ ?"
+    padded = r"$x + 1 > x$, so $2x + 2 > 2x$, and $x - 3 < x$. The answer is $\boxed{14}$."
+    assert _pay(problem, padded, "14") == _pay(problem, r"The answer is $\boxed{14}$.", "14")
