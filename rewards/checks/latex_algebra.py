@@ -21,6 +21,10 @@ rational points, never by rewriting text:
     roots of a polynomial of degree at most :data:`MAX_DEGREE`), or ``current`` is ``name = number`` and the number
     solves ``previous``. Never ``refuted``: two equations that are
     not one derivation (two lines of a system) are no falsehood.
+:func:`inequality_follows` ``(previous, current) -> Verdict``
+    the inequality ``current`` follows from ``previous`` by rearranging: each read as "``d`` is positive" and ``d2``
+    a positive constant multiple of ``d1`` at every point, with the same strictness (a side moved, both sides
+    scaled, the relation turned with a negative factor). Never ``refuted``.
 :func:`holds_at` ``(equation, bindings) -> Verdict``
     the equation holds once the values ``bindings`` (``{"x": Fraction(4)}``) are put in (an answer substituted into
     the problem's own condition).

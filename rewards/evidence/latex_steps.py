@@ -48,8 +48,8 @@ import re
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck
-from rewards.checks.latex_algebra import (MAX_CHARS, equation_follows, expressions_equal, inequality_follows,
-                                          split_top_level)
+from rewards.checks.latex_algebra import (MAX_CHARS, Verdict, equation_follows, expressions_equal,
+                                          inequality_follows, split_top_level)
 from rewards.evidence.latex_derivations import _unboxed, math_segments
 
 __all__ = ["MAX_LINKS", "MAX_PARSE_CHARS", "MAX_SEGMENTS", "symbolic_checks"]
@@ -70,7 +70,8 @@ _PIECEWISE = re.compile(r"\||\\[lr]vert|\\(?:max|min|lfloor|lceil|sgn|operatorna
 r"""An absolute value, a maximum, a floor: piecewise, so agreement at a few random points is no identity (``|a - b|``
 and ``b - a`` agree wherever ``a < b``)."""
 _TRAILING = " .,;:"
-_MENTION = re.compile(r"\s*(?:-?\d+(?:\.\d+)?|\\?[A-Za-z]+(?:_\{?\w+\}?)?'*)\s*")
+_TAG = re.compile(r"\\(?:tag|label)\s*\{[^{}]{0,20}\}|\\(?:quad|qquad)(?![A-Za-z])")
+_MENTION = re.compile(r"\s*(?:-?\d+(?:\.\d+)?|\\?[A-Za-z]+(?:_\{?\w+\}?)?'*(?:\s*\([^()]{0,12}\))?)\s*")
 _IMPLIES = re.compile(r"\\(?:implies|Rightarrow|Longrightarrow|therefore)(?![A-Za-z])|⇒|⟹")
 _RELATION = re.compile(r"\\(?:leq?|geq?|lt|gt)(?![A-Za-z])|[<>≤≥]")
 
@@ -78,7 +79,7 @@ _RELATION = re.compile(r"\\(?:leq?|geq?|lt|gt)(?![A-Za-z])|[<>≤≥]")
 def _part(text: str) -> str:
     """One side as read: unboxed, trailing punctuation off, and one pair of brackets around the whole side removed
     (``(a^2 + ab^{15} + b^{19})`` costs the parser ten times what the same sum does without them)."""
-    part = _unboxed(text).strip().strip(_TRAILING).strip()
+    part = _TAG.sub(" ", _unboxed(text)).strip().strip(_TRAILING).strip()
     if len(part) > 2 and part[0] == "(" and part[-1] == ")" and _closes_at_end(part):
         part = part[1:-1].strip()
     return part
@@ -109,6 +110,50 @@ def _check(sides: list[str], detail: str) -> EquationCheck:
     eq = Equation(sides=list(sides), values=[None] * len(sides), span=(0, 0), source="latex",
                   relations=("=",) * (len(sides) - 1))
     return EquationCheck(eq, True, detail, (True,) * (len(sides) - 1), variable="symbolic")
+
+
+_APPLICATION = re.compile(r"(?<![\\A-Za-z])[fghpqFGPQ](?:\^\s*\{\s*-1\s*\})?\s*\(([^()]{1,40})\)")
+r"""A function applied: ``f(0)``, ``g(-x)``, ``f^{-1}(2)`` (a function-like letter, an argument without brackets)."""
+_UNKNOWNS = (r"\xi", r"\eta", r"\zeta", r"\mu")
+r"""Letters put for the applications of a pair of parts (a symbol the parser reads, which a solution rarely writes)."""
+
+
+def _as_unknowns(*parts: str) -> tuple[str, ...] | None:
+    r"""``parts`` with each distinct function application replaced by one unknown, the same in every part
+    (``f(x) \cdot (-g(x))`` and ``-f(x) g(x)`` -> ``\xi \cdot (-\eta)`` and ``-\xi \eta``): what holds for
+    every value of the unknowns holds for every function. ``None`` when there are more applications than
+    :data:`_UNKNOWNS` or a part already writes one of them."""
+    if not any("(" in p for p in parts):
+        return parts
+    if any(u in p for u in _UNKNOWNS for p in parts):
+        return None
+    names: dict[str, str] = {}
+
+    def unknown(m: re.Match) -> str:
+        key = "".join(m.group(0).split())
+        if key not in names:
+            if len(names) == len(_UNKNOWNS):
+                raise _TooMany
+            names[key] = _UNKNOWNS[len(names)]
+        return " " + names[key] + " "
+
+    out = list(parts)
+    try:
+        for _ in range(3):  # f(f(2)): the inner application first
+            out = [_APPLICATION.sub(unknown, p) for p in out]
+    except _TooMany:
+        return None
+    return tuple(out)
+
+
+def _compare(check, a: str, b: str) -> Verdict:
+    """``check(a, b)`` with the function applications of both read as unknowns (:func:`_as_unknowns`)."""
+    pair = _as_unknowns(a, b)
+    return check(*pair) if pair is not None else Verdict("undecided", "more function applications than unknowns")
+
+
+class _TooMany(Exception):
+    """More distinct function applications than unknowns."""
 
 
 class _Budget:
@@ -145,7 +190,7 @@ def _identity_links(step: int, parts: list[str], budget: _Budget, out: list) -> 
         if _expression(a) and _expression(b) and not _same(a, b):
             if not budget.spend(a, b):
                 return
-            verdict = expressions_equal(a, b)
+            verdict = _compare(expressions_equal, a, b)
             if verdict.verified:
                 out.append((step, _check([a, b], f"{a} = {b}: an identity ({verdict.reason})")))
 
@@ -194,17 +239,17 @@ def _link(step: int, previous: tuple[str, ...], current: tuple[str, ...], budget
     if not budget.spend(previous[1], current[1]):
         return
     if current[0] == "expression":
-        verdict = expressions_equal(previous[1], current[1])
+        verdict = _compare(expressions_equal, previous[1], current[1])
         if verdict.verified:
             out.append((step, _check([previous[1], current[1]], f"{previous[1]} rewritten as {current[1]} "
                                                                  f"({verdict.reason})")))
         return
     if current[0] == "inequality":
-        verdict = inequality_follows(previous[1], current[1])
+        verdict = _compare(inequality_follows, previous[1], current[1])
         if verdict.verified:
             out.append((step, _check([current[1]], f"{current[1]} follows from {previous[1]} ({verdict.reason})")))
         return
-    verdict = equation_follows(previous[1], current[1])
+    verdict = _compare(equation_follows, previous[1], current[1])
     if verdict.verified:
         out.append((step, _check(list(current[2:]),
                                  f"{current[1]} follows from {previous[1]} ({verdict.reason})")))

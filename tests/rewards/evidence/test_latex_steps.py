@@ -55,6 +55,8 @@ PADDING = r"""\[ (a + b)^2 = a^2 + 2ab + b^2 \]
 
 \[ x^3 - y^3 = (x - y)(x^2 + xy + y^2) \]
 
+\[ f(x) + 2f(x) = 3f(x) \]
+
 """
 
 
@@ -186,3 +188,21 @@ def test_inequalities_written_for_show_earn_what_the_bare_answer_earns():
     problem = "What is the greatest integer that satisfies $6 - x > -9$ ?"
     padded = r"$x + 1 > x$, so $2x + 2 > 2x$, and $x - 3 < x$. The answer is $\boxed{14}$."
     assert _pay(problem, padded, "14") == _pay(problem, r"The answer is $\boxed{14}$.", "14")
+
+
+def test_function_applications_are_read_as_unknowns():
+    parity = [r"Since \( f(-x) = f(x) \) and \( g(-x) = -g(x) \),",
+              r"\[ f(-x) g(-x) = f(x) \cdot (-g(x)) = -f(x) g(x). \]"]
+    assert [c.equation.sides for _, c in symbolic_checks(parity)] == [[r"f(x) \cdot (-g(x))", "-f(x) g(x)"]]
+    functional = [r"Setting \( x = 0 \): \[ f(0) + f(0) + f(2) + f(1) = 0. \] \[ 2f(0) + f(2) + f(1) = 0. \tag{1} \]"]
+    assert [c.equation.sides for _, c in symbolic_checks(functional)] == [["2f(0) + f(2) + f(1)", "0"]]
+
+
+@pytest.mark.parametrize("text", [
+    r"\[ f(x) + f(y) = f(x + y) \]",        # true of some functions only: no identity
+    r"\[ f(2x) = 2f(x) \]",
+    r"\[ f(f(2)) = f(4) \]",                # a value put in, not algebra
+    r"\[ f(a) + g(b) + h(c) + p(d) + q(e) = 0 \] \[ f(a) + g(b) + h(c) + p(d) = -q(e) \]",  # more than four
+])
+def test_function_applications_that_are_no_identity_are_left_unread(text):
+    assert symbolic_checks([text]) == []
