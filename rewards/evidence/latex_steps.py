@@ -25,7 +25,9 @@ A segment split by ``\implies`` or ``\Rightarrow`` is read as consecutive lines.
 Each verified link is a passed :class:`~rewards.checks.arithmetic.EquationCheck` of the step that writes its second
 part (``variable`` ``"symbolic"``), so that step is checkable. Only support for the *step* is added: no value is
 produced, no quantity is grounded, no answer is derived, and nothing here refutes (a link that does not verify is
-left unread — two lines of a system are no falsehood). A restatement (the same text again) is no link.
+left unread — two lines of a system are no falsehood). A restatement (the same text again) is no link. An
+internal error is counted and logged (:func:`~rewards.checks.arithmetic.errors.internal_error`; raised under
+``RAFS_STRICT``), and the links read before it stand.
 
 Only traces in which nothing else is checkable are read (:meth:`DataflowBuilder.build
 <rewards.evidence.builder.DataflowBuilder.build>`): each parse costs milliseconds, and a trace with a checked
@@ -48,6 +50,7 @@ import re
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck
+from rewards.checks.arithmetic.errors import internal_error
 from rewards.checks.latex_algebra import (MAX_CHARS, Verdict, equation_follows, expressions_equal,
                                           inequality_follows, split_top_level)
 from rewards.evidence.latex_derivations import _unboxed, math_segments
@@ -213,7 +216,8 @@ def symbolic_checks(steps: Sequence[str]) -> list[tuple[int, EquationCheck]]:
                     and not _same(previous[1], current[1]):
                 _link(step, previous, current, budget, out)
             previous = current
-    except Exception:  # noqa: BLE001 - untrusted text: what could not be read adds nothing
+    except Exception as exc:  # noqa: BLE001 - a bug here must not crash a reward: counted, logged, raised when strict
+        internal_error("symbolic_checks", steps, exc)
         return out
     return out
 

@@ -206,3 +206,20 @@ def test_function_applications_are_read_as_unknowns():
 ])
 def test_function_applications_that_are_no_identity_are_left_unread(text):
     assert symbolic_checks([text]) == []
+
+
+def test_an_internal_error_is_counted_and_raised_only_when_strict(monkeypatch):
+    from rewards.checks.arithmetic import errors
+
+    def broken(a, b):
+        raise RuntimeError("checker bug")
+
+    monkeypatch.setattr(latex_steps, "expressions_equal", broken)
+    before = errors.error_counts().get("symbolic_checks:RuntimeError", 0)
+    monkeypatch.delenv(errors.STRICT_ENV, raising=False)
+    assert symbolic_checks(_steps(EXCEED_VALID)) == []
+    assert errors.error_counts()["symbolic_checks:RuntimeError"] == before + 1
+    monkeypatch.setenv(errors.STRICT_ENV, "1")
+    with pytest.raises(RuntimeError):
+        symbolic_checks(_steps(EXCEED_VALID))
+    errors.counts.pop("symbolic_checks:RuntimeError", None)  # injected on purpose: no parser bug to report
