@@ -53,7 +53,7 @@ from rewards.checks.arithmetic import Equation, EquationCheck
 from rewards.checks.arithmetic.errors import internal_error
 from rewards.checks.latex_algebra import (MAX_CHARS, Verdict, equation_follows, expressions_equal,
                                           inequality_follows, split_top_level)
-from rewards.evidence.latex_derivations import _unboxed, math_segments
+from rewards.evidence.latex_derivations import math_segments, unboxed
 
 __all__ = ["MAX_LINKS", "MAX_PARSE_CHARS", "MAX_SEGMENTS", "symbolic_checks"]
 
@@ -82,7 +82,7 @@ _RELATION = re.compile(r"\\(?:leq?|geq?|lt|gt)(?![A-Za-z])|[<>≤≥]")
 def _part(text: str) -> str:
     """One side as read: unboxed, trailing punctuation off, and one pair of brackets around the whole side removed
     (``(a^2 + ab^{15} + b^{19})`` costs the parser ten times what the same sum does without them)."""
-    part = _TAG.sub(" ", _unboxed(text)).strip().strip(_TRAILING).strip()
+    part = _TAG.sub(" ", unboxed(text)).strip().strip(_TRAILING).strip()
     if len(part) > 2 and part[0] == "(" and part[-1] == ")" and _closes_at_end(part):
         part = part[1:-1].strip()
     return part
