@@ -21,6 +21,10 @@ rational points, never by rewriting text:
     roots of a polynomial of degree at most :data:`MAX_DEGREE`), or ``current`` is ``name = number`` and the number
     solves ``previous``. Never ``refuted``: two equations that are
     not one derivation (two lines of a system) are no falsehood.
+:func:`inequality_follows` ``(previous, current) -> Verdict``
+    the inequality ``current`` follows from ``previous`` by rearranging: each read as "``d`` is positive" and ``d2``
+    a positive constant multiple of ``d1`` at every point, with the same strictness (a side moved, both sides
+    scaled, the relation turned with a negative factor). Never ``refuted``.
 :func:`holds_at` ``(equation, bindings) -> Verdict``
     the equation holds once the values ``bindings`` (``{"x": Fraction(4)}``) are put in (an answer substituted into
     the problem's own condition).
@@ -75,7 +79,7 @@ from typing import Any
 
 __all__ = ["ALLOWED", "MAX_CHARS", "MAX_DIGITS", "MAX_EXPONENT", "MAX_NESTING", "MAX_NODES", "MAX_SYMBOLS",
            "POINTS", "PRECISION", "TOLERANCE", "Verdict", "chain_links", "equation_follows", "expressions_equal",
-           "holds_at", "parse", "split_top_level", "value_matches", "warm"]
+           "holds_at", "inequality_follows", "parse", "split_top_level", "value_matches", "warm"]
 
 MAX_CHARS = 240
 """Longest expression or equation read (characters, after the cheap normalisation)."""
@@ -476,6 +480,69 @@ def equation_follows(previous: str, current: str) -> Verdict:
                 return Verdict("verified", f"{name_side} = {value_side} solves the earlier equation")
             break
     return _undecided("does not follow by rearranging, and states no root of the earlier equation")
+
+
+_RELATION = re.compile(r"\\(?:leq?|geq?|lt|gt)(?![A-Za-z])|[<>≤≥]")
+_GREATER = frozenset({">", r"\gt", "≥", r"\ge", r"\geq"})
+_STRICT = frozenset({"<", ">", r"\lt", r"\gt"})
+
+
+def _depth(text: str) -> int:
+    return sum(text.count(c) for c in "{([") - sum(text.count(c) for c in "})]")
+
+
+def _inequality(text: str):
+    """``(d, strict)`` for ``L rel R`` with one relation outside brackets: ``d`` the parsed difference that the
+    inequality says is positive (``L - R`` for ``>``, ``R - L`` for ``<``), or ``None``."""
+    if len(text) > 4 * MAX_CHARS:
+        return None
+    found = [m for m in _RELATION.finditer(text) if _depth(text[:m.start()]) == 0]
+    if len(found) != 1:
+        return None
+    m = found[0]
+    left, right = parse(text[:m.start()]), parse(text[m.end():])
+    sympy = _sympy()["sympy"]
+    if not (isinstance(left, sympy.Expr) and isinstance(right, sympy.Expr)) or isinstance(left, sympy.Eq) \
+            or isinstance(right, sympy.Eq):
+        return None
+    relation = m.group(0).replace(r"\leq", r"\le").replace(r"\geq", r"\ge")
+    return (left - right if relation in _GREATER else right - left), relation in _STRICT
+
+
+def inequality_follows(previous: str, current: str) -> Verdict:
+    r"""Whether the inequality ``current`` follows from ``previous`` by rearranging: each is read as "``d`` is
+    positive" (``L - R`` for ``>``/``\geq``, ``R - L`` for ``<``/``\leq``), and ``d2`` is a *positive* constant
+    multiple of ``d1`` at every point (a side moved, both sides scaled by a positive number, or by a negative one
+    with the relation turned), with the same strictness. ``undecided`` (never ``refuted``) otherwise.
+
+    >>> inequality_follows("6 - x > -9", "6 + 9 > x").status, inequality_follows(r"25 \geq 8c", r"c \leq \frac{25}{8}").status
+    ('verified', 'verified')
+    >>> inequality_follows("-x < 13", "x > -13").status, inequality_follows("-x < 13", "x < -13").status
+    ('verified', 'undecided')
+    >>> inequality_follows("2x > 6", r"x \geq 3").status
+    'undecided'
+    """
+    m = _sympy()
+    first, second = _inequality(previous), _inequality(current)
+    if first is None or second is None or first[1] != second[1]:
+        return _undecided("not two readable inequalities of the same strictness")
+    d1, d2 = first[0], second[0]
+    names = tuple(sorted({s.name for s in d1.free_symbols | d2.free_symbols}))
+    if not names or len(names) > MAX_SYMBOLS:
+        return _undecided("no unknown, or more than " f"{MAX_SYMBOLS}")
+    tolerance = FLOAT_TOLERANCE if _inexact(d1, d2) else TOLERANCE
+    ratios = []
+    for point in _points(names, POINTS + 1):
+        a, b = _value(d1, point, m), _value(d2, point, m)
+        if a is None or b is None or abs(a[1]) + abs(b[1]) > 0:
+            continue
+        if abs(a[0]) < 1e-20:
+            return _undecided("the earlier inequality is an equality here")
+        ratios.append((b[0] / a[0], 0.0))
+    if len(ratios) >= POINTS - 1 and all(_relatively_close(r, ratios[0], tolerance) for r in ratios) \
+            and ratios[0][0] > 1e-12:
+        return Verdict("verified", "the same inequality rearranged (differences in a positive ratio)")
+    return _undecided("does not follow by rearranging")
 
 
 MAX_DEGREE = 6

@@ -21,6 +21,7 @@ from rewards.evidence.implicit import implicit_operation, written_operand
 from rewards.evidence.irrational import (approximate_answer_step, approximate_derivation, beside_equations,
                                          irrational_coefficient, pi_coefficient)
 from rewards.evidence.latex_derivations import latex_answer_step
+from rewards.evidence.latex_steps import symbolic_checks
 from rewards.evidence.lexicon import ANGLES, Converted, problem_numbers, problem_unit_words, unit_constants, unit_words
 from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, StepFlow
 from rewards.evidence.operands import NEGATED, added_term
@@ -116,6 +117,9 @@ class DataflowBuilder:
             self.steps.append(self.read_step(index, text))
         for index, check in trace_checks(self.trace.steps, self.problem):
             self.steps[index].checks.append(check)
+        if not any(flow.checkable for flow in self.steps):  # written in letters only: read its symbolic algebra
+            for index, check in symbolic_checks(self.trace.steps):
+                self.steps[index].checks.append(check)
         answer_value, answer_step = self.answer()
         dataflow = Dataflow(self.steps, self.pnums, answer_value, answer_step, self.last_derived, self.units,
                             self.links, self.approx is not None)

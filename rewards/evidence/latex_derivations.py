@@ -74,8 +74,12 @@ def math_segments(text: str) -> list[str]:
     return out
 
 
-def _unboxed(side: str) -> str:
-    """``\\boxed{17}`` -> ``17`` (the answer boxed inside a chain is still the chain's last side)."""
+def unboxed(side: str) -> str:
+    """``\\boxed{17}`` -> ``17`` (the answer boxed inside a chain is still the chain's last side).
+
+    >>> unboxed(r"2 + 15 = \\boxed{17}")
+    '2 + 15 = 17'
+    """
     match = _BOXED.search(side)
     if match is None:
         return side
@@ -101,7 +105,7 @@ def _sides(steps: list[str]) -> list[tuple[int, str, bool]]:
         for segment in math_segments(text):
             parts = split_top_level(segment)
             for k, part in enumerate(parts):
-                part = _unboxed(part).strip().strip(".,;:").strip()
+                part = unboxed(part).strip().strip(".,;:").strip()
                 if part:
                     out.append((t, part, k > 0))
     return out[-MAX_SIDES:]
@@ -193,7 +197,7 @@ def _equations(steps: list[str]) -> list[tuple[int, str, str, str]]:
         for segment in math_segments(text):
             parts = split_top_level(segment)
             if len(parts) == 2 and all(p.strip() for p in parts) and re.search(r"(?<!\\)\b[A-Za-z]\b", segment):
-                left, right = (_unboxed(p).strip().strip(".,;:").strip() for p in parts)
+                left, right = (unboxed(p).strip().strip(".,;:").strip() for p in parts)
                 out.append((t, left + " = " + right, left, right))
     return out[-MAX_SIDES:]
 

@@ -126,3 +126,32 @@ def test_threads_agree():
     for t in threads:
         t.join()
     assert all(r == expected for r in results.values()) and expected[:3] == ["verified", "verified", "refuted"]
+
+
+@pytest.mark.parametrize("previous, current", [
+    ("6 - x > -9", "6 > -9 + x"),
+    ("6 + 9 > x", "15 > x"),
+    (r"25 - 8c \geq 0", r"25 \geq 8c"),
+    (r"25 \geq 8c", r"c \leq \frac{25}{8}"),
+    ("-x - 4 < 9", "-x < 13"),
+    ("-x < 13", "x > -13"),                       # both sides times -1, the relation turned
+    (r"10x \geq 55", r"x \geq 5.5"),               # a decimal: within 1e-6
+    (r"2x + 3y \leq 12", r"y \leq 4 - \frac{2}{3}x"),
+])
+def test_an_inequality_rearranged_is_verified(previous, current):
+    from rewards.checks.latex_algebra import inequality_follows
+    assert inequality_follows(previous, current).status == "verified"
+
+
+@pytest.mark.parametrize("previous, current", [
+    ("-x < 13", "x < -13"),                       # times -1 without turning the relation
+    ("x > 2", "x > 3"),                           # a stronger claim
+    ("x^2 > 4", "x > 2"),                         # not a rearrangement
+    ("2x > 6", r"x \geq 3"),                      # strictness changed
+    ("x + 1 = 3", "x < 2"),                       # an equation
+    ("x < 3 < y", "x < 2"),                       # two relations
+    (r"\frac{1}{x} > 1", "1 > x"),                # multiplied by x, whose sign is unknown
+])
+def test_an_inequality_that_does_not_follow_by_rearranging_is_undecided(previous, current):
+    from rewards.checks.latex_algebra import inequality_follows
+    assert inequality_follows(previous, current).status == "undecided"
