@@ -296,17 +296,25 @@ _SEED = 20240607
 def _points(names: tuple[str, ...], count: int) -> list[dict[str, Fraction]]:
     r"""``count`` random rational points for ``names`` (deterministic: the same names give the same points on every
     thread, process and rank). Small numerators and denominators, none zero, none an integer (``x = 1`` hides
-    ``x^2`` vs ``x``)."""
+    ``x^2`` vs ``x``). Signs are not random: the ``j``-th letter is negative at point ``i`` where ``i & m_j`` has
+    an odd number of bits, ``m_j = 1, 2, 3, 1, ...`` (Walsh functions), so over the first four points every letter
+    and every product of two letters is positive twice and negative twice: ``\sqrt{x^2} = x`` or
+    ``\sqrt{x^2 y^2} = -xy`` is not an identity because the points happened to share a sign.
+
+    >>> [[int(p[n] > 0) for n in "xy"] for p in _points(("x", "y"), 4)]
+    [[1, 1], [0, 1], [1, 0], [0, 0]]
+    """
     rng = random.Random(_SEED + len(names))
     out = []
-    for _ in range(count):
+    for i in range(count):
         point = {}
-        for name in names:
+        for j, name in enumerate(names):
             q = rng.choice((3, 5, 7, 11, 13, 17))
-            p = rng.randint(1, 4 * q) * rng.choice((1, -1))
+            p = rng.randint(1, 4 * q)
             while p % q == 0:
                 p += 1
-            point[name] = Fraction(p, q)
+            negative = bin(i & (j % 3 + 1)).count("1") % 2
+            point[name] = Fraction(-p if negative else p, q)
         out.append(point)
     return out
 

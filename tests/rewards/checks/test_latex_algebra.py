@@ -155,3 +155,9 @@ def test_an_inequality_rearranged_is_verified(previous, current):
 def test_an_inequality_that_does_not_follow_by_rearranging_is_undecided(previous, current):
     from rewards.checks.latex_algebra import inequality_follows
     assert inequality_follows(previous, current).status == "undecided"
+
+
+@pytest.mark.parametrize("a, b", [(r"\sqrt{x^2}", "x"), (r"\sqrt{x^2}", "-x"), (r"\sqrt{x^2 y^2}", "xy"),
+                                  (r"\sqrt{x^2 y^2}", "-xy"), (r"\sqrt{(a-b)^2}", "a-b")])
+def test_an_identity_only_for_one_sign_is_not_verified(a, b):
+    assert expressions_equal(a, b).status != "verified"
