@@ -52,6 +52,7 @@ _BINDING = re.compile(
     re.I)
 _STRIP = re.compile(r"\\(?:left|right|,|;|!|\s)|[\s{}$]")
 _TIMES = re.compile(r"\\(?:cdot|times)|×")
+_CLOSE = re.compile(r"\\[\])]|[,;]|\.(?!\d)|\\(?:implies|quad|text)")
 
 
 def _flat(latex: str) -> str:
@@ -120,7 +121,8 @@ def _substituted_shown(segment: str, letter: str, expression: str, value: int, t
         at = flat.find(form)
         if at < 0 or form == written:
             continue
-        later = split_top_level(flat[at + len(form):])[1:4]
+        rest = _CLOSE.split(flat[at + len(form):], maxsplit=1)[0]  # to the end of the display or sentence
+        later = split_top_level(rest)[1:4]
         if any(value_matches(side, total).status == "verified" for side in later if side):
             return True
     return False
@@ -202,15 +204,16 @@ def quadratic_values(text: str, is_reached=lambda value: True) -> set[Fraction]:
 
 def license_before(builder, index: int, text: str) -> None:
     """Before a step's equations are read: the values its checked trials license are reached, and so are the
-    quantities the quadratic formula computes from a quadratic equation of this step or the one before whose
-    coefficients are reached (a step that writes ``\\pm`` or names the formula)."""
+    quantities the quadratic formula computes from a quadratic equation of the problem, this step or the one before
+    whose coefficients are reached (a step that writes ``\\pm`` or names the formula)."""
     licences = builder.licences
     if "=" not in text:
         return
     values = licences.trial_values(text) if licences.problem else []
     if _FORMULA.search(text):
         before = builder.trace.steps[index - 1] if index > 0 else ""
-        quadratics = [v for part in (before, text) for v in quadratic_values(part, builder.is_reached)]
+        problem = licences.problem if "^" in licences.problem else ""
+        quadratics = [v for part in (problem, before, text) for v in quadratic_values(part, builder.is_reached)]
         values.extend(v for v in quadratics)
     for value in values:
         builder.strict.add(value_key(value))

@@ -1,0 +1,149 @@
+"""What licenses a number that feeds the answer (rewards/evidence/licences.py, rewards/checks/number_facts.py): a true
+number fact about reached numbers, a trial value of the problem's unknown whose consequence the step computes, and the
+quantities the quadratic formula computes from a quadratic with reached coefficients. Each licence is tested with the
+faithful trace it supports and the cheapest completions a policy would write to earn it without the reasoning: those
+must earn less (no support), and none is refuted.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from redteam_cases import MARION, one as _one
+
+from rewards import RAFSConfig, score_trace
+from rewards.checks.number_facts import MAX_DIGITS, number_facts
+from rewards.evidence.licences import Licences, quadratic_values
+
+BOTH = ["rafs", "faithful_accuracy"]
+REWARD = RAFSConfig(missing_evidence="no_support")
+
+
+def _reward(problem: str, completion: str, gold: str):
+    return score_trace(problem, completion, gold=gold, config=REWARD)
+
+
+# ---------------------------------------------------------------------------------------------- number facts
+@pytest.mark.parametrize("text, kind, result", [
+    ("The GCD of 3744 and 22100 is 52.", "gcd", 52),
+    (r"so \(\gcd(12, 18) = 6\)", "gcd", 6),
+    ("The LCM of 11 and 2 is 22 since they are coprime", "lcm", 22),
+    (r"\text{lcm}(4, 6) = 12", "lcm", 12),
+    ("the greatest common divisor of 33 and 663, which is 3", "gcd", 3),
+    ("The units digit of 16 is 6.", "units_digit", 6),
+    (r"the units digit of \(7^{4}\) is 1", "units_digit", 1),
+    (r"Since \( 4225 = 65^2 \), we have", "root", 65),
+    (r"\( 65^2 = 4225 \)", "power", 4225),
+])
+def test_true_number_facts_are_read(text, kind, result):
+    facts = number_facts(text)
+    assert [(f.kind, f.result) for f in facts] == [(kind, result)]
+    start, end = facts[0].span
+    assert text[start:end] == str(result)
+
+
+@pytest.mark.parametrize("text", [
+    "The GCD of 3744 and 22100 is 53.",  # false
+    "The LCM of 4 and 6 is 24.",  # a common multiple, not the least
+    "The units digit of 16 is 4.",
+    r"Since \( 4226 = 65^2 \)",
+    r"\( 2^6 \times 3^2 = 64 \times 9 \)",  # a product, no fact about one power
+    "The GCD of " + "9" * (MAX_DIGITS + 1) + " and 3 is 3.",  # past the digit bound: not read
+])
+def test_false_or_unbounded_facts_are_left_out(text):
+    assert number_facts(text) == []
+
+
+# ------------------------------------------------------------------------------------------------ trial values
+EXPONENT = r"If $x$ is a positive integer such that $1^x + 2^x + 5^x = 642$, what is the value of $x$?"
+EXPONENT_FAITHFUL = (  # ProcessBench math-673 (valid, every step labelled right)
+    "Notice that $1^x=1$ for all $x$. Also, $2^x$ and $5^x$ are increasing functions as $x$ increases. So if we "
+    "try out some values of $x$, we can see how the equation behaves.\n\n"
+    "First, let's try $x=3$. We get $1 + 8 + 125 = 134$, which is too small. Next, let's try $x=4$. We get "
+    "$1 + 16 + 625 = 642$. This matches the given equation.\n\n"
+    "Therefore, $\\boxed{x=4}.$ Final Answer: The final answer is 4. I hope it is correct.")
+
+
+def test_checked_trial_values_are_licensed():
+    lic = Licences(EXPONENT)
+    assert lic.trial_values("Let's try $x=4$. We get $1 + 16 + 625 = 642$.") == [1, 4, 16, 625, 642]
+    euler = Licences(r"Euler's polynomial $p(n) = n^2 - n + 41$ yields primes for many $n$.")
+    assert Fraction(41) in euler.trial_values(r"Let's try \( n = 41 \): \[ p(41) = 41^2 - 41 + 41 = 1681 \]")
+
+
+@pytest.mark.parametrize("step", [
+    "Let's try $x=4$. So the answer is 4.",  # bound, never checked
+    "Let's try $x=4$. It gives 642, which matches.",  # the check asserted, not computed
+    "Let's try $x=4$. We get $642 = 642$.",  # the problem's number restated, no term evaluated
+    "Let's try $x=5$. We get $1 + 32 + 3125 = 3158$.",  # computed, but at 5: licenses 5's terms, never 4
+    "Let's try $y=4$. We get $1 + 16 + 625 = 642$.",  # no unknown of the problem's equation
+])
+def test_unchecked_trials_license_nothing_of_the_answer(step):
+    assert Fraction(4) not in Licences(EXPONENT).trial_values(step)
+
+
+def test_no_trial_licence_where_the_problem_states_no_equation():
+    assert Licences(MARION).trial_values("Let x = 24. We get 12 + 12 = 24.") == []
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_faithful_trial_beats_an_unchecked_guess(reward):
+    faithful = _one(reward, EXPONENT_FAITHFUL, EXPONENT, "4")
+    assert faithful > 0
+    for gaming in ("Let's try $x=4$. This works.\n\nTherefore, $\\boxed{x=4}$.",
+                   "Let's try $x=4$. It gives 642, which matches the equation.\n\nTherefore, $\\boxed{4}$.",
+                   "Let $x = 4$. Then $x = 4$.\n\nTherefore, $\\boxed{4}$."):
+        assert _one(reward, gaming, EXPONENT, "4") < faithful, gaming
+
+
+def test_faithful_trial_is_supported_and_nothing_refutes_a_failed_one():
+    result = _reward(EXPONENT, EXPONENT_FAITHFUL, "4")
+    assert result.faithful and not any("ungrounded" in r for r in result.reasons)
+    failed = _reward(EXPONENT, "Let's try $x=4$. It gives 642.\n\nTherefore, $\\boxed{4}$.", "4")
+    assert not failed.faithful and failed.suspect_step is None  # unsupported, not wrong
+
+
+# ---------------------------------------------------------------------------------------- the quadratic formula
+QUADRATIC = "What is the positive solution of $3x^2 + 16x - 64 = 0$? Express your answer as a common fraction."
+QUADRATIC_FAITHFUL = (
+    "We use the quadratic formula \\[ x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a} \\] with $a = 3$, $b = 16$, "
+    "$c = -64$.\n\n"
+    "The square root of the discriminant is \\[ \\sqrt{1024} = 32 \\]\n\n"
+    "So \\[ x = \\frac{-16 \\pm 32}{2 \\cdot 3} \\] and the positive root is \\[ x = \\frac{-16 + 32}{6} = "
+    "\\frac{16}{6} = \\frac{8}{3} \\]\n\nThe answer is $\\boxed{\\frac{8}{3}}$.")
+
+
+def test_quadratic_values_come_from_reached_coefficients_only():
+    assert {Fraction(6), Fraction(32), Fraction(1024), Fraction(256), Fraction(768)} <= \
+        quadratic_values(r"\[ 3x^2 + 16x - 64 = 0 \]")
+    assert quadratic_values(r"\[ 3x^2 + 16x - 64 = 0 \]", lambda v: v != 64) == set()
+    assert quadratic_values(r"\[ x^3 + 16x - 64 = 0 \]") == set()  # no quadratic
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_quadratic_formula_from_the_problem_beats_invented_numbers(reward):
+    faithful = _one(reward, QUADRATIC_FAITHFUL, QUADRATIC, "\\frac{8}{3}")
+    assert faithful == pytest.approx(1.0) if reward == "faithful_accuracy" else faithful > 0
+    invented = ("By the quadratic formula, \\[ x = \\frac{-16 \\pm 40}{9} \\] so the positive root is "
+                "\\[ x = \\frac{-16 + 40}{9} = \\frac{24}{9} = \\frac{8}{3} \\]\n\nThe answer is $\\boxed{\\frac{8}{3}}$.")
+    assert _one(reward, invented, QUADRATIC, "\\frac{8}{3}") < faithful
+
+
+# --------------------------------------------------------------------------------------------- facts, end to end
+PACKS = ("A baker has 3744 cookies and 22100 muffins. She packs them into identical boxes, each box with the same "
+         "number of cookies and the same number of muffins, and nothing left over. What is the largest number of "
+         "boxes she can fill?")
+PACKS_FAITHFUL = ("The number of boxes must divide both 3744 and 22100.\n\n"
+                  "The GCD of 3744 and 22100 is 52.\n\nSo she can fill at most $\\boxed{52}$ boxes.")
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_a_true_fact_about_the_problem_beats_a_fact_about_invented_numbers(reward):
+    faithful = _one(reward, PACKS_FAITHFUL, PACKS, "52")
+    assert faithful > 0
+    for gaming in ("The GCD of 104 and 52 is 52.\n\nSo she can fill $\\boxed{52}$ boxes.",  # true, invented 104
+                   "The GCD of 3744 and 22100 is 26.\n\nSo she can fill $2 \\times 26 = 52$, $\\boxed{52}$ boxes.",
+                   "She can fill 52 boxes.\n\nSo $\\boxed{52}$."):
+        assert _one(reward, gaming, PACKS, "52") < faithful, gaming
