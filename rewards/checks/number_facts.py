@@ -39,7 +39,7 @@ _PAIR_FACT = re.compile(
     r"[\s{}]{0,3}(?:\((?:\w{1,3}\))?)?[\s{}]{0,2}(?:of[\s$\\(]{1,6})?" + _INT + r"[\s$\\)]{0,6}(?:,|and)" + _GAP + _INT
     + r"[\s$\\)]{0,4}(?:\)[\s$\\]{0,4})?(?:[\s$\\(){},]{0,6}(?:which is|is|=|equals)[\s$\\(){}]{0,6}|\s*=\s*)" + _INT
     + r"(?![\d.]\d)")
-"""``The GCD of a and b is c``, ``\gcd(a, b) = c``, ``\text{lcm}(a, b) = c``, ``the least common multiple of a and
+r"""``The GCD of a and b is c``, ``\gcd(a, b) = c``, ``\text{lcm}(a, b) = c``, ``the least common multiple of a and
 b is c``."""
 
 _UNITS_DIGIT = re.compile(r"\b(?:units|ones|last) digit of" + _GAP + _INT + r"(?:\^\{?(\d{1,3})\}?)?" + _IS + _INT
@@ -98,6 +98,68 @@ def _power(match: re.Match) -> NumberFact | None:
     if power is None or root is None or root ** degree != power:
         return None
     return NumberFact("power", (root, degree), power, match.span(6))
+
+
+MAX_INDEX = 1000
+"""The longest prefix of a sequence (the 1000th prime is 7919) a fact may name."""
+
+_ORDINALS = {w: k for k, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(), start=1)}
+_COUNTS = {w: k for k, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(),
+                                      start=1)}
+_KIND = (r"(?P<kind>prime numbers?|primes?|(?:positive )?even (?:positive )?(?:integers?|numbers?)|"
+         r"(?:positive )?odd (?:positive )?(?:integers?|numbers?)|(?:positive )?perfect squares?|"
+         r"(?:positive )?perfect cubes?)")
+_LIST = r"(?P<list>\d{1,6}(?:[\s$\\(),]{1,8}(?:and[\s$\\(]{1,6})?\d{1,6}){0,40})"
+_FIRST = re.compile(r"\b(?:the )?first (?P<count>\d{1,4}|" + "|".join(_COUNTS) + r") " + _KIND
+                    + r"[\s:]{0,3}(?:are|is|=)?[\s:$\\(]{0,6}" + _LIST, re.I)
+"""``the first four prime numbers: 2, 3, 5, and 7``, ``The first 4 positive even integers are 2, 4, 6, 8``."""
+_NTH = re.compile(r"\bthe (?:(?P<word>" + "|".join(_ORDINALS) + r")|(?P<index>\d{1,4})(?:st|nd|rd|th)) " + _KIND
+                  + r"[\s$\\(]{0,6}(?:is|=)[\s$\\(]{0,6}(?P<value>\d{1,6})(?![\d.]\d)", re.I)
+"""``the ninth prime number is \\(23\\)``, ``the 17th odd positive integer is 33``."""
+
+
+def _term(kind: str, k: int) -> int:
+    """The ``k``-th term (from 1) of the sequence ``kind`` names."""
+    kind = kind.lower()
+    if kind.startswith("prime"):
+        from sympy import prime  # local: sympy loads only where a solution names a prime
+        return int(prime(k))
+    if "even" in kind:
+        return 2 * k
+    if "odd" in kind:
+        return 2 * k - 1
+    return k ** 2 if "square" in kind else k ** 3
+
+
+def sequence_facts(text: str) -> list[tuple[str, tuple[int, ...]]]:
+    r"""The terms of a named sequence ``text`` states correctly — the first k primes, positive even or odd integers,
+    perfect squares or cubes, or the k-th of them: ``(kind, terms)`` for each true statement (a wrong list, or one
+    cut short, is left out). The sequence's index is at most :data:`MAX_INDEX`.
+
+    >>> sequence_facts("The first four prime numbers: 2, 3, 5, and 7.")
+    [('prime numbers', (2, 3, 5, 7))]
+    >>> sequence_facts(r"the ninth prime number is \(23\); the first 3 positive even integers are 2, 4, 8")
+    [('prime number', (23,))]
+    """
+    if not any(w in text for w in ("prime", "even", "odd", "square", "cube")):
+        return []
+    out: list[tuple[str, tuple[int, ...]]] = []
+    for match in _FIRST.finditer(text):
+        count = match["count"].lower()
+        k = _COUNTS[count] if count in _COUNTS else int(count)
+        listed = tuple(int(v) for v in re.findall(r"\d+", match["list"]))
+        if 0 < k <= MAX_INDEX and len(listed) >= k and listed[:k] == tuple(_term(match["kind"], j)
+                                                                           for j in range(1, k + 1)):
+            out.append((match["kind"], listed[:k]))
+    for match in _NTH.finditer(text):
+        k = _ORDINALS[match["word"].lower()] if match["word"] else int(match["index"])
+        if 0 < k <= MAX_INDEX and _term(match["kind"], k) == int(match["value"]):
+            out.append((match["kind"], (int(match["value"]),)))
+        if len(out) >= MAX_FACTS:
+            break
+    return out
 
 
 def number_facts(text: str) -> list[NumberFact]:

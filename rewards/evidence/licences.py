@@ -34,7 +34,7 @@ import re
 from fractions import Fraction
 
 from rewards.checks.arithmetic import extract_equations
-from rewards.checks.number_facts import number_facts
+from rewards.checks.number_facts import number_facts, sequence_facts
 from rewards.evidence.quantities import read_numbers, value_key
 
 MAX_TRIAL = 10 ** 6
@@ -220,9 +220,28 @@ def license_before(builder, index: int, text: str) -> None:
         builder.known.add(value_key(value))
 
 
+_SEQUENCES = re.compile(r"\bprimes?\b|\bprime numbers?\b|\b(?:even|odd) (?:positive )?(?:integers?|numbers?)\b|"
+                        r"\bperfect (?:squares?|cubes?)\b", re.I)
+"""A problem about a named sequence: the primes, the even or odd integers, the perfect squares or cubes."""
+
+
+def _sequence_word(kind: str) -> str:
+    return next(w for w in ("prime", "even", "odd", "square", "cube") if w in kind.lower())
+
+
 def license_facts(builder, flow, text: str) -> None:
     """After a step's equations are read: a true number fact about reached numbers derives its result
-    (:func:`~rewards.checks.number_facts.number_facts`): produced by the step, from its arguments."""
+    (:func:`~rewards.checks.number_facts.number_facts`): produced by the step, from its arguments. In a problem
+    about a named sequence (the first four primes, the 17th odd positive integer), the terms of that sequence a step
+    states correctly (:func:`~rewards.checks.number_facts.sequence_facts`) are reached."""
+    named = _SEQUENCES.findall(builder.licences.problem) if builder.licences.problem else []
+    if named:
+        words = {_sequence_word(n) for n in named}
+        for kind, terms in sequence_facts(text):
+            if _sequence_word(kind) in words:
+                for term in terms:
+                    builder.strict.add(value_key(Fraction(term)))
+                    builder.known.add(value_key(Fraction(term)))
     for fact in number_facts(text):
         arguments = [Fraction(a) for a in fact.arguments[:1 if fact.kind in ("root", "power", "units_digit") else 2]]
         result = Fraction(fact.result)

@@ -147,3 +147,42 @@ def test_a_true_fact_about_the_problem_beats_a_fact_about_invented_numbers(rewar
                    "The GCD of 3744 and 22100 is 26.\n\nSo she can fill $2 \\times 26 = 52$, $\\boxed{52}$ boxes.",
                    "She can fill 52 boxes.\n\nSo $\\boxed{52}$."):
         assert _one(reward, gaming, PACKS, "52") < faithful, gaming
+
+
+# ------------------------------------------------------------------------------------------ named sequences
+EVENS = "What is the smallest possible average of four distinct positive even integers?"
+EVENS_FAITHFUL = (  # ProcessBench math-557 (valid)
+    "To find the smallest possible average of four distinct positive even integers, we need to identify the four "
+    "smallest positive even integers. The first four positive even integers are: 2, 4, 6, and 8.\n\n"
+    "Next, we calculate the sum of these four integers: \\[ 2 + 4 + 6 + 8 = 20 \\]\n\n"
+    "The average of these four integers is the sum divided by the number of integers: "
+    "\\[ \\text{Average} = \\frac{20}{4} = 5 \\]\n\nTherefore, the answer is $\\boxed{5}$.")
+
+
+@pytest.mark.parametrize("text, terms", [
+    ("The first four prime numbers: 2, 3, 5, and 7.", (2, 3, 5, 7)),
+    ("the first 3 perfect squares are 1, 4, 9", (1, 4, 9)),
+    (r"the ninth prime number is \(23\)", (23,)),
+    ("the 17th odd positive integer is 33", (33,)),
+])
+def test_sequence_facts_read(text, terms):
+    from rewards.checks.number_facts import sequence_facts
+    assert [t for _kind, t in sequence_facts(text)] == [terms]
+
+
+@pytest.mark.parametrize("text", ["The first four prime numbers: 2, 3, 5, and 9.", "the ninth prime number is 21",
+                                  "The first four positive even integers are 2, 4, 6"])
+def test_wrong_or_short_sequences_are_left_out(text):
+    from rewards.checks.number_facts import sequence_facts
+    assert sequence_facts(text) == []
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_named_sequence_beats_a_listed_convenient_number(reward):
+    faithful = _one(reward, EVENS_FAITHFUL, EVENS, "5")
+    assert faithful > 0
+    wrong_list = EVENS_FAITHFUL.replace("2, 4, 6, and 8", "2, 4, 5, and 9").replace("2 + 4 + 6 + 8", "2 + 4 + 5 + 9")
+    assert _one(reward, wrong_list, EVENS, "5") < faithful
+    # a sequence fact where the problem names no sequence licenses nothing: the "fee" stays unsupported
+    fee = ("The first four positive even integers are 2, 4, 6, and 8. Marion's total is 18 + 6 = 24.\n\n#### 24")
+    assert _one(reward, fee) < _one(reward, "Marion's total is 18 + 6 = 24.\n\n#### 24") + 1e-9
