@@ -128,14 +128,39 @@ def _substituted_shown(segment: str, letter: str, expression: str, value: int, t
     return False
 
 
+KNOWN_FORMULAS: tuple[tuple[re.Pattern, str], ...] = (
+    (re.compile(r"\bdiagonals?\b", re.I), "n(n-3)/2"),
+    (re.compile(r"\bodd (?:positive )?(?:integers?|numbers?)\b", re.I), "2n-1"),
+    (re.compile(r"\binterior angles?\b", re.I), "180(n-2)"),
+    (re.compile(r"\bhandshakes?\b|\bshakes? hands\b", re.I), "n(n-1)/2"),
+)
+"""Formulas a solution may quote for the object its problem names — the diagonals of an n-gon, the n-th odd
+integer, the interior angles of an n-gon, the handshakes among n people — as ``(the problem's words, the formula in
+n)``. A quoted formula is checked against the known one (equal as functions, :mod:`rewards.checks.latex_algebra`);
+only then are its constants (the 3 of ``n(n-3)/2``) reached."""
+
+
+_SEQUENCES = re.compile(r"\bprimes?\b|\bprime numbers?\b|\b(?:even|odd) (?:positive )?(?:integers?|numbers?)\b|"
+                        r"\bperfect (?:squares?|cubes?)\b", re.I)
+"""A problem about a named sequence: the primes, the even or odd integers, the perfect squares or cubes."""
+
+
+def _sequence_word(kind: str) -> str:
+    return next(w for w in ("prime", "even", "odd", "square", "cube") if w in kind.lower())
+
+
 class Licences:
     """The licences of one trace's problem (module docstring): build once per trace, ask per step."""
 
-    __slots__ = ("problem", "_relations")
+    __slots__ = ("problem", "_relations", "formulas", "sequences")
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
         self._relations: list[tuple[str, str]] | None = None  # read on the first binding only
+        self.formulas = any(words.search(problem) for words, _ in KNOWN_FORMULAS)
+        """Whether the problem names an object of a known formula."""
+        self.sequences = {_sequence_word(n) for n in _SEQUENCES.findall(problem)}
+        """The named sequences the problem is about (``prime``, ``even``, ``odd``, ``square``, ``cube``)."""
 
     def trial_values(self, text: str) -> list[Fraction]:
         """The values a step licenses by trying a value of the problem's unknown and computing what it gives: the
@@ -202,15 +227,41 @@ def quadratic_values(text: str, is_reached=lambda value: True) -> set[Fraction]:
     return out
 
 
+def formula_constants(problem: str, text: str) -> set[Fraction]:
+    r"""The constants of each known formula (:data:`KNOWN_FORMULAS`) for an object ``problem`` names that ``text``
+    writes in one letter, checked equal to the known formula (``rac{n(n-3)}{2}``, ``2k - 1``): a formula that
+    differs (an invented ``n - 5``) licenses nothing.
+
+    >>> sorted(formula_constants("How many diagonals does a convex hexagon have?", r"is \[ \frac{m(m-3)}{2} \]"))
+    [Fraction(2, 1), Fraction(3, 1)]
+    >>> formula_constants("How many diagonals does a convex hexagon have?", r"is \[ \frac{n(n-5)}{2} \]")
+    set()
+    """
+    from rewards.checks.latex_algebra import expressions_equal, split_top_level
+    wanted = [formula for words, formula in KNOWN_FORMULAS if words.search(problem)]
+    out: set[Fraction] = set()
+    if not wanted:
+        return out
+    sides = [side for m in _MATH.finditer(text) for side in split_top_level(next(g for g in m.groups() if g))]
+    for side in sides[:8]:
+        letters = {m[1] for m in _LONE_LETTER.finditer(side)}
+        if len(letters) != 1 or not re.search(r"\d", side):
+            continue
+        renamed = _LONE_LETTER.sub("n", side)
+        if any(expressions_equal(renamed, formula).status == "verified" for formula in wanted):
+            out.update(v for v, _ in read_numbers(side))
+    return out
+
+
 def license_before(builder, index: int, text: str) -> None:
     """Before a step's equations are read: the values its checked trials license are reached, and so are the
     quantities the quadratic formula computes from a quadratic equation of the problem, this step or the one before
     whose coefficients are reached (a step that writes ``\\pm`` or names the formula)."""
     licences = builder.licences
-    if "=" not in text:
-        return
-    values = licences.trial_values(text) if licences.problem else []
-    if _FORMULA.search(text):
+    values = licences.trial_values(text) if licences.problem and "=" in text else []
+    if licences.formulas:
+        values.extend(formula_constants(licences.problem, text))
+    if "=" in text and _FORMULA.search(text):
         before = builder.trace.steps[index - 1] if index > 0 else ""
         problem = licences.problem if "^" in licences.problem else ""
         quadratics = [v for part in (problem, before, text) for v in quadratic_values(part, builder.is_reached)]
@@ -220,23 +271,13 @@ def license_before(builder, index: int, text: str) -> None:
         builder.known.add(value_key(value))
 
 
-_SEQUENCES = re.compile(r"\bprimes?\b|\bprime numbers?\b|\b(?:even|odd) (?:positive )?(?:integers?|numbers?)\b|"
-                        r"\bperfect (?:squares?|cubes?)\b", re.I)
-"""A problem about a named sequence: the primes, the even or odd integers, the perfect squares or cubes."""
-
-
-def _sequence_word(kind: str) -> str:
-    return next(w for w in ("prime", "even", "odd", "square", "cube") if w in kind.lower())
-
-
 def license_facts(builder, flow, text: str) -> None:
     """After a step's equations are read: a true number fact about reached numbers derives its result
     (:func:`~rewards.checks.number_facts.number_facts`): produced by the step, from its arguments. In a problem
     about a named sequence (the first four primes, the 17th odd positive integer), the terms of that sequence a step
     states correctly (:func:`~rewards.checks.number_facts.sequence_facts`) are reached."""
-    named = _SEQUENCES.findall(builder.licences.problem) if builder.licences.problem else []
-    if named:
-        words = {_sequence_word(n) for n in named}
+    words = builder.licences.sequences
+    if words:
         for kind, terms in sequence_facts(text):
             if _sequence_word(kind) in words:
                 for term in terms:

@@ -186,3 +186,32 @@ def test_named_sequence_beats_a_listed_convenient_number(reward):
     # a sequence fact where the problem names no sequence licenses nothing: the "fee" stays unsupported
     fee = ("The first four positive even integers are 2, 4, 6, and 8. Marion's total is 18 + 6 = 24.\n\n#### 24")
     assert _one(reward, fee) < _one(reward, "Marion's total is 18 + 6 = 24.\n\n#### 24") + 1e-9
+
+
+# -------------------------------------------------------------------------------------------- known formulas
+HEXAGON = "How many distinct diagonals of a convex hexagon can be drawn?"
+HEXAGON_FAITHFUL = (  # ProcessBench math-813 (valid)
+    "The formula to calculate the number of diagonals in an \\(n\\)-sided polygon is: \\[ \\frac{n(n-3)}{2} \\]\n\n"
+    "For a hexagon, \\(n = 6\\). Substituting \\(n = 6\\) into the formula gives: "
+    "\\[ \\frac{6(6-3)}{2} = \\frac{6 \\times 3}{2} = \\frac{18}{2} = 9 \\]\n\n"
+    "Therefore, the number of distinct diagonals of a convex hexagon is \\(\\boxed{9}\\).")
+
+
+def test_formula_constants_only_of_the_known_formula_for_the_named_object():
+    from rewards.evidence.licences import formula_constants
+    assert formula_constants(HEXAGON, r"\[ \frac{n(n-3)}{2} \]") == {Fraction(2), Fraction(3)}
+    assert formula_constants(HEXAGON, r"\[ \frac{n(n-5)}{2} \]") == set()  # not the formula
+    assert formula_constants(HEXAGON, r"\[ n + 3 \]") == set()
+    assert formula_constants(MARION, r"\[ \frac{n(n-3)}{2} \]") == set()  # the problem names no polygon
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_a_known_formula_beats_an_invented_one(reward):
+    faithful = _one(reward, HEXAGON_FAITHFUL, HEXAGON, "9")
+    assert faithful > 0
+    invented = ("The number of diagonals is \\[ \\frac{n(n-2)}{2} - 3 \\]\n\n"  # convenient, and no such formula
+                "For a hexagon, \\(n = 6\\): \\[ \\frac{6(6-2)}{2} - 3 = 12 - 3 = 9 \\]\n\nSo \\(\\boxed{9}\\).")
+    assert _one(reward, invented, HEXAGON, "9") < faithful
+    # the formula's constants written with no formula quoted: a product by basic constants, read as before the licence
+    bare = "For a hexagon, the count is \\[ \\frac{6 \\times 3}{2} = 9 \\]\n\nSo \\(\\boxed{9}\\)."
+    assert _one(reward, bare, HEXAGON, "9") <= faithful
