@@ -82,11 +82,11 @@ def _relations(problem: str) -> list[tuple[str, str]]:
 
 def _evaluated(expression: str, letter: str, value: int) -> tuple[list[Fraction], Fraction] | None:
     """The terms of ``expression`` at ``letter = value`` and its value (``None``: unreadable or not rational)."""
-    from rewards.checks.latex_algebra import _sympy, parse
+    import sympy  # local: loads only where a trial is bound
+    from rewards.checks.latex_algebra import parse
     expr = parse(expression)
     if expr is None or {s.name for s in expr.free_symbols} != {letter}:
         return None
-    sympy = _sympy()["sympy"]
     symbol = next(iter(expr.free_symbols))
     try:
         terms = [sympy.nsimplify(term.subs(symbol, value)) for term in sympy.Add.make_args(expr)]
@@ -203,11 +203,11 @@ def quadratic_values(text: str, is_reached=lambda value: True) -> set[Fraction]:
     >>> quadratic_values(r"\[ k^2 - 6k + 1 = 0 \]", lambda value: value != 6)
     set()
     """
-    from rewards.checks.latex_algebra import _sympy, parse
+    import sympy  # local: loads only where a step writes the formula
+    from rewards.checks.latex_algebra import parse
     out: set[Fraction] = set()
     for match in list(_QUADRATIC.finditer(text))[:MAX_RELATIONS]:
         eq = parse(match.group(0).strip(" ,.:"))
-        sympy = _sympy()["sympy"]
         if not isinstance(eq, sympy.Eq) or len(eq.free_symbols) != 1:
             continue
         try:
