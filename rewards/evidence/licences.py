@@ -152,11 +152,12 @@ def _sequence_word(kind: str) -> str:
 class Licences:
     """The licences of one trace's problem (module docstring): build once per trace, ask per step."""
 
-    __slots__ = ("problem", "_relations", "formulas", "sequences")
+    __slots__ = ("problem", "_relations", "_pending", "formulas", "sequences")
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
         self._relations: list[tuple[str, str]] | None = None  # read on the first binding only
+        self._pending: list[tuple[str, int]] = []  # bound at the end of the step before, not yet checked
         self.formulas = any(words.search(problem) for words, _ in KNOWN_FORMULAS)
         """Whether the problem names an object of a known formula."""
         self.sequences = {_sequence_word(n) for n in _SEQUENCES.findall(problem)}
@@ -164,29 +165,36 @@ class Licences:
 
     def trial_values(self, text: str) -> list[Fraction]:
         """The values a step licenses by trying a value of the problem's unknown and computing what it gives: the
-        value, the evaluated terms and the expression's value (``[]``: no checked trial)."""
+        value, the evaluated terms and the expression's value (``[]``: no checked trial). A value bound at the end
+        of one step (``Let's try n = 41:``) may be checked at the start of the next."""
+        pending, self._pending = self._pending, []
         bindings = list(_BINDING.finditer(text)) if "=" in text else []
-        if not bindings:
+        if not bindings and not pending:
             return []
         if self._relations is None:
             self._relations = _relations(self.problem)
         out: set[Fraction] = set()
+        trials = [(letter, value, text[:400]) for letter, value in pending]
         for k, binding in enumerate(bindings):
-            letter, value = binding[1], int(binding[2])
-            if abs(value) > MAX_TRIAL:
-                continue
             end = bindings[k + 1].start() if k + 1 < len(bindings) else len(text)
-            segment = text[binding.end():min(end, binding.end() + 400)]
-            for name, expression in self._relations:
-                if name != letter:
-                    continue
-                found = _evaluated(expression, letter, value)
-                if found is None:
-                    continue
-                terms, total = found
-                if _terms_shown(segment, terms, total) or _substituted_shown(segment, letter, expression, value, total):
-                    out.update([Fraction(value), total, *(abs(t) for t in terms)])
+            trials.append((binding[1], int(binding[2]), text[binding.end():min(end, binding.end() + 400)]))
+        for letter, value, segment in trials:
+            found = self._checked(letter, value, segment) if abs(value) <= MAX_TRIAL else set()
+            out.update(found)
+            if not found and segment.strip(" $\\)]:.,\n") == "":  # bound last, checked (perhaps) next
+                self._pending.append((letter, value))
         return sorted(out)
+
+    def _checked(self, letter: str, value: int, segment: str) -> set[Fraction]:
+        """What ``segment`` licenses by computing the problem's expression at ``letter = value``."""
+        for name, expression in self._relations or ():
+            found = _evaluated(expression, letter, value) if name == letter else None
+            if found is None:
+                continue
+            terms, total = found
+            if _terms_shown(segment, terms, total) or _substituted_shown(segment, letter, expression, value, total):
+                return {Fraction(value), total, *(abs(t) for t in terms)}
+        return set()
 
 
 _QUADRATIC = re.compile(r"[^$=\\[\]()]{0,80}\^\s*\{?2\}?[^$=\\[\]]{0,80}=\s*0(?![\d.])")

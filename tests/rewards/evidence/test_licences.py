@@ -73,6 +73,17 @@ def test_checked_trial_values_are_licensed():
     assert Fraction(41) in euler.trial_values(r"Let's try \( n = 41 \): \[ p(41) = 41^2 - 41 + 41 = 1681 \]")
 
 
+def test_a_value_bound_at_the_end_of_a_step_is_checked_in_the_next():
+    euler = Licences(r"Euler's polynomial $p(n) = n^2 - n + 41$ yields primes for many $n$.")
+    assert euler.trial_values(r"Let's try the smallest odd \( n \). Let's try \( n = 41 \):") == []
+    assert Fraction(41) in euler.trial_values(r"\[ p(41) = 41^2 - 41 + 41 = 41^2, \]")
+    # only the next step: a check two steps later is no check of the binding
+    euler = Licences(r"Euler's polynomial $p(n) = n^2 - n + 41$ yields primes for many $n$.")
+    euler.trial_values(r"Let's try \( n = 41 \):")
+    euler.trial_values(r"It should work, as \( 1 + 1 = 2 \).")
+    assert euler.trial_values(r"\[ p(41) = 41^2 - 41 + 41 = 41^2, \]") == []
+
+
 @pytest.mark.parametrize("step", [
     "Let's try $x=4$. So the answer is 4.",  # bound, never checked
     "Let's try $x=4$. It gives 642, which matches.",  # the check asserted, not computed
