@@ -261,10 +261,43 @@ def formula_constants(problem: str, text: str) -> set[Fraction]:
     return out
 
 
+_POWER = re.compile(r"(?<![\w.^_])(?<!\^\{)(?<!_\{)\(?\s*-?\s*(\d{1,6})\s*\)?\s*\^\s*\{?\s*(\d{1,2})(?![\d.])")
+MAX_POWER = 10 ** 15
+"""The largest value of a power evaluated in a chain that is licensed."""
+
+
+def chain_powers(sides, is_reached) -> set[Fraction]:
+    r"""The powers of reached integers that one side of a chain writes (``12^2``, ``(-6)^2``, ``2^{3}``) and the
+    next side writes evaluated (``144``, ``36``, ``8``): the reader takes the next side's number for a number from
+    nowhere unless the power's base is reached and its value is the one written.
+
+    >>> sorted(chain_powers([r"12^2 - (5i)^2", "144 + 25", "169"], lambda v: v in (5, 12)))
+    [Fraction(144, 1)]
+    >>> chain_powers([r"7^2 - 1", "49 - 1"], lambda v: v == 12)  # the base reached from nowhere
+    set()
+    """
+    out: set[Fraction] = set()
+    for k in range(len(sides) - 1):
+        if "^" not in sides[k]:
+            continue
+        written = {v for v, _ in read_numbers(sides[k + 1])}
+        for match in _POWER.finditer(sides[k]):
+            base, exponent = int(match[1]), int(match[2])
+            if exponent < 2 or base < 2 or exponent * len(match[1]) > 16:
+                continue
+            value = Fraction(base ** exponent)
+            if value <= MAX_POWER and value in written and is_reached(Fraction(base)):
+                out.add(value)
+    return out
+
+
 def license_before(builder, index: int, text: str) -> None:
-    """Before a step's equations are read: the values its checked trials license are reached, and so are the
-    quantities the quadratic formula computes from a quadratic equation of the problem, this step or the one before
-    whose coefficients are reached (a step that writes ``\\pm`` or names the formula)."""
+    """Before a step's equations are read, what the step's checked licences reach: its checked trials
+    (:meth:`Licences.trial_values`); a known formula's constants (:func:`formula_constants`); the quantities the
+    quadratic formula computes from a quadratic of the problem, this step or the one before whose coefficients are
+    reached (in a step that writes ``\\pm`` or names the formula, :func:`quadratic_values`); the powers of
+    reached integers a chain evaluates (:func:`chain_powers`); and the root a fact names of a reached power
+    (``4225 = 65^2``, read here because the equation reader takes 65 for an operand)."""
     licences = builder.licences
     values = licences.trial_values(text) if licences.problem and "=" in text else []
     if licences.formulas:
@@ -272,8 +305,12 @@ def license_before(builder, index: int, text: str) -> None:
     if "=" in text and _FORMULA.search(text):
         before = builder.trace.steps[index - 1] if index > 0 else ""
         problem = licences.problem if "^" in licences.problem else ""
-        quadratics = [v for part in (problem, before, text) for v in quadratic_values(part, builder.is_reached)]
-        values.extend(v for v in quadratics)
+        values.extend(v for part in (problem, before, text) for v in quadratic_values(part, builder.is_reached))
+    if "^" in text:
+        for eq, _check in builder.equations[index]:
+            values.extend(chain_powers(eq.sides, builder.is_reached))
+        values.extend(Fraction(f.result) for f in number_facts(text)  # "Since 4225 = 65^2": before 65 is read
+                      if f.kind == "root" and value_key(Fraction(f.arguments[0])) in builder.strict)
     for value in values:
         builder.strict.add(value_key(value))
         builder.known.add(value_key(value))

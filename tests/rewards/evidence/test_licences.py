@@ -226,3 +226,28 @@ def test_a_known_formula_beats_an_invented_one(reward):
     # the formula's constants written with no formula quoted: a product by basic constants, read as before the licence
     bare = "For a hexagon, the count is \\[ \\frac{6 \\times 3}{2} = 9 \\]\n\nSo \\(\\boxed{9}\\)."
     assert _one(reward, bare, HEXAGON, "9") <= faithful
+
+
+# ------------------------------------------------------------------------------------ powers a chain evaluates
+POWER = r"Let $x$ and $y$ be real numbers satisfying \[\frac{2}{x} = \frac{y}{3} = \frac{x}{y}.\]Determine $x^3.$"
+
+
+def test_chain_powers_only_of_reached_bases_and_written_values():
+    from rewards.evidence.licences import chain_powers
+    reached = {Fraction(2), Fraction(3), Fraction(12)}.__contains__
+    assert chain_powers([r"\frac{2^3}{k^3}", r"\frac{8}{\frac{2}{3}}", "12"], reached) == {Fraction(8)}
+    assert chain_powers([r"12^2 - (5i)^2", "144 + 25"], reached) == {Fraction(144)}
+    assert chain_powers([r"7^2 - 1", "49 - 1"], reached) == set()  # 7 from nowhere: 49 stays unsupported
+    assert chain_powers([r"2^3 + 1", "9 + 1"], reached) == set()  # the value written is not the power's
+    assert chain_powers([r"2^{3}", "8"], reached) == {Fraction(8)}
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_a_power_of_an_invented_base_stays_unsupported(reward):
+    faithful = ("From the equations, $k^3 = \\frac{2}{3}$ where $x = \\frac{2}{k}$.\n\n"
+                "\\[x^3 = \\frac{2^3}{k^3} = \\frac{8}{\\frac{2}{3}} = 8 \\times \\frac{3}{2} = 12\\]\n\n"
+                "So $x^3 = \\boxed{12}$.")
+    invented = ("From the equations, $k^3 = \\frac{2}{3}$.\n\n"
+                "\\[x^3 = \\frac{7^2 - 41}{k^3} = \\frac{8}{\\frac{2}{3}} = 8 \\times \\frac{3}{2} = 12\\]\n\n"
+                "So $x^3 = \\boxed{12}$.")
+    assert _one(reward, invented, POWER, "12") < _one(reward, faithful, POWER, "12")
