@@ -152,12 +152,13 @@ def _sequence_word(kind: str) -> str:
 class Licences:
     """The licences of one trace's problem (module docstring): build once per trace, ask per step."""
 
-    __slots__ = ("problem", "_relations", "_pending", "formulas", "sequences")
+    __slots__ = ("problem", "_relations", "_pending", "formulas", "sequences", "roots")
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
         self._relations: list[tuple[str, str]] | None = None  # read on the first binding only
         self._pending: list[tuple[str, int]] = []  # bound at the end of the step before, not yet checked
+        self.roots: set[Fraction] = set()  # roots of reached powers the current step's facts name
         self.formulas = any(words.search(problem) for words, _ in KNOWN_FORMULAS)
         """Whether the problem names an object of a known formula."""
         self.sequences = {_sequence_word(n) for n in _SEQUENCES.findall(problem)}
@@ -306,11 +307,13 @@ def license_before(builder, index: int, text: str) -> None:
         before = builder.trace.steps[index - 1] if index > 0 else ""
         problem = licences.problem if "^" in licences.problem else ""
         values.extend(v for part in (problem, before, text) for v in quadratic_values(part, builder.is_reached))
+    licences.roots = set()
     if "^" in text:
         for eq, _check in builder.equations[index]:
             values.extend(chain_powers(eq.sides, builder.is_reached))
-        values.extend(Fraction(f.result) for f in number_facts(text)  # "Since 4225 = 65^2": before 65 is read
-                      if f.kind == "root" and value_key(Fraction(f.arguments[0])) in builder.strict)
+        licences.roots = {Fraction(f.result) for f in number_facts(text)  # "Since 4225 = 65^2": before 65 is read
+                          if f.kind == "root" and value_key(Fraction(f.arguments[0])) in builder.strict}
+        values.extend(licences.roots)
     for value in values:
         builder.strict.add(value_key(value))
         builder.known.add(value_key(value))
@@ -331,7 +334,8 @@ def license_facts(builder, flow, text: str) -> None:
     for fact in number_facts(text):
         arguments = [Fraction(a) for a in fact.arguments[:1 if fact.kind in ("root", "power", "units_digit") else 2]]
         result = Fraction(fact.result)
-        if builder.is_reached(result) or not all(value_key(a) in builder.strict for a in arguments):
+        if (builder.is_reached(result) and result not in builder.licences.roots) or result in flow.produced \
+                or not all(value_key(a) in builder.strict for a in arguments):
             continue  # nothing to license, or a fact about a number nothing reached
         flow.produced.append(result)
         flow.used.extend(a for a in arguments if a not in flow.used)
