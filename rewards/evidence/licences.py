@@ -263,6 +263,7 @@ def formula_constants(problem: str, text: str) -> set[Fraction]:
 
 
 _POWER = re.compile(r"(?<![\w.^_])(?<!\^\{)(?<!_\{)\(?\s*-?\s*(\d{1,6})\s*\)?\s*\^\s*\{?\s*(\d{1,2})(?![\d.])")
+_RAISED = re.compile(r"\s*\}?\s*\)\s*\^")
 MAX_POWER = 10 ** 15
 """The largest value of a power evaluated in a chain that is licensed."""
 
@@ -276,6 +277,8 @@ def chain_powers(sides, is_reached) -> set[Fraction]:
     [Fraction(144, 1)]
     >>> chain_powers([r"7^2 - 1", "49 - 1"], lambda v: v == 12)  # the base reached from nowhere
     set()
+    >>> chain_powers([r"(3^2)^x", "9^x"], lambda v: True)  # a base rewritten, not a power evaluated
+    set()
     """
     out: set[Fraction] = set()
     for k in range(len(sides) - 1):
@@ -284,8 +287,8 @@ def chain_powers(sides, is_reached) -> set[Fraction]:
         written = {v for v, _ in read_numbers(sides[k + 1])}
         for match in _POWER.finditer(sides[k]):
             base, exponent = int(match[1]), int(match[2])
-            if exponent < 2 or base < 2 or exponent * len(match[1]) > 16:
-                continue
+            if exponent < 2 or base < 2 or exponent * len(match[1]) > 16 or _RAISED.match(sides[k], match.end()):
+                continue  # (3^2)^x = 9^x rewrites a base, it evaluates nothing
             value = Fraction(base ** exponent)
             if value <= MAX_POWER and value in written and is_reached(Fraction(base)):
                 out.add(value)
@@ -312,7 +315,8 @@ def license_before(builder, index: int, text: str) -> None:
         for eq, _check in builder.equations[index]:
             values.extend(chain_powers(eq.sides, builder.is_reached))
         licences.roots = {Fraction(f.result) for f in number_facts(text)  # "Since 4225 = 65^2": before 65 is read
-                          if f.kind == "root" and value_key(Fraction(f.arguments[0])) in builder.strict}
+                          if f.kind == "root" and value_key(Fraction(f.arguments[0])) in builder.strict
+                          and not builder.is_reached(Fraction(f.result))}
         values.extend(licences.roots)
     for value in values:
         builder.strict.add(value_key(value))
