@@ -22,6 +22,8 @@ from rewards.evidence.irrational import (approximate_answer_step, approximate_de
                                          irrational_coefficient, pi_coefficient)
 from rewards.evidence.latex_derivations import latex_answer_step
 from rewards.evidence.latex_steps import symbolic_checks
+
+from rewards.evidence.licences import Licences, license_before, license_facts
 from rewards.evidence.lexicon import ANGLES, Converted, problem_numbers, problem_unit_words, unit_constants, unit_words
 from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, StepFlow
 from rewards.evidence.operands import NEGATED, added_term
@@ -69,7 +71,7 @@ class DataflowBuilder:
 
     __slots__ = ("trace", "problem", "pnums", "constrained", "answer_value", "approx", "inexact", "aliases", "units",
                  "pnum_keys", "known", "converted", "strict", "reached_roots", "rules", "steps", "in_figure", "algebra",
-                 "links", "last_derived", "raw_derivations", "producers", "seen_steps", "equations")
+                 "links", "last_derived", "raw_derivations", "producers", "seen_steps", "equations", "licences")
 
     def __init__(self, trace: Trace) -> None:
         from rewards.checks.answers import approximate_value, named_value  # local: answers imports trace (one-way)
@@ -103,6 +105,7 @@ class DataflowBuilder:
         self.raw_derivations: dict[tuple[int, int], tuple] = {}  # (step, position) -> equation_derivation as read
         self.producers: dict[int | Fraction, int] = {}
         self.seen_steps: set[str] = set()
+        self.licences = Licences(problem if isinstance(problem, str) else "")  # facts and checked trials
         for rule in self.rules:
             rule.start(self)
 
@@ -194,10 +197,12 @@ class DataflowBuilder:
         for rule in self.rules:
             rule.before_step(self, flow, text)
         boxes = answer_boxes(text) if self.trace.answer and "=" in self.trace.answer else ()  # "\\boxed{x=5}"
+        license_before(self, index, text)  # a value tried and checked against the problem's equation is reached
         for position, (eq, check) in enumerate(self.equations[index]):
             self.read_equation(flow, (index, position), eq, check, boxes, text)
         for rule in self.rules:
             rule.after_step(self, flow, text)
+        license_facts(self, flow, text)  # a true fact about reached numbers derives its result
         self.read_wordy(flow, text)
         self.read_prose(flow, text)
         for value in [*flow.produced, *self.aliases]:
