@@ -22,7 +22,6 @@ from rewards.evidence.irrational import (approximate_answer_step, approximate_de
                                          irrational_coefficient, pi_coefficient)
 from rewards.evidence.latex_derivations import latex_answer_step
 from rewards.evidence.latex_steps import symbolic_checks
-
 from rewards.evidence.licences import Licences, license_before, license_facts
 from rewards.evidence.lexicon import ANGLES, Converted, problem_numbers, problem_unit_words, unit_constants, unit_words
 from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, StepFlow
