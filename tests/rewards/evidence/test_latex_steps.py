@@ -12,6 +12,7 @@ from rewards.adapters.trl_rewards import clear_cache, faithful_accuracy_reward, 
 from rewards.evidence.builder import build_dataflow
 from rewards.evidence.latex_steps import MAX_LINKS, symbolic_checks
 from rewards.parsing.trace import parse_trace
+from test_latex_derivations import RATIO, RATIO_GOLD, RATIO_VALID  # the ratio problem and its valid solution
 
 REWARD = RAFSConfig(missing_evidence="no_support")
 EVALUATION = RAFSConfig()
@@ -39,15 +40,6 @@ So \( x + 10 \) exceeds \( 10 - x \) by \(\boxed{2x}\)."""
 ROOTS = r"""Solve the imaginary part: \[ -r^2 + 4r + 5 = 0. \] Multiplying by -1: \[ r^2 - 4r - 5 = 0. \]
 Factoring: \[ (r - 5)(r + 1) = 0. \]"""
 
-RATIO = r"If $2x = 5y$ and $7y = 10z$, what is the value of $\frac{z}{x}$ expressed as a common fraction?"
-RATIO_GOLD = r"\frac{7}{25}"
-RATIO_VALID = r"""We have \[ 2x = 5y \Rightarrow x = \frac{5y}{2} \] and \[ 7y = 10z \Rightarrow y = \frac{10z}{7} \]
-
-Substituting, \[ x = \frac{5 \cdot \frac{10z}{7}}{2} = \frac{50z}{14} = \frac{25z}{7} \]
-
-So \[ \frac{z}{x} = \frac{z}{\frac{25z}{7}} = \frac{7}{25} \]
-
-The answer is \(\boxed{\frac{7}{25}}\)."""
 
 PADDING = r"""\[ (a + b)^2 = a^2 + 2ab + b^2 \]
 
