@@ -6,7 +6,7 @@ also introduce numbers legitimately. Two kinds are licensed here, each only thro
 
 * **A number fact** about reached numbers (:mod:`rewards.checks.number_facts`): ``The GCD of 3744 and 22100 is 52``
   after both were derived, ``the units digit of 16 is 6``, ``4225 = 65^2``, in a problem about its operation
-  (:func:`fact_called_for`: divisors or multiples, digits, roots or powers). The fact is an operation on its
+  (:func:`fact_called_for`: divisors or multiples, digits, roots, powers or logarithms). The fact is an operation on its
   arguments, verified with integer arithmetic, so its result is *derived* from them: the step produces it, uses the
   arguments and depends on their steps. A fact about a number nothing reached licenses nothing (a true fact about
   an invented number is still an invented number), and a false fact is no fact.
@@ -150,7 +150,7 @@ FACT_TOPICS: dict[str, re.Pattern] = {
     "gcd": re.compile(r"divis|divid|factor|multiple|common|gcd|lcm|simplif|lowest terms|relatively prime|coprime|"
                       r"left ?over|identical|evenly|same number", re.I),
     "units_digit": re.compile(r"digit", re.I),
-    "root": re.compile(r"\\sqrt|root|square|cube|\^|power|radical|exponent", re.I),
+    "root": re.compile(r"\\sqrt|root|square|cube|\^|power|radical|exponent|\\log|logarithm", re.I),
 }
 """The words of a problem that calls for each kind of number fact (``lcm`` as ``gcd``, ``power`` as ``root``; a gcd
 also for identical groups with nothing left over): a fact is licensed only in a problem about its operation.

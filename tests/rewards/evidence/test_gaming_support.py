@@ -61,6 +61,7 @@ def test_a_rounding_the_problem_calls_for_is_still_support():
     ("What is the units digit of $7^{35}$?", "units_digit", True),
     ("Compute $\\sqrt{4225}$.", "root", True),
     ("What is $2^{10}$?", "power", True),
+    ("Compute \\[\\log_{\\log_{\\log_2 256} 64} 256.\\]", "root", True),  # 256 = 2^8 in a logarithm problem
     (BAKER, "gcd", False),
     (BAKER, "units_digit", False),
     (BAKER, "root", False),
