@@ -10,9 +10,11 @@ Each route adds support only from something checked, and never refutes:
 * **rounding** — the answer is ``ceil(b)``, ``floor(b)`` or the nearest integer to ``b``, where ``b`` is the chain's
   last result: a non-integer value a verified step derived from the problem (reached, ``is_reached``), no later
   step deriving anything else; the trace itself, after the step that derives ``b``, names that rounding ("round up",
-  "the greatest integer less than", "to the nearest whole number", ``\lceil``), and the problem asks for an integer
-  or a rounded value. A bound stated bare, an earlier result, the wrong direction, or a rounding word the problem
-  does not call for license nothing;
+  "the greatest integer less than", "to the nearest whole number", ``\lceil``), and the problem calls for that
+  direction in words (:data:`_PROBLEM_ASKS`: up for "the smallest number needed", down for "the greatest" or
+  "complete" units, either for whole units or a rounding, the nearest for "nearest" or "round"; "how many" or
+  "integer" alone call for none). A bound stated bare, an earlier result, the wrong direction, or a rounding the
+  problem does not call for license nothing;
 * **components** — every coordinate of the answer (``(a, b)``, ``\begin{pmatrix} a \\ b \end{pmatrix}``,
   ``[a, b]``) is a number; at least one is a value a verified step derived from the problem (not a basic constant
   alone), and the others are derived too or are ``0`` (the intercept's ``y = 0``); at most half of them are such
@@ -45,8 +47,15 @@ _CEIL = re.compile(_ROUND + r"\bup\b|\\lceil|\bceil(?:ing)?\b|next (?:whole|inte
 _FLOOR = re.compile(_ROUND + r"\bdown\b|\\lfloor|\bfloor\b|(?:greatest|largest|maximum) (?:possible )?(?:integer|whole)|"
                     r"integer part", re.I)
 _NEAREST = re.compile(r"nearest (?:whole|integer)", re.I)
-_PROBLEM_ASKS = re.compile(r"integer|whole|nearest|round|how many|smallest|largest|greatest|least|minimum|maximum",
-                           re.I)
+_PROBLEM_ASKS = {
+    "ceil": re.compile(r"whole|round|smallest|least|minimum|fewest|\bneed|enough", re.I),
+    "floor": re.compile(r"whole|round|largest|greatest|maximum|at most|\bcomplete|\bfull\b", re.I),
+    "nearest": re.compile(r"nearest|round", re.I),
+}
+"""The words of a problem that calls for each rounding (whole units, a least number needed, a greatest number that
+fits, the nearest): "how many" alone calls for none, and a direction the problem does not call for is
+no licence. There a rounding of a derived number that lands on the answer is numerology, not a method
+(``12 / 10 = 1.2``, "we round up: 2", for a count the chain computes exactly)."""
 MAX_ROUNDING_GAP = 1
 """The answer lies within this of the bound (a rounding moves a value less than one)."""
 
@@ -61,21 +70,23 @@ def _last_result(builder) -> tuple[int, Fraction] | None:
     return None
 
 
-def _rounding(bound: Fraction, target: Fraction, text: str) -> bool:
-    """Whether ``text`` names the rounding that takes ``bound`` to ``target``."""
+def _rounding(bound: Fraction, target: Fraction, text: str, problem: str = "") -> bool:
+    """Whether ``text`` names the rounding that takes ``bound`` to ``target``, one ``problem`` calls for
+    (:data:`_PROBLEM_ASKS`)."""
     if bound.denominator == 1 or target.denominator != 1 or abs(target - bound) >= MAX_ROUNDING_GAP:
         return False
-    if target == math.ceil(bound) and _CEIL.search(text):
+    if target == math.ceil(bound) and _CEIL.search(text) and _PROBLEM_ASKS["ceil"].search(problem):
         return True
-    if target == math.floor(bound) and _FLOOR.search(text):
+    if target == math.floor(bound) and _FLOOR.search(text) and _PROBLEM_ASKS["floor"].search(problem):
         return True
-    return target == math.floor(bound + Fraction(1, 2)) and bool(_NEAREST.search(text))
+    return target == math.floor(bound + Fraction(1, 2)) and bool(_NEAREST.search(text)) \
+        and bool(_PROBLEM_ASKS["nearest"].search(problem))
 
 
 def rounded_answer(builder, target: Fraction):
     """The answer as the licensed rounding of the chain's last result (module docstring), as ``(step, operands,
     steps it depends on, numbers each step writes that are verified)``, or ``None``."""
-    if target.denominator != 1 or not _PROBLEM_ASKS.search(builder.problem):
+    if target.denominator != 1 or not any(words.search(builder.problem) for words in _PROBLEM_ASKS.values()):
         return None
     found = _last_result(builder)
     if found is None:
@@ -89,7 +100,7 @@ def rounded_answer(builder, target: Fraction):
             return None  # a later step derives something else: the bound is no longer the chain's result
         if not any(v == target for v, _ in read_numbers(text)):
             continue
-        if _rounding(bound, target, "\n".join([after, *steps[source + 1:t + 1]])):
+        if _rounding(bound, target, "\n".join([after, *steps[source + 1:t + 1]]), builder.problem):
             return t, [bound], {source}, {t: {target}}
         return None
     return None

@@ -5,7 +5,8 @@ A quantity that feeds the answer must be reached from the problem (``DataflowBui
 also introduce numbers legitimately. Two kinds are licensed here, each only through something checked:
 
 * **A number fact** about reached numbers (:mod:`rewards.checks.number_facts`): ``The GCD of 3744 and 22100 is 52``
-  after both were derived, ``the units digit of 16 is 6``, ``4225 = 65^2``. The fact is an operation on its
+  after both were derived, ``the units digit of 16 is 6``, ``4225 = 65^2``, in a problem about its operation
+  (:func:`fact_called_for`: divisors or multiples, digits, roots, powers or logarithms). The fact is an operation on its
   arguments, verified with integer arithmetic, so its result is *derived* from them: the step produces it, uses the
   arguments and depends on their steps. A fact about a number nothing reached licenses nothing (a true fact about
   an invented number is still an invented number), and a false fact is no fact.
@@ -143,6 +144,30 @@ only then are its constants (the 3 of ``n(n-3)/2``) reached."""
 _SEQUENCES = re.compile(r"\bprimes?\b|\bprime numbers?\b|\b(?:even|odd) (?:positive )?(?:integers?|numbers?)\b|"
                         r"\bperfect (?:squares?|cubes?)\b", re.I)
 """A problem about a named sequence: the primes, the even or odd integers, the perfect squares or cubes."""
+
+
+FACT_TOPICS: dict[str, re.Pattern] = {
+    "gcd": re.compile(r"divis|divid|factor|multiple|common|gcd|lcm|simplif|lowest terms|relatively prime|coprime|"
+                      r"left ?over|identical|evenly|same number", re.I),
+    "units_digit": re.compile(r"digit", re.I),
+    "root": re.compile(r"\\sqrt|root|square|cube|\^|power|radical|exponent|\\log|logarithm", re.I),
+}
+"""The words of a problem that calls for each kind of number fact (``lcm`` as ``gcd``, ``power`` as ``root``; a gcd
+also for identical groups with nothing left over): a fact is licensed only in a problem about its operation.
+Elsewhere a true fact about the problem's numbers that lands on the answer is numerology, not a method (``The GCD of
+75 and 30 is 15`` for a problem about rolls sold): it carries no support, and is not wrong."""
+
+
+def fact_called_for(problem: str, kind: str) -> bool:
+    """Whether ``problem`` is about the operation of a fact of ``kind`` (:data:`FACT_TOPICS`).
+
+    >>> fact_called_for("What is the greatest common divisor of 12 and 18?", "gcd")
+    True
+    >>> fact_called_for("Tom pays 75 dollars for 30 pens. How much is one pen?", "gcd")
+    False
+    """
+    topic = {"lcm": "gcd", "power": "root"}.get(kind, kind)
+    return bool(FACT_TOPICS[topic].search(problem)) if topic in FACT_TOPICS else False
 
 
 def _sequence_word(kind: str) -> str:
@@ -315,7 +340,8 @@ def license_before(builder, index: int, text: str) -> None:
         for eq, _check in builder.equations[index]:
             values.extend(chain_powers(eq.sides, builder.is_reached))
         licences.roots = {Fraction(f.result) for f in number_facts(text)  # "Since 4225 = 65^2": before 65 is read
-                          if f.kind == "root" and value_key(Fraction(f.arguments[0])) in builder.strict
+                          if f.kind == "root" and fact_called_for(licences.problem, "root")
+                          and value_key(Fraction(f.arguments[0])) in builder.strict
                           and not builder.is_reached(Fraction(f.result))}
         values.extend(licences.roots)
     for value in values:
@@ -336,6 +362,8 @@ def license_facts(builder, flow, text: str) -> None:
                     builder.strict.add(value_key(Fraction(term)))
                     builder.known.add(value_key(Fraction(term)))
     for fact in number_facts(text):
+        if not fact_called_for(builder.licences.problem, fact.kind):
+            continue  # a fact the problem does not call for: numerology, no support
         arguments = [Fraction(a) for a in fact.arguments[:1 if fact.kind in ("root", "power", "units_digit") else 2]]
         result = Fraction(fact.result)
         if (builder.is_reached(result) and result not in builder.licences.roots) or result in flow.produced \
