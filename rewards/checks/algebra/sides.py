@@ -41,6 +41,11 @@ _PROBE_DROP = re.compile(r"\\(?:log|lg)\s*_|(?<=(?<![\\A-Za-z])[A-Za-z])_(?=\d(?
                          r"|(?<=\d),(?=\d{3}(?!\d))")
 """What the refusal test ignores: ``\\log_2``'s subscript, a letter's numeric one (``s_1``, ``x_{12}``), LaTeX
 spacing ``\\, \\; \\: \\!``, ``1{,}000`` and ``1,000``."""
+_DEGREES = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])|°|\\degree(?![A-Za-z])")
+"""A degree mark (``20^\\circ``, ``20^{\\circ}``, ``20°``): a unit, dropped from an equation whose every angle is in
+degrees, so that ``2x + 20^\\circ = 180^\\circ`` reads as ``2x + 20 = 180``."""
+_TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan)(?![A-Za-z])|\\pi(?![A-Za-z])|\b(?:sin|cos|tan)\b")
+"""Where a degree mark is no mere unit: a trigonometric function's argument, or an equation in radians."""
 _DELIMS = re.compile(r"^\s*(?:\$\$|\$|\\\[|\\\()\s*|\s*(?:\$\$|\$|\\\]|\\\))\s*[.,;]?\s*$")
 _FUNCTION_POWER = re.compile(r"(?<![\\A-Za-z])[fghpqFGHPQ]\s*\^\s*\{?\s*-")
 """``f^{-1}``, ``g^-1``: an inverse function, not a power of a product."""
@@ -256,14 +261,19 @@ _TOP_EQUALS = re.compile(r"&?\s*=\s*&?")
 
 def equation_sides(text: str) -> tuple[str, str] | None:
     """The two sides of one equation's text: ``"2x + 3 &= 11"`` -> ``("2x + 3", "11")``; a chain ``A = B = C``
-    reads as ``A = C``; None without ``=`` or with ``==``, ``<=``, ``>=``, ``\\ne``.
+    reads as ``A = C``; None without ``=`` or with ``==``, ``<=``, ``>=``, ``\\ne``. Degree marks are dropped
+    (:data:`_DEGREES`) unless a trigonometric function or ``\\pi`` is written: the angle is then no mere unit.
 
     >>> equation_sides("$2x + 3 &= 11$"), equation_sides("10^x = 9990 + 10 = 10000"), equation_sides("x < 3")
     (('2x + 3', '11'), ('10^x', '10000'), None)
+    >>> equation_sides("2x + 20^\\circ = 180^{\\circ}"), equation_sides("\\sin 30^\\circ = x")[0][-4:]
+    (('2x + 20', '180'), 'circ')
     """
     if not isinstance(text, str) or len(text) > 2 * MAX_SIDE_CHARS + 20:
         return None
     body = _DELIMS.sub("", text.strip())
+    if not _TRIG.search(body):
+        body = _DEGREES.sub("", body)
     if "==" in body or re.search(r"[<>!]=|=[<>]", body):
         return None
     parts = [p.strip() for p in _TOP_EQUALS.split(body)]
