@@ -37,9 +37,11 @@ _STOP_RUNS = frozenset(
     "max min det dim ker arg".split())
 _REFUSED_TEXT = re.compile(r"\\(?:mathbf|bm|boldsymbol|vec|overline|overrightarrow|hat|bar|tilde|dot|ddot|prime|"
                            r"cancel|phantom|underbrace|overbrace)\b|[<>≤≥'_;:,]|\\\\")
-_PROBE_DROP = re.compile(r"\\(?:log|lg)\s*_|(?<=(?<![\\A-Za-z])[A-Za-z])_(?=\d(?!\d)|\{\d{1,2}\})|\\[,;:!]|\{,\}"
+_PROBE_DROP = re.compile(r"\\(?:log|lg)\s*_|(?<=(?<![\\A-Za-z])[A-Za-z])_(?=\d(?!\d)|\{\d{1,2}\}|[A-Za-z](?![A-Za-z])"
+                         r"|\{[A-Za-z]\})|\\[,;:!]|\{,\}"
                          r"|(?<=\d),(?=\d{3}(?!\d))")
-"""What the refusal test ignores: ``\\log_2``'s subscript, a letter's numeric one (``s_1``, ``x_{12}``), LaTeX
+"""What the refusal test ignores: ``\\log_2``'s subscript, a letter's numeric or one-letter one (``s_1``, ``x_{12}``,
+``h_a``, ``h_{c}``), LaTeX
 spacing ``\\, \\; \\: \\!``, ``1{,}000`` and ``1,000``."""
 _DEGREES = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])|°|\\degree(?![A-Za-z])")
 """A degree mark (``20^\\circ``, ``20^{\\circ}``, ``20°``): a unit, dropped from an equation whose every angle is in
@@ -96,8 +98,8 @@ def read_side(side: str) -> Side | None:
             letters = text[tok[2]:tok[3]]
             if " " in letters or not letters.isalpha():
                 return None
-            index = _subscript(raw, k) if len(letters) == 1 and letters not in _RESERVED else None
-            if index is not None:  # s_1, x_{12}: one unknown, named "s_1", "x_12"
+            index = _subscript(raw, k, text) if len(letters) == 1 and letters not in _RESERVED else None
+            if index is not None:  # s_1, x_{12}, h_a: one unknown, named "s_1", "x_12", "h_a"
                 name, skip = f"{letters}_{index[0]}", index[1]
                 if out and out[-1][0] in ("?", "n", ")", "}") and not (len(out) > 1 and out[-2][0] == "_"):
                     out.append(_TIMES)  # r_1r_2: a product
@@ -139,13 +141,17 @@ def read_side(side: str) -> Side | None:
     return Side(tuple(out), frozenset(names), _piecewise(out))
 
 
-def _subscript(raw: list, k: int) -> tuple[str, int] | None:
-    """``(digits, tokens after the letter)`` when the letter at ``raw[k]`` carries a numeric subscript (``_1``,
-    ``_{12}``); None otherwise (``a_n``, ``a_{n+1}``: an index that is itself an unknown is not read; ``x_12``,
+def _subscript(raw: list, k: int, text: str = "") -> tuple[str, int] | None:
+    """``(index, tokens after the letter)`` when the letter at ``raw[k]`` carries a numeric subscript (``_1``,
+    ``_{12}``) or a one-letter label (``h_a``, ``h_{c}``: the altitude to side ``a``, one unknown of its own, as
+    ``s_1`` is); None otherwise (``a_{n+1}``, ``x_{ab}``: an index that is an expression is not read; ``x_12``,
     which LaTeX sets as ``x_1 2``, is not read either)."""
     rest = raw[k + 1:k + 5]
     if len(rest) < 2 or rest[0][0] != "_":
         return None
+    label = rest[2] if len(rest) >= 4 and rest[1][0] == "{" and rest[3][0] == "}" else rest[1]
+    if label[0] in ("v", "x") and len(text[label[2]:label[3]]) == 1 and text[label[2]:label[3]].isalpha():
+        return text[label[2]:label[3]], 2 if label is rest[1] else 4
     if rest[1][0] == "n" and str(rest[1][1]).isdigit() and len(str(rest[1][1])) == 1:  # x_12 is x_1 times 2
         return str(rest[1][1]), 2
     if len(rest) >= 4 and rest[1][0] == "{" and rest[2][0] == "n" and str(rest[2][1]).isdigit() \
