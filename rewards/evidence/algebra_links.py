@@ -31,12 +31,15 @@ MATH-500 #114 on a loaded machine). The heaviest trace among MATH-500's gold and
 charges 42,208 tokens to the comparisons (0.15 s) and another 2,880 to the re-solves; an adversarial trace of
 comparisons that each spend their whole budget reaches the bound in about a second."""
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
-LONE_NAME = re.compile(r"\s*\{?\s*([A-Za-z])(?:_(?:(\d|[A-Za-z])|\{(\d{1,2}|[A-Za-z])\}))?\s*\}?\s*")
-"""x, {y}, s_1, x_{12}, h_a, h_{c}"""
+LONE_NAME = re.compile(r"\s*\{?\s*(?:([A-Za-z])(?:_(?:(\d|[A-Za-z])|\{(\d{1,2}|[A-Za-z])\}))?"
+                       r"|(?<!m)\\angle\s*(?:([A-Z]{1,3})|\{([A-Z]{1,3})\}))\s*\}?\s*")
+"""x, {y}, s_1, x_{12}, h_a, h_{c}, \\angle ACB"""
 
 
 def _name(match: re.Match) -> str:
     """The unknown a :data:`LONE_NAME` match names, spelt as :func:`rewards.checks.algebra.unknowns` spells it."""
+    if match.group(1) is None:
+        return "angle_" + (match.group(4) or match.group(5))
     index = match.group(2) or match.group(3)
     return match.group(1) + (f"_{index}" if index else "")
 

@@ -119,6 +119,16 @@ def read_side(side: str) -> Side | None:
                 out.append(("?", letter))
                 names.add(letter)
             continue
+        if kind == "c" and val == "angle":  # \angle ACB: one unknown, named "angle_ACB"
+            angle = _angle(raw, k, text)
+            if angle is None:
+                return None
+            skip = angle[1]
+            if out and out[-1][0] in ("?", "n", ")", "}"):
+                out.append(_TIMES)
+            out.append(("?", angle[0]))
+            names.add(angle[0])
+            continue
         if kind == "c":
             if val in _GREEK:
                 if out and out[-1][0] in ("?", "n", ")", "}"):
@@ -144,13 +154,15 @@ def read_side(side: str) -> Side | None:
 def _subscript(raw: list, k: int, text: str = "") -> tuple[str, int] | None:
     """``(index, tokens after the letter)`` when the letter at ``raw[k]`` carries a numeric subscript (``_1``,
     ``_{12}``) or a one-letter label (``h_a``, ``h_{c}``: the altitude to side ``a``, one unknown of its own, as
-    ``s_1`` is); None otherwise (``a_{n+1}``, ``x_{ab}``: an index that is an expression is not read; ``x_12``,
+    ``s_1`` is); None otherwise (``a_n``, ``a_{n+1}``, ``x_{ab}``: an index that is itself an unknown or an
+    expression is not read, :data:`_INDEX_LETTERS`; ``x_12``,
     which LaTeX sets as ``x_1 2``, is not read either)."""
     rest = raw[k + 1:k + 5]
     if len(rest) < 2 or rest[0][0] != "_":
         return None
     label = rest[2] if len(rest) >= 4 and rest[1][0] == "{" and rest[3][0] == "}" else rest[1]
-    if label[0] in ("v", "x") and len(text[label[2]:label[3]]) == 1 and text[label[2]:label[3]].isalpha():
+    letter = text[label[2]:label[3]] if label[0] in ("v", "x") else ""
+    if len(letter) == 1 and letter.isalpha() and letter not in _INDEX_LETTERS:
         return text[label[2]:label[3]], 2 if label is rest[1] else 4
     if rest[1][0] == "n" and str(rest[1][1]).isdigit() and len(str(rest[1][1])) == 1:  # x_12 is x_1 times 2
         return str(rest[1][1]), 2
@@ -159,6 +171,27 @@ def _subscript(raw: list, k: int, text: str = "") -> tuple[str, int] | None:
         return str(rest[2][1]), 4
     return None
 
+
+def _angle(raw: list, k: int, text: str) -> tuple[str, int] | None:
+    """``("angle_ACB", tokens after \\angle)`` for ``\\angle ACB`` or ``\\angle{B}`` at ``raw[k]``: an angle named
+    by one to three vertices is one unknown of its own (``\\angle ACB`` and ``\\angle BCA`` are two names for it,
+    read as two unknowns: a link missed, never one made). None for ``m\\angle A`` (a measure written as a product
+    with ``m``) or an angle named otherwise."""
+    if k > 0 and raw[k - 1][0] in ("v", "x"):
+        return None
+    rest = raw[k + 1:k + 4]
+    braced = len(rest) == 3 and rest[0][0] == "{" and rest[2][0] == "}"
+    label = rest[1] if braced else rest[0] if rest else None
+    if label is None or label[0] not in ("v", "x"):
+        return None
+    letters = text[label[2]:label[3]]
+    if not (1 <= len(letters) <= 3 and letters.isalpha() and letters.isupper()):
+        return None
+    return "angle_" + letters, 3 if braced else 1
+
+
+_INDEX_LETTERS = frozenset("ijkmn")
+"""Subscript letters that index a sequence (``a_n``, ``x_i``): ``a_n`` is not one unknown of its own."""
 
 _OPENERS = {"abs": "abs", "lfloor": "rfloor", "lceil": "rceil"}
 

@@ -65,3 +65,37 @@ def test_a_wrong_step_in_degrees_is_not_paid():
                       "So $x = \\boxed{75}$."], gold="75")
     assert not slipped.faithful
     assert slipped.score < _score(FAITHFUL).score
+
+
+# ---------------------------------------------------------------------------------------------- angles by name
+TRIANGLE = "In triangle $ABC$, $\\angle BAC = 90^\\circ$ and $\\angle ABC = 50^\\circ$. Find $\\angle ACB$ in degrees."
+SUM = "The angles of a triangle add up to $180^\\circ$: \\[ 90^\\circ + 50^\\circ + \\angle ACB = 180^\\circ \\]"
+SOLVED = "\\[ \\angle ACB = 180^\\circ - 140^\\circ = 40^\\circ \\]"
+
+
+@pytest.mark.parametrize("side, names", [
+    ("90 + 50 + \\angle ACB", {"angle_ACB"}),
+    ("\\angle{A} + \\angle B", {"angle_A", "angle_B"}),
+])
+def test_an_angle_named_by_its_vertices_is_one_unknown(side, names):
+    from rewards.checks.algebra import unknowns
+    assert unknowns(side) == frozenset(names)
+
+
+def test_angles_with_other_names_are_other_unknowns_and_a_measure_m_is_refused():
+    from rewards.checks.algebra import follows, unknowns
+    assert follows("\\angle A + \\angle B = 90", "\\angle A = 45") is not True
+    assert unknowns("m\\angle A + 1") is None
+
+
+def test_an_angle_solved_from_the_angle_sum_is_paid():
+    solved = _score([SUM, SOLVED, "So $\\angle ACB = \\boxed{40}$."], problem=TRIANGLE, gold="40")
+    assert solved.faithful
+    assert not any("ungrounded" in why for why in solved.reasons)
+
+
+def test_an_angle_computed_with_an_invented_number_earns_less():
+    # the cheapest completion: the subtraction with 140 written from nowhere, no equation it solves
+    invented = _score([SOLVED, "So $\\angle ACB = \\boxed{40}$."], problem=TRIANGLE, gold="40")
+    solved = _score([SUM, SOLVED, "So $\\angle ACB = \\boxed{40}$."], problem=TRIANGLE, gold="40")
+    assert not invented.faithful and invented.score < solved.score
