@@ -31,11 +31,15 @@ MATH-500 #114 on a loaded machine). The heaviest trace among MATH-500's gold and
 charges 42,208 tokens to the comparisons (0.15 s) and another 2,880 to the re-solves; an adversarial trace of
 comparisons that each spend their whole budget reaches the bound in about a second."""
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
-LONE_NAME = re.compile(r"\s*\{?\s*([A-Za-z])(?:_(?:(\d)|\{(\d{1,2})\}))?\s*\}?\s*")  # x, {y}, s_1, x_{12}
+LONE_NAME = re.compile(r"\s*\{?\s*(?:([A-Za-z])(?:_(?:(\d|[A-Za-z])|\{(\d{1,2}|[A-Za-z])\}))?"
+                       r"|(?<!m)\\angle\s*(?:([A-Z]{1,3})|\{([A-Z]{1,3})\}))\s*\}?\s*")
+"""x, {y}, s_1, x_{12}, h_a, h_{c}, \\angle ACB"""
 
 
 def _name(match: re.Match) -> str:
     """The unknown a :data:`LONE_NAME` match names, spelt as :func:`rewards.checks.algebra.unknowns` spells it."""
+    if match.group(1) is None:
+        return "angle_" + (match.group(4) or match.group(5))
     index = match.group(2) or match.group(3)
     return match.group(1) + (f"_{index}" if index else "")
 
@@ -228,6 +232,31 @@ class AlgebraTracker:
             return {}
         inside = (unknowns(source[0]) or frozenset()) | (unknowns(source[1]) or frozenset())
         return {n: self.bindings[n] for n in sorted(inside - names) if n in self.bindings}
+
+    def solved_by(self, sides: tuple[str, ...]) -> int | None:
+        r"""The step of the grounded equation (one of the last :data:`MAX_SOURCES`) that a computation assigned to a
+        name solves: ``h_c = \\frac{168}{25} = 6.72`` after ``84 = \\frac{1}{2} \\cdot 25 \\cdot h_c``, where
+        ``h_c = 6.72`` follows from the source by algebra. None when the first side is no name, the last no number,
+        or no grounded equation has that root.
+
+        >>> t = AlgebraTracker("")
+        >>> t.link(("84", "\\frac{1}{2} \\cdot 25 \\cdot h_c"), 3, lambda v: True).kind
+        'source'
+        >>> t.solved_by(("h_c", "\\frac{168}{25}", "6.72")), t.solved_by(("h_c", "\\frac{170}{25}", "6.8"))
+        (3, None)
+        """
+        if len(sides) < 3 or not LONE_NAME.fullmatch(sides[0]):
+            return None
+        pair = _algebraic((sides[0], sides[-1]))
+        if pair is None or _stated_value(pair) is None:
+            return None
+        for source, step, _root in reversed(self.sources[-MAX_SOURCES:]):
+            if not self._spend():
+                break
+            found = relation(source, pair)
+            if found.follows and not found.restated:
+                return step
+        return None
 
     def bind_computed(self, sides: tuple[str, ...], value: Fraction, index: int, symbolic: bool = False) -> None:
         """``x = \\frac{288}{72} = 4``, a verified computation assigned to a name: ``x`` may be put into later

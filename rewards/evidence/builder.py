@@ -226,6 +226,8 @@ class DataflowBuilder:
         for rule in self.rules:
             rule.on_equation(self, flow, eq, check)
         link, derivation = self.link_algebra(flow, at, eq, check, derivation, boxed)
+        if derivation is not None and derivation.kind == "computed" and check.ok is True and not boxed:
+            self.reach_solving(flow, at[0], eq)
         if roles is None and derivation is None and (link is None or link.kind != "source"):
             return
         scan = self.read_operands(flow, at[0], roles, derivation, link)
@@ -261,6 +263,21 @@ class DataflowBuilder:
             reach_rewrites(tuple(eq.sides), self.is_reached, self.strict)
         if len(eq.sides) > 2 and check.ok is not False and "frac" in text:  # "= \\frac53 = \\frac{600}{360}"
             rescaled(eq.sides, eq.values, self.is_reached, self.strict, self.known)
+
+    def reach_solving(self, flow: StepFlow, index: int, eq) -> None:
+        """``h_c = \\frac{168}{25} = 6.72`` after the grounded ``84 = \\frac{1}{2} \\cdot 25 \\cdot h_c``: the
+        computation solves that equation (:meth:`AlgebraTracker.solved_by`), so the one number it writes that
+        nothing reached (168, twice the area) is derived by the solving. At most one such number: with two, the
+        computation could be any pair of invented numbers that gives the root (``1000 - 993.28``)."""
+        middle = [v for side in eq.sides[1:-1] for v, _ in read_numbers(side)]
+        unreached = {value_key(v) for v in middle if not self.is_reached(v)}
+        if len(unreached) != 1:
+            return
+        step = self.algebra.solved_by(tuple(eq.sides))
+        if step is not None:
+            self.strict.update(unreached)
+            if step != index:
+                flow.depends_on.add(step)
 
     def link_algebra(self, flow: StepFlow, at: tuple[int, int], eq, check: EquationCheck, derivation, boxed: bool
                      ) -> tuple[AlgebraLink | None, tuple | None]:

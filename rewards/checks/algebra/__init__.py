@@ -70,9 +70,11 @@ What is read (safely: nothing is ever ``eval``-ed or ``sympify``-ed)
     letters as a product (``2ab``), Greek letters (``\theta``); never ``i`` or ``e`` (the imaginary unit, Euler's
     number). LaTeX: ``\frac \dfrac \sqrt \cdot \times \left( \right) ^{2} \pi \sin \log_2 \binom |..|``, ``$``,
     ``&=``, ``\boxed``. ``x(x+1)`` is a product, but ``f(x)``, ``g(``, ``h(``, ``p(``, ``q(`` are function notation
-    and refused; so are subscripts (but a single letter's numeric one names an unknown of its own: ``s_1``,
-    ``x_{12}``), primes, ``\pm``, inequalities, ``\text{..}`` labels, ``\dots``, sums, vectors
-    (``\mathbf``), degrees and any command not listed.
+    and refused; so are subscripts (but a single letter's numeric or one-letter one names an unknown of its own:
+    ``s_1``, ``x_{12}``, ``h_a``; not an index ``a_n``, ``x_i``), primes, ``\pm``, inequalities, ``\text{..}``
+    labels, ``\dots``, sums, vectors (``\mathbf``), a degree mark in a side alone and any command not listed. An
+    angle named by its vertices (``\angle ACB``) is one unknown; an equation's degree marks are dropped as a unit
+    (``2x + 20^\circ = 180^\circ``) unless it has a trigonometric function or ``\pi``.
 
 Bounds (model output is untrusted and this runs on a reward's hot path, off the main thread: no ``signal``)
     sides of at most :data:`MAX_SIDE_CHARS` characters and :data:`MAX_TOKENS` tokens (and the evaluator's own

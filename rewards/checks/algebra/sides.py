@@ -37,10 +37,17 @@ _STOP_RUNS = frozenset(
     "max min det dim ker arg".split())
 _REFUSED_TEXT = re.compile(r"\\(?:mathbf|bm|boldsymbol|vec|overline|overrightarrow|hat|bar|tilde|dot|ddot|prime|"
                            r"cancel|phantom|underbrace|overbrace)\b|[<>≤≥'_;:,]|\\\\")
-_PROBE_DROP = re.compile(r"\\(?:log|lg)\s*_|(?<=(?<![\\A-Za-z])[A-Za-z])_(?=\d(?!\d)|\{\d{1,2}\})|\\[,;:!]|\{,\}"
+_PROBE_DROP = re.compile(r"\\(?:log|lg)\s*_|(?<=(?<![\\A-Za-z])[A-Za-z])_(?=\d(?!\d)|\{\d{1,2}\}|[A-Za-z](?![A-Za-z])"
+                         r"|\{[A-Za-z]\})|\\[,;:!]|\{,\}"
                          r"|(?<=\d),(?=\d{3}(?!\d))")
-"""What the refusal test ignores: ``\\log_2``'s subscript, a letter's numeric one (``s_1``, ``x_{12}``), LaTeX
+"""What the refusal test ignores: ``\\log_2``'s subscript, a letter's numeric or one-letter one (``s_1``, ``x_{12}``,
+``h_a``, ``h_{c}``), LaTeX
 spacing ``\\, \\; \\: \\!``, ``1{,}000`` and ``1,000``."""
+_DEGREES = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])|°|\\degree(?![A-Za-z])")
+"""A degree mark (``20^\\circ``, ``20^{\\circ}``, ``20°``): a unit, dropped from an equation whose every angle is in
+degrees, so that ``2x + 20^\\circ = 180^\\circ`` reads as ``2x + 20 = 180``."""
+_TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan)(?![A-Za-z])|\\pi(?![A-Za-z])|\b(?:sin|cos|tan)\b")
+"""Where a degree mark is no mere unit: a trigonometric function's argument, or an equation in radians."""
 _DELIMS = re.compile(r"^\s*(?:\$\$|\$|\\\[|\\\()\s*|\s*(?:\$\$|\$|\\\]|\\\))\s*[.,;]?\s*$")
 _FUNCTION_POWER = re.compile(r"(?<![\\A-Za-z])[fghpqFGHPQ]\s*\^\s*\{?\s*-")
 """``f^{-1}``, ``g^-1``: an inverse function, not a power of a product."""
@@ -91,8 +98,8 @@ def read_side(side: str) -> Side | None:
             letters = text[tok[2]:tok[3]]
             if " " in letters or not letters.isalpha():
                 return None
-            index = _subscript(raw, k) if len(letters) == 1 and letters not in _RESERVED else None
-            if index is not None:  # s_1, x_{12}: one unknown, named "s_1", "x_12"
+            index = _subscript(raw, k, text) if len(letters) == 1 and letters not in _RESERVED else None
+            if index is not None:  # s_1, x_{12}, h_a: one unknown, named "s_1", "x_12", "h_a"
                 name, skip = f"{letters}_{index[0]}", index[1]
                 if out and out[-1][0] in ("?", "n", ")", "}") and not (len(out) > 1 and out[-2][0] == "_"):
                     out.append(_TIMES)  # r_1r_2: a product
@@ -111,6 +118,16 @@ def read_side(side: str) -> Side | None:
                     out.append(_TIMES)  # 2ab, x y: juxtaposition is a product (not \log_2 x)
                 out.append(("?", letter))
                 names.add(letter)
+            continue
+        if kind == "c" and val == "angle":  # \angle ACB: one unknown, named "angle_ACB"
+            angle = _angle(raw, k, text)
+            if angle is None:
+                return None
+            skip = angle[1]
+            if out and out[-1][0] in ("?", "n", ")", "}"):
+                out.append(_TIMES)
+            out.append(("?", angle[0]))
+            names.add(angle[0])
             continue
         if kind == "c":
             if val in _GREEK:
@@ -134,13 +151,19 @@ def read_side(side: str) -> Side | None:
     return Side(tuple(out), frozenset(names), _piecewise(out))
 
 
-def _subscript(raw: list, k: int) -> tuple[str, int] | None:
-    """``(digits, tokens after the letter)`` when the letter at ``raw[k]`` carries a numeric subscript (``_1``,
-    ``_{12}``); None otherwise (``a_n``, ``a_{n+1}``: an index that is itself an unknown is not read; ``x_12``,
+def _subscript(raw: list, k: int, text: str = "") -> tuple[str, int] | None:
+    """``(index, tokens after the letter)`` when the letter at ``raw[k]`` carries a numeric subscript (``_1``,
+    ``_{12}``) or a one-letter label (``h_a``, ``h_{c}``: the altitude to side ``a``, one unknown of its own, as
+    ``s_1`` is); None otherwise (``a_n``, ``a_{n+1}``, ``x_{ab}``: an index that is itself an unknown or an
+    expression is not read, :data:`_INDEX_LETTERS`; ``x_12``,
     which LaTeX sets as ``x_1 2``, is not read either)."""
     rest = raw[k + 1:k + 5]
     if len(rest) < 2 or rest[0][0] != "_":
         return None
+    label = rest[2] if len(rest) >= 4 and rest[1][0] == "{" and rest[3][0] == "}" else rest[1]
+    letter = text[label[2]:label[3]] if label[0] in ("v", "x") else ""
+    if len(letter) == 1 and letter.isalpha() and letter not in _INDEX_LETTERS:
+        return text[label[2]:label[3]], 2 if label is rest[1] else 4
     if rest[1][0] == "n" and str(rest[1][1]).isdigit() and len(str(rest[1][1])) == 1:  # x_12 is x_1 times 2
         return str(rest[1][1]), 2
     if len(rest) >= 4 and rest[1][0] == "{" and rest[2][0] == "n" and str(rest[2][1]).isdigit() \
@@ -148,6 +171,27 @@ def _subscript(raw: list, k: int) -> tuple[str, int] | None:
         return str(rest[2][1]), 4
     return None
 
+
+def _angle(raw: list, k: int, text: str) -> tuple[str, int] | None:
+    """``("angle_ACB", tokens after \\angle)`` for ``\\angle ACB`` or ``\\angle{B}`` at ``raw[k]``: an angle named
+    by one to three vertices is one unknown of its own (``\\angle ACB`` and ``\\angle BCA`` are two names for it,
+    read as two unknowns: a link missed, never one made). None for ``m\\angle A`` (a measure written as a product
+    with ``m``) or an angle named otherwise."""
+    if k > 0 and raw[k - 1][0] in ("v", "x"):
+        return None
+    rest = raw[k + 1:k + 4]
+    braced = len(rest) == 3 and rest[0][0] == "{" and rest[2][0] == "}"
+    label = rest[1] if braced else rest[0] if rest else None
+    if label is None or label[0] not in ("v", "x"):
+        return None
+    letters = text[label[2]:label[3]]
+    if not (1 <= len(letters) <= 3 and letters.isalpha() and letters.isupper()):
+        return None
+    return "angle_" + letters, 3 if braced else 1
+
+
+_INDEX_LETTERS = frozenset("ijkmn")
+"""Subscript letters that index a sequence (``a_n``, ``x_i``): ``a_n`` is not one unknown of its own."""
 
 _OPENERS = {"abs": "abs", "lfloor": "rfloor", "lceil": "rceil"}
 
@@ -256,14 +300,19 @@ _TOP_EQUALS = re.compile(r"&?\s*=\s*&?")
 
 def equation_sides(text: str) -> tuple[str, str] | None:
     """The two sides of one equation's text: ``"2x + 3 &= 11"`` -> ``("2x + 3", "11")``; a chain ``A = B = C``
-    reads as ``A = C``; None without ``=`` or with ``==``, ``<=``, ``>=``, ``\\ne``.
+    reads as ``A = C``; None without ``=`` or with ``==``, ``<=``, ``>=``, ``\\ne``. Degree marks are dropped
+    (:data:`_DEGREES`) unless a trigonometric function or ``\\pi`` is written: the angle is then no mere unit.
 
     >>> equation_sides("$2x + 3 &= 11$"), equation_sides("10^x = 9990 + 10 = 10000"), equation_sides("x < 3")
     (('2x + 3', '11'), ('10^x', '10000'), None)
+    >>> equation_sides("2x + 20^\\circ = 180^{\\circ}"), equation_sides("\\sin 30^\\circ = x")[0][-4:]
+    (('2x + 20', '180'), 'circ')
     """
     if not isinstance(text, str) or len(text) > 2 * MAX_SIDE_CHARS + 20:
         return None
     body = _DELIMS.sub("", text.strip())
+    if not _TRIG.search(body):
+        body = _DEGREES.sub("", body)
     if "==" in body or re.search(r"[<>!]=|=[<>]", body):
         return None
     parts = [p.strip() for p in _TOP_EQUALS.split(body)]

@@ -104,11 +104,18 @@ def test_identical_expressions():
 @pytest.mark.parametrize("side", [
     "f(x) + 1", "g(2)", r"f^{-1}(6)", "x_n + 2", "ab_1 + 2", "x' + 1", r"\mathbf{v} + 1", r"x \pm 2",
     r"\text{apples} + x",
-    r"\sum_{k=1}^n k", r"x + \dots", "2i + 1", "e^x", r"x^\circ", "AB + 1", "abcd + 1",
+    r"\sum_{k=1}^n k", r"x + \dots", "2i + 1", "e^x", "AB + 1", "abcd + 1",
 ])
 def test_notation_that_is_not_algebra_in_one_reading_is_refused(side):
     assert unknowns(side) is None
     assert follows(f"{side} = 3", "x = 1") is None
+
+
+def test_a_degree_mark_is_a_unit_in_an_equation_and_no_algebra_in_a_side_alone():
+    assert unknowns(r"x^\circ") is None  # a side alone: x to the power "circ" is no algebra
+    assert follows(r"2x + 20^\circ = 180^\circ", r"x = 80^\circ") is True  # an equation in degrees
+    assert follows(r"2x + 20^\circ = 180^\circ", "x = 75") is False
+    assert follows(r"\sin x^\circ = 1", "x = 90") is None  # inside a trigonometric function: not dropped
 
 
 def test_juxtaposition_greek_and_products():
