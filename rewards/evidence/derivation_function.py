@@ -632,8 +632,8 @@ def derivation_function(trace: Trace, flow: Dataflow,
     if not derivations:
         return None
     lenient = _given_expression(trace.problem)
-    last = max(max(d) for d in derivations)
-    if any(step <= last for step, _ in flow.links):
+    on_the_way = frozenset().union(*derivations)
+    if any(step in on_the_way for step, _ in flow.links):
         return None  # algebra (an equation with unknowns) on the way: its links are not read here
     answer = flow.answer_value
     target = answer if answer in flow.steps[flow.answer_step].produced else answer / 100

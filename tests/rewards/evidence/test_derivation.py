@@ -113,6 +113,36 @@ def test_percent_unit_and_repeated_readings():
     assert f is not None and f.degenerate is None
 
 
+@pytest.mark.parametrize("prefix", [
+    "Note that \\[ (a+b)^2 = a^2 + 2ab + b^2 \\]\n",
+    "Let y be the baskets. Then 5y = 35, so y = 7.\n",
+])
+@pytest.mark.parametrize("text", [
+    "16 + 16 * 100 / 1600 * 2 = 18\n#### 18",
+    "16 + 2 = 18\n18 + 2 * 300 / 3 - 200 = 18\n#### 18",
+    "4 / 4 * 10 + 16 / 16 * 3 / 3 * 2 / 2 * 2 * 4 = 18\n#### 18",
+])
+def test_algebra_off_the_way_does_not_hide_a_construction(prefix, text):
+    # an equation with unknowns that feeds nothing (an identity, an unrelated solved equation) before a constructed
+    # derivation: the construction is read as it is without it, degenerate, and earns less than the faithful trace
+    f = function(DUCKS, prefix + text)
+    assert f is not None and f.degenerate is not None, f
+    for reward in (get_rafs_reward(cache=False), get_faithful_accuracy_reward(cache=False)):
+        gamed, faithful = reward([DUCKS, DUCKS], [prefix + text, GOLD], answer=["18", "18"])
+        assert gamed < faithful
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "an equation with unknowns that derives a value the construction then writes as a literal ('y + 7 = 9' gives "
+    "y = 2, and the construction ends '* 2'): the reading takes the literal for the algebra's opaque value, builds "
+    "no function, and the construction is paid as the faithful trace is (faithful_accuracy 1.0). Closing it means "
+    "reading such a literal as the problem's equal quantity where the algebra's value feeds nothing else"))
+def test_algebra_whose_value_a_construction_writes_does_not_hide_it():
+    text = "Let y be the baskets. Then y + 7 = 9, so y = 2.\n16 + 16 * 100 / 1600 * 2 = 18\n#### 18"
+    f = function(DUCKS, text)
+    assert f is not None and f.degenerate is not None, f
+
+
 def test_no_function_where_the_reading_cannot_follow():
     # a root, an algebra link, an operand the reading cannot name, no derived answer
     assert function("A square has area 16. What is its side?", "\\sqrt{16} = 4\n#### 4") is None
