@@ -75,6 +75,19 @@ def test_answer_phrases_in_text_outside_ascii_match_the_case_insensitive_scan(an
     assert sum(ascii_lowered(t) is None for t in texts_outside_ascii) > 1_000  # and the scan still runs on the rest
 
 
+def _checked_gated_and_ungated(module, steps: tuple[str, ...]) -> list:
+    """``module.check_trace(steps)`` with its trace gate, asserted equal to the findings with the gate admitting
+    every trace."""
+    gated = module.check_trace(steps, "")
+    saved = module._may_hold_any
+    module._may_hold_any = lambda _steps: True
+    try:
+        assert module.check_trace(steps, "") == gated, module.__name__
+    finally:
+        module._may_hold_any = saved
+    return gated
+
+
 def test_claim_checkers_gate_only_the_steps_they_read():
     rng = random.Random(11)
     claims = ["x = 5, so 2x = 11", "the midpoint of (1, 2) and (3, 4) is (2, 5)", "1 + 2 + ... + 10 = 56",
@@ -88,13 +101,7 @@ def test_claim_checkers_gate_only_the_steps_they_read():
             head[rng.randrange(len(head))] = rng.choice(claims)
         steps = tuple(head + tail)
         for module in (assignments, coordinates, sequences):
-            gated = module.check_trace(steps, "")
-            saved = module._may_hold_any
-            module._may_hold_any = lambda _steps: True
-            try:
-                assert module.check_trace(steps, "") == gated, module.__name__
-            finally:
-                module._may_hold_any = saved
+            gated = _checked_gated_and_ungated(module, steps)
             assert all(k < module.MAX_STEPS for k, _ in gated)
             found += len(gated)
     assert found >= 10  # the comparison covers refuted claims, not only empty lists
@@ -197,13 +204,7 @@ def test_long_traces_are_gated_a_chunk_at_a_time_with_the_same_findings(answers)
             if any(step_gate(s) for s in steps):
                 admitted += 1
                 assert module._may_hold_any(steps), module.__name__
-            gated = module.check_trace(steps, "")
-            saved = module._may_hold_any
-            module._may_hold_any = lambda _steps: True
-            try:
-                assert module.check_trace(steps, "") == gated, module.__name__
-            finally:
-                module._may_hold_any = saved
+            gated = _checked_gated_and_ungated(module, steps)
             found += len(gated)
     assert admitted >= 30 and found >= 5, (admitted, found)
     assert not gates.admits(["2 + 2 = 4"] * 300, lambda text: "mod" in text)
