@@ -5,7 +5,7 @@ A profile hook (:func:`sys.setprofile`) watches one call of ``rafs_reward`` in t
 so no pool worker takes it) after a warm-up call on another problem (imports and lazy loads are paid there): every
 Python call whose function lives in a ``rewards`` module, made from code in another ``rewards`` module (or from
 outside the package), counts as one *entry* into that module. It prints the number of modules
-entered, the entries in all, and the modules by entries — the measure behind ``docs/architecture.md``'s picture of
+entered, the entries in all, the lines those modules hold, and the modules by entries — the measure behind ``docs/architecture.md``'s picture of
 the path (the architecture issue asks for each module entered once, in at most 8 modules).
 
     python benchmarks/reward_path.py                       # the duck-eggs GSM8K completion
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -68,6 +69,15 @@ def module_entries(problem: str, completion: str, answer: str | None) -> collect
     return entries
 
 
+def module_lines(module: str) -> int:
+    """Lines of a ``rewards`` module's source file (a package's ``__init__.py``)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return 0
+    with open(spec.origin, encoding="utf-8") as source:
+        return sum(1 for _ in source)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problem", default=PROBLEM)
@@ -76,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ["RAFS_NUM_WORKERS"] = "1"
     entries = module_entries(args.problem, args.completion, args.answer or None)
-    print(f"{len(entries)} modules entered, {sum(entries.values())} entries in all")
+    lines = sum(module_lines(m) for m in entries)
+    print(f"{len(entries)} modules entered, {sum(entries.values())} entries in all; the modules hold {lines:,} lines")
     for module, count in entries.most_common():
         print(f"{count:6d}  {module}")
     return 0
