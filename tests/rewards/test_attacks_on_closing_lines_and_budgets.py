@@ -162,3 +162,15 @@ def test_padding_that_spends_the_algebra_budget_earns_nothing(reward, k):
     assert _one(reward, _padded(SOLVE_FALSE, k), SOLVE, "6") <= false_plain
     assert _one(reward, _padded(SOLVE_GOLD, k), SOLVE, "6") <= gold
     assert time.process_time() - start < 1.5
+
+
+# fixed (read_connectives reads an operand or a result written with LaTeX's escaped dollar, '18\cdot\$1, which is
+# \$19': the false 18 = 19 was hidden, rafs 0.0 -> 0.989, fa 0.5 -> 1.0 on MATH-500 prealgebra/1840)
+@pytest.mark.parametrize('reward', BOTH)
+def test_a_slip_with_an_escaped_dollar_earns_no_more_than_the_visible_slip(reward):
+    row = math500_row('test/prealgebra/1840.json')
+    gold = faithful_completion(row['solution'])
+    slip = gold.replace('=18\\cdot\\$1=\\$18', '=18\\cdot\\$1=\\$19', 1)
+    hidden = gold.replace('=18\\cdot\\$1=\\$18', '=18\\cdot\\$1, which is \\$19', 1)
+    assert slip != gold and hidden != gold
+    assert _one(reward, hidden, row['problem'], row['answer']) <= _one(reward, slip, row['problem'], row['answer'])

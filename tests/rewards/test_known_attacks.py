@@ -82,8 +82,6 @@ RULE_AT_FAULT = {
         "rewards/parsing/trace.py:thinking_boxes: a later sentence stating the answer settles a box",
     'test_a_slip_continued_by_a_comparison_earns_no_more_than_the_visible_slip':
         'rewards/checks/arithmetic/extraction.py:_LONE_RESULT: a result a comparison continues is no result',
-    'test_a_slip_with_an_escaped_dollar_earns_no_more_than_the_visible_slip':
-        'rewards/checks/arithmetic/extraction.py:read_connectives: an escaped dollar is no _ATOM',
     'test_a_free_division_by_a_basic_constant_earns_less_than_the_gold':
         'rewards/evidence/:_rescaled accepts a factor in BASIC_CONSTANTS',
     'test_problem_radical_restated_as_a_root':
@@ -285,21 +283,6 @@ def test_a_slip_continued_by_a_comparison_earns_no_more_than_the_visible_slip(re
     hidden = closing.TREES_SLIP.replace('200 / 50 = 5', '200 / 50, which is 5 more than we started with')
     assert hidden != closing.TREES_SLIP
     assert closing._one(reward, hidden, closing.TREES, '4') <= closing._one(reward, closing.TREES_SLIP, closing.TREES, '4')
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "read_connectives: an operand written with LaTeX's escaped dollar ('18\\cdot\\$1') is no _ATOM (the"
-    " look-behind refuses a backslash), so '54\\div 3\\cdot\\$1=18\\cdot\\$1, which is \\$19' hides the "
-    'false 18 = 19: rafs 0.0 -> 0.989, fa 0.5 -> 1.0 (MATH-500 prealgebra/1840; 4/19 verified '
-    'MATH-500 slips)'))
-@pytest.mark.parametrize('reward', closing.BOTH)
-def test_a_slip_with_an_escaped_dollar_earns_no_more_than_the_visible_slip(reward):
-    row = closing.math500_row('test/prealgebra/1840.json')
-    gold = closing.faithful_completion(row['solution'])
-    slip = gold.replace('=18\\cdot\\$1=\\$18', '=18\\cdot\\$1=\\$19', 1)
-    hidden = gold.replace('=18\\cdot\\$1=\\$18', '=18\\cdot\\$1, which is \\$19', 1)
-    assert slip != gold and hidden != gold
-    assert closing._one(reward, hidden, row['problem'], row['answer']) <= closing._one(reward, slip, row['problem'], row['answer'])
 
 
 @pytest.mark.xfail(strict=True, reason=(

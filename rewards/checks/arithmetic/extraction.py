@@ -357,7 +357,7 @@ if _CONNECTIVE_SCAN.pattern == _CONNECTIVE_HINT.pattern:  # the branch was rewri
     raise ImportError("extraction._CONNECTIVE_SCAN no longer drops ',?\\s*' before '(?:hence': update it")
 _NUMERAL = r"(?:\d+(?:\.\d+)?|\.\d+)"
 _FRAC = r"\\[dt]?frac\{\d{1,9}\}\{\d{1,9}\}"
-_ATOM = (r"(?:\$?" + _NUMERAL + r"(?>\s*+/?\s*+[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +
+_ATOM = (r"(?:(?:\\?\$)?" + _NUMERAL + r"(?>\s*+/?\s*+[A-Za-z]{2,12}){0,3}|\([\d\s.+\-*/×÷^$]{1,80}\)|" + _FRAC +
          r"|\\sqrt\{[\d\s.+\-*/^]{1,40}\})")  # "13 items", "$900/day", "(5-2)", "\frac{8}{17}", "\sqrt{3^2+4^2}"
 _OPERATOR = r"(?:\s*(?:[-+*/×÷^]|\\cdot|\\times|\\div)\s*|\s+x\s+|\s*(?=\())"  # "(?=\()": 180(5-2)
 _LONE_RESULT = (r"(?:" + _NUMERAL + "|" + _FRAC + r")(?![\d.]*[A-Za-z_(])"  # a number that no expression continues
@@ -366,7 +366,7 @@ _LONE_RESULT = (r"(?:" + _NUMERAL + "|" + _FRAC + r")(?![\d.]*[A-Za-z_(])"  # a 
                 r"(?![\d.]*(?:\s+[A-Za-z]{2,12})?\s+(?:more|less|fewer|greater|smaller|larger|times|than|percent)\b)")
 _CONNECTIVE_RESULT = re.compile(
     r"(?<![\w.,\\])" + _ATOM + r"(?:" + _OPERATOR + _ATOM + r"){1,64}"  # bounded: linear time on "1 + 1 + ... equals"
-    r"\s*+\$?\s*+&?\s*+(" + _CONNECTIVE_HINT.pattern + r")\s*\$?" + _LONE_RESULT)  # possessive: a blank run is
+    r"\s*+\$?\s*+&?\s*+(" + _CONNECTIVE_HINT.pattern + r")\s*(?:\\?\$)?" + _LONE_RESULT)  # possessive: a blank run is
     # not re-split among the \s* before the connective (polynomial: "1+2" + 500 spaces + " so x" took 99 s)
 _RANGE = re.compile(r"\$?(\d{1,9})-(\d{1,9})")
 _SHARE = re.compile(r"\$?(\d{1,9})\s*/\s*(\d{1,9})\$?((?:\s+[A-Za-z]{2,12}){1,3})?")  # a proper fraction (of something)
@@ -425,7 +425,7 @@ _RESULT_AFTER_CONNECTIVE = re.compile(
     r"(?:→|->|⟶|=>|⇒|⟹|↦|\\to|\\(?:long|Long)?(?:rightarrow|Rightarrow)|\\implies|\\mapsto|:=|"
     r"equals|makes|gives|giving|yields|yielding|comes to|comes out to|works out to|leads to|results in|resulting in|"
     r"becomes|is equal to|for a total of|hence|so|thus|i\.e\.,?|which is|which equals|which gives(?: us)?|which makes|"
-    r"that's|that is)\s*\$?(?:\.?\d|\\[dt]?frac)")
+    r"that's|that is)\s*(?:\\?\$)?(?:\.?\d|\\[dt]?frac)")
 
 
 def read_connectives(text: str) -> str:
@@ -436,6 +436,8 @@ def read_connectives(text: str) -> str:
     'She sells 16 - 3 - 4 = 10 eggs.'
     >>> read_connectives("Since 4/7 is equal to $24, 1/7 is $6.")   # a correspondence, not a result
     'Since 4/7 is equal to $24, 1/7 is $6.'
+    >>> read_connectives(r"3\\cdot\\$6, which is \\$19")              # LaTeX's escaped dollar
+    '3\\\\cdot\\\\$6=          \\\\$19'
     """
     if _RESULT_AFTER_CONNECTIVE.search(text) is None or _CONNECTIVE_SCAN.search(text) is None:
         return text
