@@ -1,0 +1,151 @@
+r"""A count answered by listing what it counts, each listed item checked against the problem's conditions.
+
+"For how many two-digit primes is the sum of the digits equal to 8?" — the solution lists the two-digit numbers
+whose digits sum to 8, strikes the composites, and writes "17, 53, and 71 are prime. Hence the answer is 3." No
+equation computes 3: the count *is* the list. Here a list is checked and the count it gives reaches the answer:
+
+* **A complete list** (:func:`license_members`). The problem's conditions on the integers it asks about are read
+  (:func:`rewards.checks.conditions.problem_conditions`: a multiple of 6, a factor of 14, prime, two-digit, digits
+  summing to 8, less than 25, ...) and the set they describe is enumerated over the range the bounds give
+  (:func:`~rewards.checks.conditions.condition_sets`; at least one condition beyond the bounds). A step that
+  writes a list of integers (``17, 53, and 71``; ``1 \quad 2 \quad 7 \quad 14``) whose items are distinct and are
+  *exactly* that set — every item satisfies every condition, and none is missing — licenses its items: they are
+  reached (not numbers from nowhere). A condition the reader misses or reads negated is left out, which makes the
+  described set larger, so the faithful list no longer equals it: a misread withholds support, never grants it.
+* **The count of it** (:func:`enumerated_count`). In a problem that asks for a count ("how many", "number of"),
+  an answer no equation derived is reached when a step at or after such a list states the list's size as the
+  count (``a total of 9``, ``There are 7 such numbers``, ``\boxed{3}``) and the size equals the answer. The step
+  then produces the answer, uses the listed items and depends on the list's step.
+
+What this does not pay — each pinned in ``tests/rewards/evidence/test_enumerations.py`` as earning no more than
+the bare answer: a count stated with no list; a list with a duplicate, a padded list, a list with an item that
+fails a condition, a list of true but unrelated numbers (``1, 2, 3, 4``), a list one short; a count whose size
+differs from the list's; a list in a problem whose conditions are not read. Nothing here refutes.
+
+What a checked condition is worth on the answer itself: nothing by itself. ``2220 is a multiple of 30 and uses
+only the digits 0 and 2`` shows the answer is *a* solution, not that the reasoning derived it nor that it is the
+least; a bare answer that satisfies every condition would otherwise earn support. The checker's use is the list
+above — where the check applies to every member of a set the trace writes out in full, so the list, not the
+answer, is what is verified.
+
+Bounds: lists of at most :data:`~rewards.checks.conditions.MAX_MEMBERS` items; the problem's sets are enumerated
+once per trace (:data:`~rewards.checks.conditions.MAX_RANGE` integers at most).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from rewards.checks.conditions import MAX_MEMBERS, condition_sets, problem_conditions
+from rewards.evidence.quantities import value_key
+
+_COUNT_ASKED = re.compile(r"\bhow many\b|\bnumber of\b", re.I)
+_STRIP = re.compile(r"\$|\\[()\[\]]|\\(?:quad|qquad|,|;|:|!)|\\text\{\s*(?:and|or)\s*\}|~")
+_ITEM = re.compile(r"(?<![\w.^_{/\\])-?\d{1,7}(?![\w^/]|\.\d|\s*[(!])")
+_SEPARATOR = re.compile(r"\s*(?:,|;)?\s*(?:(?:and|or)\s+)?")
+_COUNT_WORDS = {1: ("one", "only one"), 2: ("two",), 3: ("three",), 4: ("four",), 5: ("five",), 6: ("six",),
+                7: ("seven",), 8: ("eight",), 9: ("nine",), 10: ("ten",), 11: ("eleven",), 12: ("twelve",)}
+
+
+def listed_runs(text: str) -> list[tuple[int, ...]]:
+    r"""The lists of integers ``text`` writes: runs of at least two integers separated only by commas, ``and``,
+    ``or`` or spacing (``17, 53, and 71``; ``$1$, $2$, $7$, and $14$``; ``1 \quad 2 \quad 7``), each in order.
+
+    >>> listed_runs(r"The factors are $1$, $2$, $7$, and $14$; so $14 = 2 \cdot 7$.")
+    [(1, 2, 7, 14)]
+    >>> listed_runs("Between 3 and 5 there is 4.")
+    [(3, 5)]
+    """
+    flat = _STRIP.sub(" ", text[:20000])
+    runs: list[tuple[int, ...]] = []
+    current: list[int] = []
+    end = -1
+    for m in _ITEM.finditer(flat):
+        if current and _SEPARATOR.fullmatch(flat[end:m.start()]):
+            current.append(int(m[0]))
+        else:
+            if len(current) >= 2:
+                runs.append(tuple(current))
+            current = [int(m[0])]
+        end = m.end()
+    if len(current) >= 2:
+        runs.append(tuple(current))
+    return [r for r in runs if len(r) <= MAX_MEMBERS]
+
+
+def _problem_sets(builder) -> tuple[list[frozenset[int]], tuple[int, ...]]:
+    """The sets the problem's conditions describe and the numbers the problem writes for those conditions (read
+    once per trace, kept on the builder's licences)."""
+    licences = builder.licences
+    if licences.members is None:
+        conditions = problem_conditions(licences.problem) if licences.problem else []
+        sets = [frozenset(s) for s in condition_sets(conditions) if len(s) >= 2]
+        plain = [c for c in conditions if c.kind not in ("lower", "upper", "between")]
+        candidates = [frozenset(s) for c in (plain if len(plain) > 1 else ())  # one condition not yet applied
+                      for s in condition_sets([x for x in conditions if x is not c]) if len(s) >= 2]
+        licences.members = (sets, tuple(dict.fromkeys(n for c in conditions for n in c.named)),
+                            [s for s in candidates if s not in sets])
+    return licences.members
+
+
+def license_members(builder, flow, text: str) -> None:
+    """A list in the step of ``flow`` that is exactly a set the problem's conditions describe (distinct items, none
+    missing, none extra) reaches its items and is recorded for :func:`enumerated_count`; the step uses the
+    problem's quantities that state those conditions."""
+    if not re.search(r"\d\s*(?:\$\s*)?(?:,|\band\b|\\quad)", text):
+        return
+    sets, named, candidates = _problem_sets(builder)
+    if not sets:
+        return
+    for run in listed_runs(text):
+        if len(set(run)) == len(run) and frozenset(run) in candidates:  # the candidates, one condition to go
+            for item in run:
+                builder.strict.add(value_key(Fraction(item)))
+                builder.known.add(value_key(Fraction(item)))
+        elif len(set(run)) == len(run) and frozenset(run) in sets:
+            for item in run:
+                builder.strict.add(value_key(Fraction(item)))
+                builder.known.add(value_key(Fraction(item)))
+            flow.used.extend(q for q in dict.fromkeys(Fraction(abs(n)) for n in named)
+                             if value_key(q) in builder.pnum_keys and q not in flow.used)
+            builder.licences.enumerated.append((flow.index, run))
+
+
+def _states_count(text: str, count: int) -> bool:
+    r"""Whether ``text`` states ``count`` as a count: boxed, or as a number (or its word) followed within a few
+    words by what is counted or preceded by "total of", "there are", "answer is"."""
+    low = text.lower()
+    if re.search(r"\\boxed\{\s*" + str(count) + r"\s*\}", low):
+        return True
+    words = [re.escape(w) for w in _COUNT_WORDS.get(count, ())]
+    number = r"(?<![\d.,])(?:" + "|".join([str(count)] + [r"\b" + w + r"\b" for w in words]) + r")(?![\d.]\d|\d)"
+    for m in re.finditer(number, low):
+        before, after = low[max(0, m.start() - 30):m.start()], low[m.end():m.end() + 40]
+        if re.search(r"total of|there (?:are|is)|answer is|count is|we have|gives us|number of \w+ is|leaves us with|exactly",
+                     before) and not re.search(r"[=+\-*/^]\s*$", before):
+            return True
+        if re.match(r"[\s$\\)}]*(?:such |possible |different |distinct |positive |)(?:\w+[- ])?"
+                    r"(?:numbers?|integers?|values?|elements?|primes?|multiples?|factors?|divisors?|solutions?|"
+                    r"ways?|pairs?|members?|items?|terms?|choices?|digits?|possibilities)\b", after):
+            return True
+    return False
+
+
+def enumerated_count(builder, target: Fraction):
+    """``(step, operands, steps it depends on, numbers each step writes that are verified)`` for a count answer
+    that is the size of a licensed list (module docstring), or ``None``."""
+    enumerated = builder.licences.enumerated
+    if not enumerated or target.denominator != 1 or not 2 <= target <= MAX_MEMBERS \
+            or not _COUNT_ASKED.search(builder.licences.problem):
+        return None
+    steps = builder.trace.steps
+    for index, run in reversed(enumerated):
+        if len(run) != target:
+            continue
+        for t in range(index, len(steps)):
+            if _states_count(steps[t], int(target)):
+                items = [Fraction(v) for v in run]
+                written = {index: set(items), t: {target, *items}}
+                return t, items, {index}, written
+    return None
