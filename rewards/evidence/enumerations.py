@@ -9,18 +9,23 @@ equation computes 3: the count *is* the list. Here a list is checked and the cou
   summing to 8, less than 25, ...) and the set they describe is enumerated over the range the bounds give
   (:func:`~rewards.checks.conditions.condition_sets`; at least one condition beyond the bounds). A step that
   writes a list of integers (``17, 53, and 71``; ``1 \quad 2 \quad 7 \quad 14``) whose items are distinct and are
-  *exactly* that set — every item satisfies every condition, and none is missing — licenses its items: they are
-  reached (not numbers from nowhere). A condition the reader misses or reads negated is left out, which makes the
-  described set larger, so the faithful list no longer equals it: a misread withholds support, never grants it.
+  *exactly* that set — every item satisfies every condition, and none is missing — is recorded, and so is a list
+  that is exactly the set of all the conditions but one (the candidates, before the last condition strikes some).
+  A condition the reader misses or reads negated is left out, which makes the described set larger, so the
+  faithful list no longer equals it: a misread withholds support, never grants it. The items are not made
+  *reached*: arithmetic on them (``26 - 17 = 9``, ``9/3 = 3``) derives nothing.
 * **The count of it** (:func:`enumerated_count`). In a problem that asks for a count ("how many", "number of"),
   an answer no equation derived is reached when a step at or after such a list states the list's size as the
   count (``a total of 9``, ``There are 7 such numbers``, ``\boxed{3}``) and the size equals the answer. The step
-  then produces the answer, uses the listed items and depends on the list's step.
+  then produces the answer, uses the listed items and depends on the list's step (which uses the problem's
+  numbers of the conditions); the items and candidates the steps from the first list to the count's name are no
+  numbers from nowhere.
 
 What this does not pay — each pinned in ``tests/rewards/evidence/test_enumerations.py`` as earning no more than
 the bare answer: a count stated with no list; a list with a duplicate, a padded list, a list with an item that
 fails a condition, a list of true but unrelated numbers (``1, 2, 3, 4``), a list one short; a count whose size
-differs from the list's; a list in a problem whose conditions are not read. Nothing here refutes.
+differs from the list's; a list in a problem whose conditions are not read; arithmetic on listed items that lands
+on the answer. Nothing here refutes.
 
 What a checked condition is worth on the answer itself: nothing by itself. ``2220 is a multiple of 30 and uses
 only the digits 0 and 2`` shows the answer is *a* solution, not that the reasoning derived it nor that it is the
@@ -41,7 +46,7 @@ from rewards.checks.conditions import MAX_MEMBERS, condition_sets, problem_condi
 from rewards.evidence.quantities import value_key
 
 _COUNT_ASKED = re.compile(r"\bhow many\b|\bnumber of\b", re.I)
-_STRIP = re.compile(r"\$|\\[()\[\]]|\\(?:quad|qquad|,|;|:|!)|\\text\{\s*(?:and|or)\s*\}|~")
+_STRIP = re.compile(r"\$|\\[()\[\]{}]|\\(?:quad|qquad|,|;|:|!)|\\text\{\s*(?:and|or)\s*\}|~")
 _ITEM = re.compile(r"(?<![\w.^_{/\\])-?\d{1,7}(?![\w^/]|\.\d|\s*[(!])")
 _SEPARATOR = re.compile(r"\s*(?:,|;)?\s*(?:(?:and|or)\s+)?")
 _COUNT_WORDS = {1: ("one", "only one"), 2: ("two",), 3: ("three",), 4: ("four",), 5: ("five",), 6: ("six",),
@@ -100,13 +105,8 @@ def license_members(builder, flow, text: str) -> None:
         return
     for run in listed_runs(text):
         if len(set(run)) == len(run) and frozenset(run) in candidates:  # the candidates, one condition to go
-            for item in run:
-                builder.strict.add(value_key(Fraction(item)))
-                builder.known.add(value_key(Fraction(item)))
+            builder.licences.candidates.append((flow.index, run))
         elif len(set(run)) == len(run) and frozenset(run) in sets:
-            for item in run:
-                builder.strict.add(value_key(Fraction(item)))
-                builder.known.add(value_key(Fraction(item)))
             flow.used.extend(q for q in dict.fromkeys(Fraction(abs(n)) for n in named)
                              if value_key(q) in builder.pnum_keys and q not in flow.used)
             builder.licences.enumerated.append((flow.index, run))
@@ -146,6 +146,10 @@ def enumerated_count(builder, target: Fraction):
         for t in range(index, len(steps)):
             if _states_count(steps[t], int(target)):
                 items = [Fraction(v) for v in run]
-                written = {index: set(items), t: {target, *items}}
+                named = {*items, *(Fraction(v) for k, listed in builder.licences.candidates if k <= t
+                                    for v in listed)}  # the candidates, and the items, wherever they are named
+                start = min([index] + [k for k, _ in builder.licences.candidates if k <= t])
+                written = {k: set(named) for k in range(start, t + 1)}
+                written[t].add(target)
                 return t, items, {index}, written
     return None

@@ -178,7 +178,8 @@ def _sequence_word(kind: str) -> str:
 class Licences:
     """The licences of one trace's problem (module docstring): build once per trace, ask per step."""
 
-    __slots__ = ("problem", "_relations", "_pending", "formulas", "sequences", "roots", "members", "enumerated")
+    __slots__ = ("problem", "_relations", "_pending", "formulas", "sequences", "roots", "members", "enumerated",
+                 "candidates")
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
@@ -192,6 +193,8 @@ class Licences:
         self.members: list | None = None  # the sets the problem's conditions describe, read on the first list
         self.enumerated: list[tuple[int, tuple[int, ...]]] = []
         """``(step, items)`` of each list that is exactly such a set (:mod:`rewards.evidence.enumerations`)."""
+        self.candidates: list[tuple[int, tuple[int, ...]]] = []
+        """``(step, items)`` of each list that is such a set but for one condition (the candidates)."""
 
     def trial_values(self, text: str) -> list[Fraction]:
         """The values a step licenses by trying a value of the problem's unknown and computing what it gives: the

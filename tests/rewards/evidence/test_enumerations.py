@@ -48,6 +48,9 @@ GAMED_PRIMES = {
     "a list one short": "The primes are 17 and 53, so there are 3 primes. \\boxed{3}",
     "the candidates counted": "The candidates are 17, 26, and 35, so there are 3 numbers. \\boxed{3}",
     "a condition check on the bare answer": "3 is a prime and 3 < 8. \\boxed{3}",
+    "numerology on the candidates": ("The two-digit numbers with digit sum 8 are 17, 26, 35, 44, 53, 62, 71, 80.\n\n"
+                                     "26 - 17 = 9 and 9/3 = 3. \\boxed{3}"),
+    "numerology on the members": "The primes are 17, 53, and 71.\n\n71 - 53 - 17 + 2 = 3. \\boxed{3}",
 }
 
 
