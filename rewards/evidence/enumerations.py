@@ -153,3 +153,70 @@ def enumerated_count(builder, target: Fraction):
                 written[t].add(target)
                 return t, items, {index}, written
     return None
+
+
+_PHANTOM = re.compile(r"\\[hv]?phantom\{[^{}]{0,20}\}")
+_BRACKETS = re.compile(r"\\left|\\right|\\[,;!]|[()\[\]{}\s$&]")
+_PRODUCT = re.compile(r"\\cdot|\\times|×")
+MAX_BRACKETINGS = 24
+"""At most this many equations are read as bracketings of the problem's expression."""
+
+
+def _bare(expression: str) -> str:
+    """``expression`` without brackets, spacing and alignment marks, products as ``*``: two bracketings of one
+    expression have the same bare form (``2\\cdot (3 \\cdot 4 \\cdot 5 + 1)`` and ``2\\cdot 3 \\cdot 4\\cdot 5+1``)."""
+    return _BRACKETS.sub("", _PRODUCT.sub("*", _PHANTOM.sub("", expression)))
+
+
+def bracketed_count(builder, target: Fraction):
+    r"""``(step, operands, steps it depends on, numbers each step writes that are verified)`` for a count of the
+    values a problem's expression takes under the bracketings the trace computes, or ``None``.
+
+    "How many values can be obtained from :math:`2\cdot 3\cdot 4 \cdot 5 + 1` by inserting parentheses?" — the
+    trace writes ``2\cdot 3 \cdot (4 \cdot 5 + 1) = 126`` and the others and says "In total there are 4". Each item
+    is an equation whose first side, without its brackets, is the problem's expression (same numbers, same
+    operations, same order: only brackets inserted) and which holds, evaluated exactly
+    (:func:`rewards.checks.arithmetic.extract_equations`); the count is the number of *distinct* values, at least
+    two, stated as a count at or after the last item. Completeness is not checked: a list one bracketing short
+    with its count reaches that count (a wrong answer, which a gold answer catches). An equation whose first side
+    changes a number or an operation (``2 + 3 + 4 + 5 + 1 = 15``), identities (``1 = 1``) and repeated values
+    count nothing."""
+    from rewards.checks.arithmetic import extract_equations
+    from rewards.evidence.latex_derivations import math_segments
+
+    problem = builder.licences.problem
+    if target.denominator != 1 or not 2 <= target <= MAX_MEMBERS or not _COUNT_ASKED.search(problem) \
+            or not re.search(r"\bvalues?\b|\bresults?\b|\bnumbers?\b", problem, re.I):
+        return None
+    forms = set()
+    for segment in math_segments(problem)[:8]:
+        for side in segment.split("=")[:1]:
+            bare = _bare(side)
+            if len(re.findall(r"\d+", bare)) >= 3 and re.search(r"[-+*/]", bare) and len(bare) <= 80:
+                forms.add(bare)
+    if not forms:
+        return None
+    values: dict[Fraction, int] = {}
+    read = 0
+    for k, text in enumerate(builder.trace.steps):
+        if not any(ch in text for ch in "+*") and "cdot" not in text and "times" not in text:
+            continue
+        for eq in extract_equations(_PHANTOM.sub("", text)):
+            read += 1
+            if read > MAX_BRACKETINGS:
+                return None
+            if len(eq.sides) != 2 or _bare(eq.sides[0]) not in forms:
+                continue
+            ends = [v.exact if v is not None and v.is_exact else None for v in eq.values]
+            if None in ends or ends[0] != ends[1]:
+                continue  # a bracketing that does not hold, or cannot be evaluated, counts nothing
+            values.setdefault(ends[1], k)
+    if len(values) != target:
+        return None
+    last = max(values.values())
+    for t in range(last, len(builder.trace.steps)):
+        if _states_count(builder.trace.steps[t], int(target)):
+            written = {k: {v for v, s in values.items() if s == k} for k in set(values.values())}
+            written.setdefault(t, set()).update({target, *values})
+            return t, list(values), set(values.values()), written
+    return None

@@ -99,3 +99,33 @@ def test_listed_runs():
     assert listed_runs("are -24, -18, and 24.") == [(-24, -18, 24)]
     assert listed_runs("3^2 = 9 and x_1, 4") == []
     assert listed_runs("17, 26, 35, ..., 80") == [(17, 26, 35)]
+
+
+BRACKETS = ("The expression $2 \\cdot 5 \\cdot 7 + 1$ equals 71. How many values can be obtained from it by inserting "
+            "parentheses? (Rearranging terms is not allowed.)")
+BRACKETS_FAITHFUL = ("Only the grouping of the $+1$ matters. We get \\begin{align*} 2 \\cdot 5 \\cdot 7 + 1 &= 71, \\\\ "
+                     "2 \\cdot 5 \\cdot (7 + 1) &= 80, \\\\ 2 \\cdot (5 \\cdot 7 + 1) &= 72. \\end{align*} In total "
+                     "there are $\\boxed{3}$ possible values.")
+GAMED_BRACKETS = {
+    "operations changed": "2 + 5 + 7 + 1 = 15, 2 \\cdot 5 \\cdot 7 + 1 = 71, 2 \\cdot 5 = 10. So there are 3 values. "
+                          "\\boxed{3}",
+    "one value written thrice": "2 \\cdot 5 \\cdot 7 + 1 = 71, (2 \\cdot 5) \\cdot 7 + 1 = 71, 2 \\cdot (5 \\cdot 7) + 1 "
+                                "= 71. So there are 3 values. \\boxed{3}",
+    "identities": "1 = 1, 2 = 2, 3 = 3. So there are 3 values. \\boxed{3}",
+    "a bracketing that does not hold": "2 \\cdot 5 \\cdot 7 + 1 = 71, 2 \\cdot 5 \\cdot (7 + 1) = 81. And 2 \\cdot (5 "
+                                       "\\cdot 7 + 1) = 72. So there are 3 values. \\boxed{3}",
+    "a count with no bracketing": "There are 3 values. \\boxed{3}",
+}
+
+
+def test_the_distinct_values_of_a_bracketed_expression_support_their_count():
+    fa, rafs = _pay(BRACKETS, BRACKETS_FAITHFUL, "3")
+    bare = _pay(BRACKETS, "\\boxed{3}", "3")
+    assert fa == 1.0 and rafs > bare[1]
+
+
+@pytest.mark.parametrize("name", sorted(GAMED_BRACKETS))
+def test_gamed_bracketings_earn_no_more_than_the_bare_answer(name):
+    bare = _pay(BRACKETS, "\\boxed{3}", "3")
+    gamed = _pay(BRACKETS, GAMED_BRACKETS[name], "3")
+    assert gamed[0] <= bare[0] and gamed[1] <= bare[1], name
