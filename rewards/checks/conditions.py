@@ -34,7 +34,7 @@ sieve up to the range's end.
 
 >>> c = problem_conditions("For how many two-digit primes is the sum of the digits equal to 8?")
 >>> sorted(x.kind for x in c)
-['digit_sum', 'digits', 'prime']
+['digit_sum', 'digits', 'lower', 'prime', 'upper']
 >>> condition_sets(c)
 [(17, 53, 71)]
 >>> satisfies(c, 53), satisfies(c, 35)
@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 MAX_DIGITS = 7
@@ -294,3 +295,70 @@ def condition_sets(conditions: list[Condition]) -> list[tuple[int, ...]]:
         if len(members) <= MAX_MEMBERS and tuple(members) not in out:
             out.append(tuple(members))
     return out
+
+
+MAX_INEQUALITY_ITEMS = MAX_MEMBERS
+"""The most integers an inequality is evaluated at for one list."""
+
+
+def problem_inequality(problem: str):
+    r"""The problem's own inequality in one letter whose integer solutions form one interval — ``(d, strict,
+    letter)`` where the inequality says ``d > 0`` (``d >= 0`` when not strict), ``d`` a polynomial of degree at
+    most 2 in the letter or ``k - |linear|`` — or ``None``. Such a set of integers is an interval or unbounded, so
+    a run of consecutive integers that satisfy it, whose two neighbours do not, is all of it.
+
+    >>> problem_inequality("How many integers are in the solution of the inequality $|x + 4|< 9$?")[1:]
+    (True, 'x')
+    >>> problem_inequality("For how many $x$ is $x^3 - x < 6$?") is None
+    True
+    """
+    from rewards.checks.latex_algebra import _inequality, _sympy
+    from rewards.evidence.latex_derivations import math_segments
+
+    if not isinstance(problem, str) or len(problem) > 4000:
+        return None
+    sympy = _sympy()["sympy"]
+    for segment in math_segments(problem)[:6]:
+        if not re.search(r"<|>|\\[lg]eq?\b", segment) or len(segment) > 120:
+            continue
+        found = _inequality(segment.strip(" .,?"))
+        if found is None:
+            continue
+        d, strict = found
+        symbols = list(d.free_symbols)
+        if len(symbols) != 1:
+            continue
+        x = symbols[0]
+        try:
+            if d.is_polynomial(x) and sympy.degree(d, x) <= 2:
+                return d, strict, x.name
+            absolutes = list(d.atoms(sympy.Abs))
+            if len(absolutes) == 1 and absolutes[0].args[0].is_polynomial(x) \
+                    and sympy.degree(absolutes[0].args[0], x) == 1:
+                u = sympy.Symbol("_u")
+                rest = d.subs(absolutes[0], u)
+                if x not in rest.free_symbols and rest.is_polynomial(u) and sympy.degree(rest, u) == 1:
+                    return d, strict, x.name
+        except Exception:  # noqa: BLE001 - untrusted text: an unreadable inequality is no condition
+            continue
+    return None
+
+
+def inequality_run(inequality, run: tuple[int, ...], conditions: list[Condition]) -> bool:
+    """Whether ``run`` is all the integers that satisfy ``inequality`` (:func:`problem_inequality`) and every one
+    of ``conditions``: consecutive, each satisfying them, the integer before and the one after not."""
+    from rewards.checks.latex_algebra import _sympy, _value
+
+    if inequality is None or not 2 <= len(run) <= MAX_INEQUALITY_ITEMS or list(run) != list(range(run[0], run[-1] + 1)):
+        return False
+    d, strict, letter = inequality
+    m = _sympy()
+
+    def ok(n: int) -> bool:
+        value = _value(d, {letter: Fraction(n)}, m)
+        if value is None or abs(value[1]) > 1e-12:
+            return False
+        inside = value[0] > 1e-9 if strict else value[0] >= -1e-9
+        return inside and satisfies(conditions, n)
+
+    return all(ok(n) for n in run) and not ok(run[0] - 1) and not ok(run[-1] + 1)

@@ -12,7 +12,10 @@ equation computes 3: the count *is* the list. Here a list is checked and the cou
   *exactly* that set — every item satisfies every condition, and none is missing — is recorded, and so is a list
   that is exactly the set of all the conditions but one (the candidates, before the last condition strikes some).
   A condition the reader misses or reads negated is left out, which makes the described set larger, so the
-  faithful list no longer equals it: a misread withholds support, never grants it. The items are not made
+  faithful list no longer equals it: a misread withholds support, never grants it. Where the problem states an
+  inequality in one letter whose integer solutions form one interval (``|x + 4| < 9``, a quadratic;
+  :func:`~rewards.checks.conditions.problem_inequality`), a run of consecutive integers each satisfying it and
+  the problem's other conditions, whose two neighbours do not, is that set. The items are not made
   *reached*: arithmetic on them (``26 - 17 = 9``, ``9/3 = 3``) derives nothing.
 * **The count of it** (:func:`enumerated_count`). In a problem that asks for a count ("how many", "number of"),
   an answer no equation derived is reached when a step at or after such a list states the list's size as the
@@ -20,6 +23,9 @@ equation computes 3: the count *is* the list. Here a list is checked and the cou
   then produces the answer, uses the listed items and depends on the list's step (which uses the problem's
   numbers of the conditions); the items and candidates the steps from the first list to the count's name are no
   numbers from nowhere.
+
+A second kind of listed count, :func:`bracketed_count`: the distinct values of a problem's expression under the
+bracketings the trace computes ("how many values can be obtained by inserting parentheses").
 
 What this does not pay — each pinned in ``tests/rewards/evidence/test_enumerations.py`` as earning no more than
 the bare answer: a count stated with no list; a list with a duplicate, a padded list, a list with an item that
@@ -42,7 +48,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from rewards.checks.conditions import MAX_MEMBERS, condition_sets, problem_conditions
+from rewards.checks.conditions import (MAX_MEMBERS, condition_sets, inequality_run, problem_conditions,
+                                       problem_inequality)
 from rewards.evidence.quantities import value_key
 
 _COUNT_ASKED = re.compile(r"\bhow many\b|\bnumber of\b", re.I)
@@ -89,8 +96,13 @@ def _problem_sets(builder) -> tuple[list[frozenset[int]], tuple[int, ...]]:
         plain = [c for c in conditions if c.kind not in ("lower", "upper", "between")]
         candidates = [frozenset(s) for c in (plain if len(plain) > 1 else ())  # one condition not yet applied
                       for s in condition_sets([x for x in conditions if x is not c]) if len(s) >= 2]
-        licences.members = (sets, tuple(dict.fromkeys(n for c in conditions for n in c.named)),
-                            [s for s in candidates if s not in sets])
+        inequality = problem_inequality(licences.problem) \
+            if licences.problem and re.search(r"<|>|\\[lg]e", licences.problem) else None
+        named = [n for c in conditions for n in c.named]
+        if inequality is not None:
+            named.extend(abs(int(a)) for a in inequality[0].atoms() if getattr(a, "is_Integer", False))
+        licences.members = (sets, tuple(dict.fromkeys(named)), [s for s in candidates if s not in sets],
+                            inequality, conditions)
     return licences.members
 
 
@@ -100,13 +112,13 @@ def license_members(builder, flow, text: str) -> None:
     problem's quantities that state those conditions."""
     if not re.search(r"\d\s*(?:\$\s*)?(?:,|\band\b|\\quad)", text):
         return
-    sets, named, candidates = _problem_sets(builder)
-    if not sets:
+    sets, named, candidates, inequality, conditions = _problem_sets(builder)
+    if not sets and inequality is None:
         return
     for run in listed_runs(text):
         if len(set(run)) == len(run) and frozenset(run) in candidates:  # the candidates, one condition to go
             builder.licences.candidates.append((flow.index, run))
-        elif len(set(run)) == len(run) and frozenset(run) in sets:
+        elif len(set(run)) == len(run) and (frozenset(run) in sets or inequality_run(inequality, run, conditions)):
             flow.used.extend(q for q in dict.fromkeys(Fraction(abs(n)) for n in named)
                              if value_key(q) in builder.pnum_keys and q not in flow.used)
             builder.licences.enumerated.append((flow.index, run))
@@ -148,8 +160,14 @@ def enumerated_count(builder, target: Fraction):
                 items = [Fraction(v) for v in run]
                 named = {*items, *(Fraction(v) for k, listed in builder.licences.candidates if k <= t
                                     for v in listed)}  # the candidates, and the items, wherever they are named
+                named |= {abs(v) for v in named}
                 start = min([index] + [k for k, _ in builder.licences.candidates if k <= t])
                 written = {k: set(named) for k in range(start, t + 1)}
+                if builder.licences.members[3] is not None:  # an inequality's run: the integers just outside it,
+                    bounds = {Fraction(run[0] - 1), Fraction(run[-1] + 1)}  # checked to fail, are its bounds
+                    bounds |= {abs(v) for v in bounds}
+                    for k in range(0, t + 1):
+                        written.setdefault(k, set()).update(bounds)
                 written[t].add(target)
                 return t, items, {index}, written
     return None

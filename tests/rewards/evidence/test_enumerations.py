@@ -129,3 +129,34 @@ def test_gamed_bracketings_earn_no_more_than_the_bare_answer(name):
     bare = _pay(BRACKETS, "\\boxed{3}", "3")
     gamed = _pay(BRACKETS, GAMED_BRACKETS[name], "3")
     assert gamed[0] <= bare[0] and gamed[1] <= bare[1], name
+
+
+INEQUALITY = "How many integers are in the solution of the inequality $|x + 4| < 9$?"
+INEQUALITY_FAITHFUL = ("We have $-9 < x + 4 < 9$, so $x > -13$ and $x < 5$.\n\n"
+                       "The integers are -12, -11, -10, -9, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4.\n\n"
+                       "There are 17 integers. \\boxed{17}")
+GAMED_INEQUALITY = {
+    "a run one short": ("The integers are -12, -11, -10, -9, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3.\n\n"
+                        "There are 17 integers. \\boxed{17}"),
+    "a run shifted past the bound": ("The integers are -11, -10, -9, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5."
+                                     "\n\nThere are 17 integers. \\boxed{17}"),
+    "the bounds with no list": "So $x > -13$ and $x < 5$. There are 17 integers. \\boxed{17}",
+}
+
+
+def test_a_run_that_is_all_of_an_inequality_s_integers_supports_its_count():
+    fa, rafs = _pay(INEQUALITY, INEQUALITY_FAITHFUL, "17")
+    assert fa == 1.0 and rafs > _pay(INEQUALITY, "\\boxed{17}", "17")[1]
+
+
+@pytest.mark.parametrize("name", sorted(GAMED_INEQUALITY))
+def test_gamed_runs_earn_no_more_than_the_bare_answer(name):
+    bare = _pay(INEQUALITY, "\\boxed{17}", "17")
+    gamed = _pay(INEQUALITY, GAMED_INEQUALITY[name], "17")
+    assert gamed[0] <= bare[0] and gamed[1] <= bare[1], name
+
+
+def test_an_inequality_of_higher_degree_is_no_condition():
+    from rewards.checks.conditions import inequality_run, problem_inequality
+    assert problem_inequality("For how many integers $x$ is $x^3 - 7x < 6$?") is None
+    assert inequality_run(None, (1, 2, 3), []) is False
