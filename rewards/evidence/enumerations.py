@@ -86,9 +86,10 @@ def listed_runs(text: str) -> list[tuple[int, ...]]:
     return [r for r in runs if len(r) <= MAX_MEMBERS]
 
 
-def _problem_sets(builder) -> tuple[list[frozenset[int]], tuple[int, ...]]:
-    """The sets the problem's conditions describe and the numbers the problem writes for those conditions (read
-    once per trace, kept on the builder's licences)."""
+def _problem_sets(builder) -> tuple:
+    """``(the sets the problem's conditions describe, the numbers the problem writes for them, the candidate sets
+    (all conditions but one), the problem's one-interval inequality or None, the conditions)``, read once per trace
+    and kept on the builder's licences."""
     licences = builder.licences
     if licences.members is None:
         conditions = problem_conditions(licences.problem) if licences.problem else []
@@ -108,8 +109,9 @@ def _problem_sets(builder) -> tuple[list[frozenset[int]], tuple[int, ...]]:
 
 def license_members(builder, flow, text: str) -> None:
     """A list in the step of ``flow`` that is exactly a set the problem's conditions describe (distinct items, none
-    missing, none extra) reaches its items and is recorded for :func:`enumerated_count`; the step uses the
-    problem's quantities that state those conditions."""
+    missing, none extra; or all the integers of the problem's inequality) is recorded for :func:`enumerated_count`,
+    and the step uses the problem's quantities that state those conditions; a list of the candidates (all
+    conditions but one) is recorded as such. Nothing is made reached here."""
     if not re.search(r"\d\s*(?:\$\s*)?(?:,|\band\b|\\quad)", text):
         return
     sets, named, candidates, inequality, conditions = _problem_sets(builder)
