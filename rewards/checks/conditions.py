@@ -297,6 +297,9 @@ def condition_sets(conditions: list[Condition]) -> list[tuple[int, ...]]:
     return out
 
 
+_MATH = re.compile(r"\$\$(.{1,240}?)\$\$|\$(.{1,240}?)\$|\\\[(.{1,240}?)\\\]|\\\((.{1,240}?)\\\)", re.S)
+"""A math segment of the problem: ``$...$``, ``$$...$$``, ``\[...\]``, ``\(...\)``."""
+
 MAX_INEQUALITY_ITEMS = MAX_MEMBERS
 """The most integers an inequality is evaluated at for one list."""
 
@@ -312,16 +315,17 @@ def problem_inequality(problem: str):
     >>> problem_inequality("For how many $x$ is $x^3 - x < 6$?") is None
     True
     """
-    from rewards.checks.latex_algebra import _inequality, _sympy
-    from rewards.evidence.latex_derivations import math_segments
+    import sympy  # local: loads only for a problem that states an inequality
+
+    from rewards.checks.latex_algebra import inequality_parts
 
     if not isinstance(problem, str) or len(problem) > 4000:
         return None
-    sympy = _sympy()["sympy"]
-    for segment in math_segments(problem)[:6]:
+    for match in list(_MATH.finditer(problem))[:6]:
+        segment = next(g for g in match.groups() if g is not None)
         if not re.search(r"<|>|\\[lg]eq?\b", segment) or len(segment) > 120:
             continue
-        found = _inequality(segment.strip(" .,?"))
+        found = inequality_parts(segment.strip(" .,?"))
         if found is None:
             continue
         d, strict = found
@@ -347,15 +351,14 @@ def problem_inequality(problem: str):
 def inequality_run(inequality, run: tuple[int, ...], conditions: list[Condition]) -> bool:
     """Whether ``run`` is all the integers that satisfy ``inequality`` (:func:`problem_inequality`) and every one
     of ``conditions``: consecutive, each satisfying them, the integer before and the one after not."""
-    from rewards.checks.latex_algebra import _sympy, _value
+    from rewards.checks.latex_algebra import value_at
 
     if inequality is None or not 2 <= len(run) <= MAX_INEQUALITY_ITEMS or list(run) != list(range(run[0], run[-1] + 1)):
         return False
     d, strict, letter = inequality
-    m = _sympy()
 
     def ok(n: int) -> bool:
-        value = _value(d, {letter: Fraction(n)}, m)
+        value = value_at(d, {letter: Fraction(n)})
         if value is None or abs(value[1]) > 1e-12:
             return False
         inside = value[0] > 1e-9 if strict else value[0] >= -1e-9
