@@ -517,6 +517,27 @@ def _inequality(text: str):
     return (left - right if relation in _GREATER else right - left), relation in _STRICT
 
 
+def inequality_parts(text: str):
+    r"""``(d, strict)`` for an inequality ``L rel R`` (one relation outside brackets): ``d`` the parsed difference the
+    inequality says is positive (``L - R`` for ``>``, ``R - L`` for ``<``; non-negative when not strict), or
+    ``None``; the reading :func:`inequality_follows` uses.
+
+    >>> d, strict = inequality_parts("|x + 4| < 9"); str(d), strict
+    ('9 - Abs(x + 4)', True)
+    """
+    return _inequality(text)
+
+
+def value_at(expr, point: dict[str, Fraction]) -> tuple[float, float] | None:
+    r"""A parsed expression's value at ``point`` (letter -> number) as ``(real, imaginary)``, or ``None`` where it is
+    undefined or a letter is missing; the evaluation :func:`holds_at` uses.
+
+    >>> value_at(parse("x^2 - 1"), {"x": Fraction(3)})
+    (8.0, 0.0)
+    """
+    return _value(expr, point, _sympy())
+
+
 def inequality_follows(previous: str, current: str) -> Verdict:
     r"""Whether the inequality ``current`` follows from ``previous`` by rearranging: each is read as "``d`` is
     positive" (``L - R`` for ``>``/``\geq``, ``R - L`` for ``<``/``\leq``), and ``d2`` is a *positive* constant

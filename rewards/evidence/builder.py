@@ -14,6 +14,7 @@ from rewards.checks.solving import is_identity
 from rewards.evidence.algebra_links import AlgebraTracker, LONE_NAME
 from rewards.evidence.answer_reach import component_answer, rounded_answer
 from rewards.evidence.counted_answers import counted_answer
+from rewards.evidence.enumerations import bracketed_count, enumerated_count
 from rewards.evidence.equation_derivations import (SLASH_FRACTION, answer_boxes, computes, equation_derivation,
                                                    equation_roles, is_given, trace_equations)
 from rewards.evidence.figures import outside_figures
@@ -164,7 +165,9 @@ class DataflowBuilder:
         first side, and the numbers the chain writes are verified results, no stray or ungrounded claims."""
         found = latex_answer_step(self, self.trace.answer, target) if self.trace.answer else None
         if found is None and isinstance(target, Fraction):  # the chain's result rounded as the trace says
-            found = rounded_answer(self, target) or counted_answer(self, target)  # or the derived solutions counted
+            found = rounded_answer(self, target) or counted_answer(self, target) \
+                or enumerated_count(self, target) or bracketed_count(self, target)  # or the derived solutions
+            # counted, a checked list's size, or the distinct values of the problem's expression's bracketings
         return None if found is None else self.record_answer_step(found, key)
 
     def record_answer_step(self, found: tuple, key: Fraction) -> int:

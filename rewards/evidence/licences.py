@@ -36,6 +36,7 @@ from fractions import Fraction
 
 from rewards.checks.arithmetic import extract_equations
 from rewards.checks.number_facts import number_facts, sequence_facts
+from rewards.evidence.enumerations import license_members
 from rewards.evidence.quantities import read_numbers, value_key
 
 MAX_TRIAL = 10 ** 6
@@ -177,7 +178,8 @@ def _sequence_word(kind: str) -> str:
 class Licences:
     """The licences of one trace's problem (module docstring): build once per trace, ask per step."""
 
-    __slots__ = ("problem", "_relations", "_pending", "formulas", "sequences", "roots")
+    __slots__ = ("problem", "_relations", "_pending", "formulas", "sequences", "roots", "members", "enumerated",
+                 "candidates")
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
@@ -188,6 +190,11 @@ class Licences:
         """Whether the problem names an object of a known formula."""
         self.sequences = {_sequence_word(n) for n in _SEQUENCES.findall(problem)}
         """The named sequences the problem is about (``prime``, ``even``, ``odd``, ``square``, ``cube``)."""
+        self.members: list | None = None  # the sets the problem's conditions describe, read on the first list
+        self.enumerated: list[tuple[int, tuple[int, ...]]] = []
+        """``(step, items)`` of each list that is exactly such a set (:mod:`rewards.evidence.enumerations`)."""
+        self.candidates: list[tuple[int, tuple[int, ...]]] = []
+        """``(step, items)`` of each list that is such a set but for one condition (the candidates)."""
 
     def trial_values(self, text: str) -> list[Fraction]:
         """The values a step licenses by trying a value of the problem's unknown and computing what it gives: the
@@ -354,6 +361,7 @@ def license_facts(builder, flow, text: str) -> None:
     (:func:`~rewards.checks.number_facts.number_facts`): produced by the step, from its arguments. In a problem
     about a named sequence (the first four primes, the 17th odd positive integer), the terms of that sequence a step
     states correctly (:func:`~rewards.checks.number_facts.sequence_facts`) are reached."""
+    license_members(builder, flow, text)  # a complete list of what the problem's conditions describe
     words = builder.licences.sequences
     if words:
         for kind, terms in sequence_facts(text):
