@@ -22,7 +22,7 @@ from rewards.evidence.irrational import (approx_key, approximate_answer_step, ap
                                          irrational_coefficient, pi_coefficient)
 from rewards.evidence.latex_derivations import latex_answer_step
 from rewards.evidence.latex_steps import symbolic_checks
-from rewards.evidence.radical_chains import radical_answer_step
+from rewards.evidence.radical_chains import constants_licensed, radical_answer_step
 from rewards.evidence.licences import Licences, license_before, license_facts
 from rewards.evidence.lexicon import ANGLES, Converted, problem_numbers, problem_unit_words, unit_constants, unit_words
 from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, StepFlow
@@ -253,6 +253,8 @@ class DataflowBuilder:
         if derivation is None and self.approx is not None and check.ok is True and not eq.approximate \
                 and not given_or_boxed:  # "\\approx" holds to 1%: no irrational
             derivation = approximate_derivation(tuple(eq.sides), tuple(eq.values))
+            if derivation is not None and not constants_licensed(self.problem, " = ".join(eq.sides)):
+                derivation = None  # pi or a sine the problem gives no reason for: a constant from nowhere
             if derivation is not None:
                 self.inexact.add(derivation.value)
         if derivation is None and self.approx is None and check.ok is True and "pi" in text \

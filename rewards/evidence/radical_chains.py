@@ -71,18 +71,23 @@ def _group(text: str, open_at: int) -> int | None:
 
 
 def irrational_denominator(side: str) -> bool:
-    r"""Whether a fraction of ``side`` has a root or ``\pi`` in its denominator: rationalising it computes, even
-    with the answer's own numbers (``\frac{1}{\frac{2\sqrt{3}}{3} - 1}`` for ``2\sqrt{3} + 3``).
+    r"""Whether a fraction of ``side`` has a sum or difference with a root or ``\pi`` in its denominator:
+    rationalising it by the conjugate computes, even with the answer's own numbers (``\frac{1}{\frac{2\sqrt{3}}{3}
+    - 1}`` for ``2\sqrt{3} + 3``); a lone root below (``\frac{2 \cdot 3}{\sqrt{3}}`` for ``2\sqrt{3}``) is the
+    answer rewritten.
 
     >>> irrational_denominator(r"\frac{1}{\frac{2\sqrt{3}}{3} - 1}"), irrational_denominator(r"\sqrt{\frac{1}{3}}")
     (True, False)
+    >>> irrational_denominator(r"\frac{2 \cdot 3}{\sqrt{3}}"), irrational_denominator(r"\frac{1}{\sqrt{3}-1}")
+    (False, True)
     """
     for match in _FRAC.finditer(side):
         numerator_end = _group(side, match.end() - 1)
         if numerator_end is None or side[numerator_end:numerator_end + 1] != "{":
             continue
         denominator_end = _group(side, numerator_end)
-        if denominator_end is not None and re.search(r"\\(?:sqrt|pi)", side[numerator_end:denominator_end]):
+        denominator = side[numerator_end + 1:denominator_end - 1] if denominator_end is not None else ""
+        if re.search(r"\\(?:sqrt|pi)", denominator) and re.search(r"(?<!^)[+-]", denominator.strip()):
             return True
     return False
 
@@ -105,9 +110,22 @@ def accepts(problem: str, answer: str, side: str) -> bool:
     own = _own_numbers(answer)
     if all(v in own for v in _operands(side)) and not irrational_denominator(side):
         return False  # the answer rewritten: nothing computed
-    if "\\pi" in side and not PI_WORDS.search(problem):
+    return constants_licensed(problem, side)
+
+
+def constants_licensed(problem: str, text: str) -> bool:
+    r"""Whether every ``\pi`` and trigonometric function ``text`` computes with is one ``problem`` gives reason for
+    (:data:`PI_WORDS`, :data:`TRIG_WORDS`): the equation reader's own inexact derivations
+    (:func:`~rewards.evidence.irrational.approximate_derivation`) ask it too, so ``\pi \cdot 6^2 = 36\pi`` derives
+    nothing for a problem about six apples.
+
+    >>> constants_licensed("Ann has 6 apples.", r"\pi \cdot 6^2"), constants_licensed("A wheel of radius 6.", r"\pi 6^2")
+    (False, True)
+    """
+    problem = problem if isinstance(problem, str) else ""
+    if "\\pi" in text and not PI_WORDS.search(problem):
         return False
-    return not (_TRIG.search(side) and not TRIG_WORDS.search(problem))
+    return not (_TRIG.search(text) and not TRIG_WORDS.search(problem))
 
 
 def radical_answer_step(builder) -> tuple[int, list[Fraction], set[int], dict[int, set[Fraction]]] | None:
