@@ -135,11 +135,22 @@ def radical_answer_step(builder) -> tuple[int, list[Fraction], set[int], dict[in
     if not answer or builder.approx is None:
         return None
     problem = builder.problem if isinstance(builder.problem, str) else ""
+    decimals = {value for value in builder.pnums if value.denominator != 1}
     return latex_answer_step(builder, answer, builder.approx, accept=lambda side: accepts(problem, answer, side),
-                             normalise=_written_out)
+                             normalise=lambda side: _written_out(side, decimals))
 
 
-def _written_out(side: str) -> str:
+UNREAD = r"\text{a decimal}"
+"""What a side with a decimal of its own becomes: a text the parser refuses, so the chain stops there."""
+_DECIMAL = re.compile(r"\d*\.\d+")
+
+
+def _written_out(side: str, decimals: set[Fraction]) -> str:
     r"""A side with LaTeX's unbracketed arguments written out (``\sqrt7``, ``\frac12``, ``\cos 45^\circ``), for
-    this reader only: it adds support and refutes nothing, so reading more of a side cannot call a step wrong."""
+    this reader only: it adds support and refutes nothing, so reading more of a side cannot call a step wrong. A
+    side that writes a decimal other than a problem quantity's (``22.5`` in ``\tan 22.5^\circ`` is one) is
+    :data:`UNREAD`: a decimal stands for an irrational only to within its digits (``\frac{1.732050808}{3} =
+    0.5773502693`` is no derivation of ``\frac{\sqrt{3}}{3}``)."""
+    if "." in side and any(Fraction(m.group()) not in decimals for m in _DECIMAL.finditer(side)):
+        return UNREAD
     return bracketed_trig_arguments(braced_arguments(side))
