@@ -47,10 +47,11 @@ from rewards.evidence.latex_derivations import _operands, latex_answer_step
 
 PI_WORDS = re.compile(r"\\pi|\bpi\b|circle|circular|circum|radius|radii|diameter|sphere|spherical|cylind|\bcone|"
                       r"conical|\barcs?\b|sector|semicircle|hemisphere|radian|revolution|\bdisk|\bdisc|round|"
-                      r"ellipse|\btorus|\bwheel|\bring|\bangle|degree|\\circ|\btan|\bsin|\bcos|\bcot|\bsec|\bcsc",
-                      re.I)
+                      r"ellipse|\btorus|\bwheel|\bring|\bangle|degree|\\circ|\btan|\bsin|\bcos|\bcot|\bsec|\bcsc|"
+                      r"\barea|region|volume|\bplane\b|\bgraphs?\b|\bcurve|locus|\bset of (?:all )?points", re.I)
 """What in a problem licenses ``\\pi`` in a derivation: ``\\pi`` itself, something round, an angle or a
-trigonometric function (their arguments and inverses are in radians or degrees)."""
+trigonometric function (their arguments and inverses are in radians or degrees), or an area, volume or region whose
+shape the solution finds (``a^2 + b^2 < 1``, the inside of a circle, for "the area of the set of points")."""
 TRIG_WORDS = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan)|\b(?:sin|cos|tan|cot|sec|csc)\b|"
                         r"angle|degree|\\circ|triangle|polygon|hexagon|pentagon|octagon|radian|rotat|slope|"
                         r"\\pi", re.I)
