@@ -98,6 +98,24 @@ def _own_numbers(answer: str) -> set[Fraction]:
     return {Fraction(n) for n in _NUMBERS_IN.findall(answer)} | {Fraction(1)}
 
 
+def accepts_chain(problem: str, answer: str, chain: list[str]) -> bool:
+    r"""Whether ``chain`` (its first side to the side with the answer's value) may derive the irrational ``answer``:
+    its first side :func:`accepts`, and a side of the completion's own stands between the two, neither of them
+    written again (``\sqrt{242} = \sqrt{121 \cdot 2} = 11\sqrt{2}``). The problem's expression and then the answer
+    (the problem copied, then ``\boxed{11\sqrt2}``; ``\cos 45^\circ``, "it is equal to" ``\frac{\sqrt{2}}{2}``) is
+    a value stated, not computed.
+
+    >>> accepts_chain("Simplify $\sqrt{242}$.", r"11\sqrt2", [r"\sqrt{242}", r"11\sqrt2"])
+    False
+    >>> accepts_chain("Simplify $\sqrt{242}$.", r"11\sqrt2", [r"\sqrt{242}", r"\sqrt{121 \cdot 2}", r"11\sqrt2"])
+    True
+    """
+    compact = ["".join(side.split()) for side in chain]
+    if not any(c != compact[0] and c != compact[-1] for c in compact[1:-1]):
+        return False
+    return accepts(problem, answer, chain[0])
+
+
 def accepts(problem: str, answer: str, side: str) -> bool:
     r"""Whether ``side`` may start a chain to the irrational ``answer`` of ``problem`` (module docstring).
 
@@ -137,7 +155,7 @@ def radical_answer_step(builder) -> tuple[int, list[Fraction], set[int], dict[in
         return None
     problem = builder.problem if isinstance(builder.problem, str) else ""
     decimals = {value for value in builder.pnums if value.denominator != 1}
-    return latex_answer_step(builder, answer, builder.approx, accept=lambda side: accepts(problem, answer, side),
+    return latex_answer_step(builder, answer, builder.approx, accept=lambda chain: accepts_chain(problem, answer, chain),
                              normalise=lambda side: _written_out(side, decimals))
 
 

@@ -113,3 +113,23 @@ def test_latex_one_digit_arguments_are_read():
     assert problem_numbers(RATIONALISE) >= {1, 2, 7}
     assert str(parse(bracketed_trig_arguments(r"\frac{1 - \cos 45^\circ}{\sin 45^\circ}"))) == "(1 - cos(pi/4))/sin(pi/4)"
     assert parse(r"\cos 45^\circ \cdot 2") is None  # elsewhere a bare argument stays refused
+
+
+SIMPLIFY = r"Simplify $\sqrt{242}$."
+
+
+@pytest.mark.parametrize("attack", [
+    SIMPLIFY + "\n" + r"$\boxed{11\sqrt2}$",  # the problem copied, then the answer (the audit's copy_problem)
+    r"The value of $\sqrt{242}$ is well known: it is $11\sqrt2$." "\n" r"$\boxed{11\sqrt2}$",  # stated, not computed
+    r"$\sqrt{242}$, that is $\sqrt{242}$, is $11\sqrt2$." "\n" r"$\boxed{11\sqrt2}$",  # a side written twice
+])
+def test_the_problem_expression_then_the_answer_is_no_chain(attack):
+    # (one equation "\sqrt{242} = 11\sqrt2" is the equation reader's verified inexact derivation, paid on main too)
+    faithful = r"\[ \sqrt{242} = \sqrt{121 \cdot 2} = 11\sqrt{2} \]" "\n" r"$\boxed{11\sqrt2}$"
+    bare = _pay(SIMPLIFY, r"$\boxed{11\sqrt2}$", r"11\sqrt2")
+    honest = _pay(SIMPLIFY, faithful, r"11\sqrt2")
+    gamed = _pay(SIMPLIFY, attack, r"11\sqrt2")
+    assert honest[1] == 1.0
+    for k, name in enumerate(("rafs_reward", "faithful_accuracy_reward")):
+        assert gamed[k] < honest[k], (name, gamed, honest)
+        assert gamed[k] <= bare[k] + 1e-9, (name, gamed, bare)
