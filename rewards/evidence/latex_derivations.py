@@ -141,7 +141,7 @@ def latex_answer_step(builder, answer_text: str, target: Fraction | float, accep
     no claim from nowhere. ``builder`` is the :class:`~rewards.evidence.builder.DataflowBuilder` after its walk
     (its ``is_reached``, problem quantities and producers); ``target`` the answer's value (a ``Fraction``, or a
     float for an irrational answer); ``accept(sides)``, when given, a further condition on the chain from its first
-    side to the side with the answer's value
+    side to the side with the answer's value (each ``(step, side, linked)``)
     (:mod:`rewards.evidence.radical_chains` asks more of a chain to an irrational answer), and ``normalise(side)``
     a rewriting of each side before it is read. Never raises on untrusted text (an unreadable side stops its
     chain)."""
@@ -169,7 +169,7 @@ def latex_answer_step(builder, answer_text: str, target: Fraction | float, accep
             k -= 1
             chain.append(k)
         for start in reversed(chain[1:]):  # the earliest side that starts from the problem
-            if accept is not None and not accept([sides[j][1] for j in sorted(chain) if j >= start]):
+            if accept is not None and not accept([sides[j] for j in sorted(chain) if j >= start]):
                 continue
             found = _start(builder, sides[start][1], sides[start][0], answer_text, target)
             if found is not None:

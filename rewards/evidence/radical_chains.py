@@ -98,22 +98,28 @@ def _own_numbers(answer: str) -> set[Fraction]:
     return {Fraction(n) for n in _NUMBERS_IN.findall(answer)} | {Fraction(1)}
 
 
-def accepts_chain(problem: str, answer: str, chain: list[str]) -> bool:
-    r"""Whether ``chain`` (its first side to the side with the answer's value) may derive the irrational ``answer``:
-    its first side :func:`accepts`, and a side of the completion's own stands between the two, neither of them
-    written again (``\sqrt{242} = \sqrt{121 \cdot 2} = 11\sqrt{2}``). The problem's expression and then the answer
-    (the problem copied, then ``\boxed{11\sqrt2}``; ``\cos 45^\circ``, "it is equal to" ``\frac{\sqrt{2}}{2}``) is
-    a value stated, not computed.
+def accepts_chain(problem: str, answer: str, chain: list[tuple[int, str, bool]]) -> bool:
+    r"""Whether ``chain`` (its first side to the side with the answer's value, each ``(step, side, linked)`` as
+    :func:`~rewards.evidence.latex_derivations.latex_answer_step` reads them) may derive the irrational ``answer``:
+    its first side :func:`accepts`, and either the completion writes the two as one equation (``\arcsin(-\frac{1}{2})
+    = -\frac{\pi}{6}``, as the equation reader derives ``\sqrt{117} = 3\sqrt{13}``) or a side of its own stands
+    between them, neither of them written again (``\sqrt{242}``, then ``\sqrt{121 \cdot 2} = 11\sqrt{2}``). The
+    problem's expression in one place and the answer in another (the problem copied, then ``\boxed{11\sqrt2}``;
+    ``\cos 45^\circ`` "is equal to" ``\frac{\sqrt{2}}{2}``) is a value stated, not computed.
 
-    >>> accepts_chain("Simplify $\sqrt{242}$.", r"11\sqrt2", [r"\sqrt{242}", r"11\sqrt2"])
+    >>> accepts_chain("Simplify $\\sqrt{242}$.", r"11\sqrt2", [(0, r"\sqrt{242}", False), (1, r"11\sqrt2", False)])
     False
-    >>> accepts_chain("Simplify $\sqrt{242}$.", r"11\sqrt2", [r"\sqrt{242}", r"\sqrt{121 \cdot 2}", r"11\sqrt2"])
+    >>> accepts_chain("Simplify $\\sqrt{242}$.", r"11\sqrt2", [(0, r"\sqrt{242}", False), (0, r"11\sqrt2", True)])
+    True
+    >>> accepts_chain("Simplify $\\sqrt{242}$.", r"11\sqrt2",
+    ...               [(0, r"\sqrt{242}", False), (1, r"\sqrt{121 \cdot 2}", False), (1, r"11\sqrt2", True)])
     True
     """
-    compact = ["".join(side.split()) for side in chain]
-    if not any(c != compact[0] and c != compact[-1] for c in compact[1:-1]):
+    compact = ["".join(side.split()) for _step, side, _linked in chain]
+    one_equation = len(chain) == 2 and chain[1][2]
+    if not one_equation and not any(c != compact[0] and c != compact[-1] for c in compact[1:-1]):
         return False
-    return accepts(problem, answer, chain[0])
+    return accepts(problem, answer, chain[0][1])
 
 
 def accepts(problem: str, answer: str, side: str) -> bool:

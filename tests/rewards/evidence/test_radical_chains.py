@@ -124,7 +124,7 @@ SIMPLIFY = r"Simplify $\sqrt{242}$."
     r"$\sqrt{242}$, that is $\sqrt{242}$, is $11\sqrt2$." "\n" r"$\boxed{11\sqrt2}$",  # a side written twice
 ])
 def test_the_problem_expression_then_the_answer_is_no_chain(attack):
-    # (one equation "\sqrt{242} = 11\sqrt2" is the equation reader's verified inexact derivation, paid on main too)
+    # (one equation "\sqrt{242} = 11\sqrt2" is a verified inexact derivation, the equation reader's as this reader's)
     faithful = r"\[ \sqrt{242} = \sqrt{121 \cdot 2} = 11\sqrt{2} \]" "\n" r"$\boxed{11\sqrt2}$"
     bare = _pay(SIMPLIFY, r"$\boxed{11\sqrt2}$", r"11\sqrt2")
     honest = _pay(SIMPLIFY, faithful, r"11\sqrt2")
