@@ -128,6 +128,10 @@ def _operands(side: str) -> list[Fraction]:
     return out
 
 
+side_operands = _operands
+"""The numbers a side writes, as the chain reader counts them (public for :mod:`rewards.evidence.radical_chains`)."""
+
+
 def _answer_digits_in(answer: str, side: str) -> bool:
     """A cheap filter before parsing: every digit run of the answer appears in the side."""
     runs = _ANSWER_DIGITS.findall(answer)

@@ -43,7 +43,7 @@ import re
 from fractions import Fraction
 
 from rewards.checks.latex_algebra import braced_arguments, bracketed_trig_arguments
-from rewards.evidence.latex_derivations import _operands, latex_answer_step
+from rewards.evidence.latex_derivations import latex_answer_step, side_operands
 
 PI_WORDS = re.compile(r"\\pi|\bpi\b|circle|circular|circum|radius|radii|diameter|sphere|spherical|cylind|\bcone|"
                       r"conical|\barcs?\b|sector|semicircle|hemisphere|radian|revolution|\bdisk|\bdisc|round|"
@@ -133,7 +133,7 @@ def accepts(problem: str, answer: str, side: str) -> bool:
     (False, True)
     """
     own = _own_numbers(answer)
-    if all(v in own for v in _operands(side)) and not irrational_denominator(side):
+    if all(v in own for v in side_operands(side)) and not irrational_denominator(side):
         return False  # the answer rewritten: nothing computed
     return constants_licensed(problem, side)
 
