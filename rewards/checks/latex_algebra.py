@@ -155,6 +155,47 @@ _EXPONENT_LITERAL = re.compile(r"\^\s*\{?\s*-?\s*(\d+)")
 _EAGER = re.compile(r"\\(?:binom|dbinom|tbinom|choose)(?![A-Za-z])|!")
 
 
+_BARE_FRAC_TWO = re.compile(r"\\([dt]?frac)\s*(\d)\s*(\d)")
+_BARE_FRAC_FIRST = re.compile(r"\\([dt]?frac)\s*(\d)(?=\s*[{\\])")
+_BARE_FRAC_SECOND = re.compile(r"\\([dt]?frac)\s*(\{(?:[^{}]|\{[^{}]*\})*\})\s*(\d)")
+_BARE_SQRT = re.compile(r"\\sqrt\s*(\d)")
+
+
+def braced_arguments(text: str) -> str:
+    r"""``text`` with the one-digit arguments LaTeX takes without braces braced: ``\frac12`` -> ``\frac{1}{2}``,
+    ``\frac1{2\sqrt7}`` -> ``\frac{1}{2\sqrt{7}}``, ``\sqrt7`` -> ``\sqrt{7}`` (LaTeX reads one token: ``\sqrt12`` is
+    ``\sqrt{1}2``): what the number reader reads (``read_numbers`` skips a digit glued to a command), and what the
+    parser reads (it refuses ``\sqrt7``).
+
+    >>> braced_arguments(r"\frac1{2\sqrt7} + \dfrac34 - \frac{\sqrt3}2 + \sqrt[3]{8}")
+    '\\frac{1}{2\\sqrt{7}} + \\dfrac{3}{4} - \\frac{\\sqrt{3}}{2} + \\sqrt[3]{8}'
+    """
+    if "\\frac" not in text and "\\sqrt" not in text and "frac" not in text:
+        return text
+    text = _BARE_SQRT.sub(r"\\sqrt{\1}", text)
+    text = _BARE_FRAC_TWO.sub(r"\\\1{\2}{\3}", text)
+    text = _BARE_FRAC_FIRST.sub(r"\\\1{\2}", text)
+    return _BARE_FRAC_SECOND.sub(r"\\\1\2{\3}", text)
+
+
+_TRIG_OF_DEGREES = re.compile(r"\\(sin|cos|tan|cot|sec|csc)\s*(\d{1,3}(?:\.\d{1,3})?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ)")
+_TRIG_OF_PI_FRACTION = re.compile(r"\\(sin|cos|tan|cot|sec|csc)\s*(\\[dt]?frac\s*\{\s*\d{0,3}\s*\\pi\s*\}\s*\{\s*\d{1,3}\s*\})")
+
+
+def bracketed_trig_arguments(text: str) -> str:
+    r"""``text`` with the one argument a trigonometric function takes without brackets bracketed, where it is one
+    number of degrees or a fraction of ``\pi`` (``\cos 45^\circ`` -> ``\cos(45^\circ)``, ``\csc \frac{\pi}{3}`` ->
+    ``\csc(\frac{\pi}{3})``): the parser refuses a bare argument, whose end it cannot tell (``\cos x \cdot 2``).
+
+    >>> bracketed_trig_arguments(r"\frac{1 - \cos 45^\circ}{\sin 45^{\circ}} + \csc \frac{2\pi}{3}")
+    '\\frac{1 - \\cos(45^\\circ)}{\\sin(45^\\circ)} + \\csc(\\frac{2\\pi}{3})'
+    """
+    if "\\" not in text:
+        return text
+    text = _TRIG_OF_DEGREES.sub(r"\\\1(\2^\\circ)", text)
+    return _TRIG_OF_PI_FRACTION.sub(r"\\\1(\2)", text)
+
+
 def _normalise(text: str) -> str | None:
     r"""The text as the parser will read it, or ``None`` when the screen refuses it."""
     if len(text) > 4 * MAX_CHARS:

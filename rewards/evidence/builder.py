@@ -19,10 +19,11 @@ from rewards.evidence.equation_derivations import (SLASH_FRACTION, answer_boxes,
                                                    equation_roles, is_given, trace_equations)
 from rewards.evidence.figures import outside_figures
 from rewards.evidence.implicit import implicit_operation, written_operand
-from rewards.evidence.irrational import (approximate_answer_step, approximate_derivation, beside_equations,
+from rewards.evidence.irrational import (approx_key, approximate_answer_step, approximate_derivation, beside_equations,
                                          irrational_coefficient, pi_coefficient)
 from rewards.evidence.latex_derivations import latex_answer_step
 from rewards.evidence.latex_steps import symbolic_checks
+from rewards.evidence.radical_chains import constants_licensed, radical_answer_step
 from rewards.evidence.licences import Licences, license_before, license_facts
 from rewards.evidence.lexicon import ANGLES, Converted, problem_numbers, problem_unit_words, unit_constants, unit_words
 from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, StepFlow
@@ -141,8 +142,15 @@ class DataflowBuilder:
                 if answer_value in self.steps[j].produced or percent in self.steps[j].produced:
                     return answer_value, j
             return answer_value, self.latex_answer(answer_value, answer_value)
-        if self.approx is not None:  # an irrational answer: no LaTeX chain (a multiple of pi or a radical is minted
-            return approximate_answer_step(self.steps, self.approx, self.inexact)  # from a coefficient too easily)
+        if self.approx is not None:  # an irrational answer: the equations' own, stricter path first
+            found = approximate_answer_step(self.steps, self.approx, self.inexact)
+            chain = radical_answer_step(self)  # and a verified LaTeX chain that computes it (radical_chains): its
+            if chain is None:  # numbers are verified results, no claims from nowhere
+                return found
+            key = found[0] if found[1] is not None else approx_key(self.approx)
+            self.inexact.add(key)
+            step = self.record_answer_step(chain, key)
+            return key, step if found[1] is None else max(step, found[1])
         return self.component_answer()
 
     def component_answer(self) -> tuple[Fraction | None, int | None]:
@@ -248,6 +256,8 @@ class DataflowBuilder:
         if derivation is None and self.approx is not None and check.ok is True and not eq.approximate \
                 and not given_or_boxed:  # "\\approx" holds to 1%: no irrational
             derivation = approximate_derivation(tuple(eq.sides), tuple(eq.values))
+            if derivation is not None and not constants_licensed(self.problem, " = ".join(eq.sides)):
+                derivation = None  # pi or a sine the problem gives no reason for: a constant from nowhere
             if derivation is not None:
                 self.inexact.add(derivation.value)
         if derivation is None and self.approx is None and check.ok is True and "pi" in text \

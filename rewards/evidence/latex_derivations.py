@@ -95,9 +95,10 @@ def unboxed(side: str) -> str:
     return side
 
 
-def _sides(steps: list[str]) -> list[tuple[int, str, bool]]:
+def _sides(steps: list[str], normalise=None) -> list[tuple[int, str, bool]]:
     """Every side of every math segment, in order: ``(step, side, linked)``, ``linked`` when the side continues a
-    chain (the ``=`` before it is written: the same segment, or a segment that starts with ``=``)."""
+    chain (the ``=`` before it is written: the same segment, or a segment that starts with ``=``); each side
+    passed through ``normalise`` when one is given."""
     out: list[tuple[int, str, bool]] = []
     for t, text in enumerate(steps):
         if "\\" not in text and "$" not in text:
@@ -106,6 +107,7 @@ def _sides(steps: list[str]) -> list[tuple[int, str, bool]]:
             parts = split_top_level(segment)
             for k, part in enumerate(parts):
                 part = unboxed(part).strip().strip(".,;:").strip()
+                part = normalise(part) if normalise is not None and part else part
                 if part:
                     out.append((t, part, k > 0))
     return out[-MAX_SIDES:]
@@ -126,20 +128,28 @@ def _operands(side: str) -> list[Fraction]:
     return out
 
 
+side_operands = _operands
+"""The numbers a side writes, as the chain reader counts them (public for :mod:`rewards.evidence.radical_chains`)."""
+
+
 def _answer_digits_in(answer: str, side: str) -> bool:
     """A cheap filter before parsing: every digit run of the answer appears in the side."""
     runs = _ANSWER_DIGITS.findall(answer)
     return bool(runs) and all(run in side for run in runs)
 
 
-def latex_answer_step(builder, answer_text: str, target: Fraction | float
+def latex_answer_step(builder, answer_text: str, target: Fraction | float, accept=None, normalise=None
                       ) -> tuple[int, list[Fraction], set[int], dict[int, set[Fraction]]] | None:
     """``(step, operands, steps it depends on, the numbers each step of the chain writes on it)`` of a verified
     LaTeX chain from the problem to the answer (module docstring), or ``None``: those numbers are verified results,
     no claim from nowhere. ``builder`` is the :class:`~rewards.evidence.builder.DataflowBuilder` after its walk
     (its ``is_reached``, problem quantities and producers); ``target`` the answer's value (a ``Fraction``, or a
-    float for an irrational answer). Never raises on untrusted text (an unreadable side stops its chain)."""
-    sides = _sides(builder.trace.steps)
+    float for an irrational answer); ``accept(sides)``, when given, a further condition on the chain from its first
+    side to the side with the answer's value (each ``(step, side, linked)``)
+    (:mod:`rewards.evidence.radical_chains` asks more of a chain to an irrational answer), and ``normalise(side)``
+    a rewriting of each side before it is read. Never raises on untrusted text (an unreadable side stops its
+    chain)."""
+    sides = _sides(builder.trace.steps, normalise)
     if len(sides) < 2:
         return None
     budget = [MAX_LATEX_CHECKS, MAX_PARSE_CHARS]  # comparisons, characters parsed
@@ -163,6 +173,8 @@ def latex_answer_step(builder, answer_text: str, target: Fraction | float
             k -= 1
             chain.append(k)
         for start in reversed(chain[1:]):  # the earliest side that starts from the problem
+            if accept is not None and not accept([sides[j] for j in sorted(chain) if j >= start]):
+                continue
             found = _start(builder, sides[start][1], sides[start][0], answer_text, target)
             if found is not None:
                 operands, depends = found
@@ -175,6 +187,8 @@ def latex_answer_step(builder, answer_text: str, target: Fraction | float
                 return step, operands, depends | {sides[j][0] for j in used if sides[j][0] != step}, written
         if budget[0] <= 0 or budget[1] <= 0:
             return None
+    if accept is not None:
+        return None  # only the expression chain: an equation chain's start is no side to accept
     found = _equation_chain(builder, answer_text, target, budget)
     if found is None and isinstance(target, Fraction):
         found = _substituted_check(builder, answer_text, target, budget)

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from rewards.checks.arithmetic import contains_any
 from rewards.checks.arithmetic.extraction import CLOCK_TIME, time_of_day
+from rewards.checks.latex_algebra import braced_arguments
 from rewards.evidence.quantities import read_numbers
 
 
@@ -206,6 +207,9 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
         values.add(Fraction(time_of_day(h, m, ap)))
         if h == 12 and not ap:  # "12:00" unmarked: noon too
             values.add(Fraction(720 + m))
+    braced = braced_arguments(problem)  # "\\frac1{2\\sqrt7}": LaTeX's one-digit arguments state 1 and 7 too
+    if braced != problem:
+        values.update(value for value, _span in read_numbers(braced))
     return frozenset(values)
 
 
