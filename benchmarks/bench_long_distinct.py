@@ -102,9 +102,10 @@ def main() -> None:
 
     accuracy_reward([[{"role": "assistant", "content": warm}]], solution=["1"])
     print(f"bench_long_distinct: {args.source}, {args.reps} reps per length, one core")
-    print(f"{'chars':>8}{'rafs ms':>10}{'trl ms':>9}{'ratio':>8}{'rafs us/char':>14}   (CPU time)")
+    print(f"{'chars':>8}{'rafs ms':>10}{'trl ms':>9}{'ratio':>8}{'rafs us/char':>14}{'rafs gc ms':>12}   (CPU time)")
+    in_gc = _gc_clock()
     for chars in args.lengths:
-        ours, theirs = [], []
+        ours, theirs, collecting = [], [], []
         for rep in range(args.reps):
             text, gold, nxt = trace(pool, nxt, chars)
             completion = [[{"role": "assistant", "content": text}]]
@@ -112,13 +113,34 @@ def main() -> None:
             for name in order:
                 t0 = time.process_time()
                 if name == "rafs":
+                    gc_before = in_gc[0]
                     reward([problem], completion, answer=[gold])
                     ours.append(time.process_time() - t0)
+                    collecting.append(in_gc[0] - gc_before)
                 else:
                     accuracy_reward(completion, solution=[gold])
                     theirs.append(time.process_time() - t0)
         a, b = statistics.median(ours), statistics.median(theirs)
-        print(f"{chars:>8}{a * 1000:>10.0f}{b * 1000:>9.0f}{a / b:>7.1f}x{a * 1e6 / chars:>14.2f}")
+        print(f"{chars:>8}{a * 1000:>10.0f}{b * 1000:>9.0f}{a / b:>7.1f}x{a * 1e6 / chars:>14.2f}"
+              f"{statistics.mean(collecting) * 1000:>12.1f}")
+
+
+def _gc_clock() -> list[float]:
+    """A one-element list that holds the CPU seconds this process has spent in Python's cyclic garbage collector
+    since the call (all generations; ``gc.callbacks``). The "rafs gc ms" column is its mean per ``rafs_reward``
+    call: a mean, because a full collection comes every few traces and walks every object the process holds."""
+    import gc
+
+    total, started = [0.0], [0.0]
+
+    def clock(phase: str, _info: dict) -> None:
+        if phase == "start":
+            started[0] = time.process_time()
+        else:
+            total[0] += time.process_time() - started[0]
+
+    gc.callbacks.append(clock)
+    return total
 
 
 def clear_caches() -> None:
