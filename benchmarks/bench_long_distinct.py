@@ -10,6 +10,11 @@ conversational completion with the same gold, alternated, timed in CPU seconds o
 Usage: python benchmarks/bench_long_distinct.py [--source gsm8k|math] [--lengths 16000 32000 64000 128000] [--reps 3]
 Target (issue 30): at 128k characters, rafs_reward <= 10x accuracy_reward; cost linear in length.
 
+``--same-text K``: whether the cost per character depends on the length itself and not on what the text says: each
+repetition builds one trace of ``L`` characters and ``K`` traces of ``L/K`` from the same solutions, and times
+``rafs_reward`` on both, alternated, with the scorer's caches cleared before each trace (neither reading reuses the
+other's); the ratio of the medians (one long trace over the ``K`` short ones) is 1.0 for a cost linear in length.
+
 ``--run rafs|trl --traces N``: score N traces of each length with that reward alone, untimed and silent, for an
 instruction counter that a loaded machine does not blur (valgrind's cachegrind, ``PYTHONHASHSEED=0``)::
 
@@ -65,6 +70,8 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--run", choices=("rafs", "trl"), help="score with this reward alone, untimed (see above)")
     ap.add_argument("--traces", type=int, default=3, help="with --run: traces per length")
+    ap.add_argument("--same-text", type=int, metavar="K", help="one trace of each length against K traces of the "
+                    "same solutions, a K-th as long each (see above)")
     args = ap.parse_args()
     pool = solutions(args.source)
     problem = "Solve the problems below."
@@ -88,13 +95,17 @@ def main() -> None:
                 text, gold, nxt = trace(pool, nxt, chars)
                 reward([problem], [[{"role": "assistant", "content": text}]], answer=[gold])
         return
+    if args.same_text:
+        same_text(reward, problem, pool, nxt, args)
+        return
     from trl.rewards import accuracy_reward
 
     accuracy_reward([[{"role": "assistant", "content": warm}]], solution=["1"])
     print(f"bench_long_distinct: {args.source}, {args.reps} reps per length, one core")
-    print(f"{'chars':>8}{'rafs ms':>10}{'trl ms':>9}{'ratio':>8}{'rafs us/char':>14}   (CPU time)")
+    print(f"{'chars':>8}{'rafs ms':>10}{'trl ms':>9}{'ratio':>8}{'rafs us/char':>14}{'rafs gc ms':>12}   (CPU time)")
+    in_gc = _gc_clock()
     for chars in args.lengths:
-        ours, theirs = [], []
+        ours, theirs, collecting = [], [], []
         for rep in range(args.reps):
             text, gold, nxt = trace(pool, nxt, chars)
             completion = [[{"role": "assistant", "content": text}]]
@@ -102,13 +113,74 @@ def main() -> None:
             for name in order:
                 t0 = time.process_time()
                 if name == "rafs":
+                    gc_before = in_gc[0]
                     reward([problem], completion, answer=[gold])
                     ours.append(time.process_time() - t0)
+                    collecting.append(in_gc[0] - gc_before)
                 else:
                     accuracy_reward(completion, solution=[gold])
                     theirs.append(time.process_time() - t0)
         a, b = statistics.median(ours), statistics.median(theirs)
-        print(f"{chars:>8}{a * 1000:>10.0f}{b * 1000:>9.0f}{a / b:>7.1f}x{a * 1e6 / chars:>14.2f}")
+        print(f"{chars:>8}{a * 1000:>10.0f}{b * 1000:>9.0f}{a / b:>7.1f}x{a * 1e6 / chars:>14.2f}"
+              f"{statistics.mean(collecting) * 1000:>12.1f}")
+
+
+def _gc_clock() -> list[float]:
+    """A one-element list that holds the CPU seconds this process has spent in Python's cyclic garbage collector
+    since the call (all generations; ``gc.callbacks``). The "rafs gc ms" column is its mean per ``rafs_reward``
+    call: a mean, because a full collection comes every few traces and walks every object the process holds."""
+    import gc
+
+    total, started = [0.0], [0.0]
+
+    def clock(phase: str, _info: dict) -> None:
+        if phase == "start":
+            started[0] = time.process_time()
+        else:
+            total[0] += time.process_time() - started[0]
+
+    gc.callbacks.append(clock)
+    return total
+
+
+def clear_caches() -> None:
+    """Empty every ``functools`` cache of the scorer's modules (as ``bench_scorer.py`` does)."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("rewards.") and module is not None:
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
+def same_text(reward, problem: str, pool, nxt: int, args) -> None:
+    """``--same-text K``: one trace of ``L`` characters against ``K`` traces of ``L/K`` from the same solutions."""
+    k = args.same_text
+    print(f"bench_long_distinct --same-text {k}: {args.source}, {args.reps} reps per length, one core, caches cleared "
+          "before each trace")
+    print(f"{'chars':>8}{'1 trace ms':>12}{f'{k} traces ms':>14}{'ratio':>8}{'us/char':>10}{f'us/char ({k})':>14}")
+    for chars in args.lengths:
+        whole, parts = [], []
+        for rep in range(args.reps):
+            text, gold, end = trace(pool, nxt, chars)
+            pieces, i = [], nxt
+            while i < end:
+                piece, piece_gold, i = trace(pool, i, chars // k)
+                pieces.append((piece, piece_gold))
+            nxt = end
+            for name in (("whole", "parts") if rep % 2 == 0 else ("parts", "whole")):
+                total = 0.0
+                for piece, piece_gold in ([(text, gold)] if name == "whole" else pieces):
+                    clear_caches()
+                    t0 = time.process_time()
+                    reward([problem], [[{"role": "assistant", "content": piece}]], answer=[piece_gold])
+                    total += time.process_time() - t0
+                (whole if name == "whole" else parts).append((total, len(text) if name == "whole"
+                                                              else sum(len(p) for p, _ in pieces)))
+        a = statistics.median(t for t, _ in whole)
+        b = statistics.median(t for t, _ in parts)
+        print(f"{chars:>8}{a * 1000:>12.0f}{b * 1000:>14.0f}{a / b:>7.2f}x"
+              f"{statistics.median(t * 1e6 / n for t, n in whole):>10.2f}"
+              f"{statistics.median(t * 1e6 / n for t, n in parts):>14.2f}")
 
 
 if __name__ == "__main__":

@@ -209,3 +209,38 @@ def test_long_traces_are_gated_a_chunk_at_a_time_with_the_same_findings(answers)
     assert admitted >= 30 and found >= 5, (admitted, found)
     assert not gates.admits(["2 + 2 = 4"] * 300, lambda text: "mod" in text)
     assert gates.admits(["2 + 2 = 4"] * 300 + ["x mod 3"], lambda text: "mod" in text)
+
+
+def test_trial_bindings_are_scanned_only_where_a_letter_is_set_to_a_number(answers, monkeypatch):
+    from rewards.evidence import licences
+
+    pieces = ["Let's try ", "if ", "When ", "for ", "substituting ", "$", "x", "n", "X", "=", " = ", "-", "4", "41",
+              "1.5", ":", ".", "\n", " ", "\\(", "\\)", "2^x", " + ", "we get ", "1 + 8 + 125 = 134", *_UNUSUAL]
+    lines = [line for text in answers for line in text.splitlines() if line.strip()]
+    rng = random.Random(19)
+    words = ["try", "Trying", "check", "plug in", "substituting", "Suppose", "assume", "if", "When", "for", "consider",
+             "let", "Let's", "let us", "so", "then"]
+    texts = lines + _fuzzed(pieces, 20_000, seed=19)
+    texts += [rng.choice(["", "Now ", "3 + 4 = 7. "]) + rng.choice(words) + rng.choice([" ", " the value ", " $", ""])
+              + rng.choice(["x", "n", "X", "\\x", "ab", "\u0131", "\u212a"]) + rng.choice(["", " ", "\t"]) + "="
+              + rng.choice(["", " ", "\n"]) + rng.choice(["4", "-41", "1.5", "x", "7 + 1", "12:", ""])
+              + rng.choice(["", ".", ", we get 5 + 3 = 8"]) for _ in range(6_000)]
+    bound = 0
+    for text in texts:
+        binds = licences._BINDING.search(text) is not None
+        assert not binds or licences._BOUND_VALUE.search(text) is not None, text  # the prefilter never drops one
+        bound += binds
+    assert bound > 500
+    problems = [r"If $x$ is a positive integer such that $1^x + 2^x + 5^x = 642$, what is $x$?",
+                r"Euler's polynomial $p(n) = n^2 - n + 41$ yields primes for many $n$."]
+    steps = _fuzzed(pieces, 3_000, seed=23, longest=10) + ["Let's try $x=3$. We get $1 + 8 + 125 = 134$.",
+                                                           r"Let's try \( n = 41 \): \[ p(41) = 41^2 - 41 + 41 = 1681 \]"]
+
+    def read(problem):
+        lic = licences.Licences(problem)
+        return [lic.trial_values(step) for step in steps]  # pending bindings carry from step to step
+
+    fast = [read(problem) for problem in problems]
+    monkeypatch.setattr(licences, "_BOUND_VALUE", re.compile(""))  # every step scanned in full
+    assert [read(problem) for problem in problems] == fast
+    assert sum(bool(values) for per_problem in fast for values in per_problem) >= 2
