@@ -251,6 +251,8 @@ def coverage_detail(trace: Trace, flow: Dataflow, path: frozenset[int] | None = 
     for v in stated:
         if v in used or v / 100 in used or any(v * u in used or v / u in used for u in units):
             hits.add(v)
+        elif v.denominator != 1 and v.numerator in used and v.denominator in used:
+            hits.add(v)  # a stated fraction (1/4) used as its two numbers (1 - ..., ... / 4)
     if len(hits) < len(stated) and path:
         hits |= consumed_through_algebra(flow, path, stated - hits, trace.problem, trace.steps)
     return frozenset(stated), frozenset(hits)

@@ -199,6 +199,31 @@ def _reciprocal_of_letter(text: str, start: int) -> bool:
     return False
 
 
+_ELLIPSIS = re.compile(r"\\[lc]?dots|\.\.\.|…")
+_PROGRESSION = re.compile(r"-?\d{1,12}(?:\.\d+)?(?:\s*,\s*(?:\\[,;!]\s*)*(?:-?\d{1,12}(?:\.\d+)?|\\[lc]?dots|\.\.\.|…))+")
+"""A comma-separated run of numbers with an ellipsis among them (``6,10,14,\\ldots,82,86``,
+``-36, -29, -22, \\ldots, 41, 48``, ``\\{0,1,2,\\ldots,35,36\\}``)."""
+
+
+_SLASH_FRACTION = re.compile(r"(?<![\d./,])(\d{1,6})\s?/\s?(\d{1,6})(?![\d./]|\s?[*/^])")
+"""A fraction written with a slash in a problem's text (``a 1/4 probability``, ``each 1/2 inch``): one quantity."""
+
+
+def _progression_inner_spans(problem: str) -> list[tuple[int, int]]:
+    """The spans of the inner items of every list that goes on (:data:`_PROGRESSION`): every item but the first and
+    the last. A list written by its pattern (``6, 10, 14, \\ldots, 82, 86``) states its bounds; the items between
+    restate the pattern (a count needs the first, the last and the step, never ``14`` or ``82``), so they are no
+    quantities a derivation must use."""
+    spans = []
+    for match in _PROGRESSION.finditer(problem):
+        if not _ELLIPSIS.search(match.group()):
+            continue
+        items = [m.span() for m in re.finditer(r"-?\d{1,12}(?:\.\d+)?", match.group())]
+        if len(items) >= 3:
+            spans.append((match.start() + items[1][0], match.start() + items[-2][1]))
+    return spans
+
+
 def _inside(spans: list[tuple[int, int]], at: int) -> bool:
     return any(a <= at < b for a, b in spans)
 
@@ -242,9 +267,19 @@ def _quantities(problem: str) -> tuple[frozenset[Fraction], frozenset[Fraction]]
     maths = [m.span() for m in _MATH.finditer(problem)] if "$" in problem or "\\" in problem else []
     formats = [m.span() for m in _INSTRUCTION.finditer(problem)] if "answer" in problem.lower() else []
     stated, drawn = set(), set()
+    inner = _progression_inner_spans(problem) if _ELLIPSIS.search(problem) else []
+    slashed = {m.start(): m for m in _SLASH_FRACTION.finditer(problem)} if "/" in problem else {}
+    slash_spans = [m.span() for m in slashed.values()]
     for value, (start, end) in read_numbers(problem):
         if value in stated or value == 0 or not (_NUMERAL.match(problem, start)
                                                  or _NUMERAL.search(problem[start:start + 2])):
+            continue
+        if inner and _inside(inner, start):
+            continue
+        if slash_spans and _inside(slash_spans, start):
+            fraction = slashed.get(start)  # "a 1/4 probability": one quantity, 1/4, not 1 and 4
+            if fraction is not None and int(fraction.group(2)) != 0 and not (figures and _inside(figures, start)):
+                stated.add(Fraction(int(fraction.group(1)), int(fraction.group(2))))
             continue
         if figures and _inside(figures, start):
             drawn.add(value)
