@@ -82,3 +82,9 @@ def test_an_unused_stated_fraction_still_counts_as_unused():
     problem = "A bag has 12 red and 4 blue marbles; a coin lands heads with a 1/2 chance. How many marbles are there?"
     result = score_trace(problem, r"$12 + 4 = 16$ marbles. The answer is $\boxed{16}$.", gold="16", config=CONFIG)
     assert any("uses 2 of the problem's 3 stated quantities" in why for why in result.reasons)
+
+
+def test_a_stated_unit_fraction_is_used_by_dividing_by_its_denominator():
+    problem = "Tom has 10 apples and gives 1/2 of them to Ann. How many apples does Ann get?"
+    result = score_trace(problem, "10 / 2 = 5 apples.\n#### 5", gold="5", config=CONFIG)
+    assert not any("stated quantities" in why for why in result.reasons)
