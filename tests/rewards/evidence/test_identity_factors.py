@@ -47,3 +47,17 @@ def test_a_factor_one_beside_a_literal_is_still_a_disguise():
     # the literal 672 / 10^7 written with a power-of-two one around it: the factor's 2 is written nowhere else
     gamed = r"$$\frac{2^5}{2^5}\cdot\frac{672}{10^7}=\boxed{.0000672}.$$"
     assert not _score(DECIMAL, gamed, ".0000672").faithful
+
+
+COMPETITION = r"A shelf holds $2$ rows of $3$ books. How many books does it hold?"
+
+
+def test_a_plain_one_on_a_competition_problem_is_still_a_disguise():
+    assert not _score(COMPETITION, "2 / 2 * 2 * 3 = 6\nThe answer is $\\boxed{6}$.", "6").faithful
+
+
+def test_a_power_one_around_a_product_earns_no_more_than_the_product():
+    # exempt only where the problem gives an expression of its own (the lenient reading); here it is a disguise
+    wrapped = _score(COMPETITION, r"$\frac{2^2}{2^2} \cdot 2 \cdot 3 = 6$. The answer is $\boxed{6}$.", "6")
+    bare = _score(COMPETITION, r"$2 \cdot 3 = 6$. The answer is $\boxed{6}$.", "6")
+    assert wrapped.score <= bare.score and (bare.faithful or not wrapped.faithful)
