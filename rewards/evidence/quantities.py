@@ -205,6 +205,21 @@ _PROGRESSION = re.compile(r"-?\d{1,12}(?:\.\d+)?(?:\s*,\s*(?:\\[,;!]\s*)*(?:-?\d
 ``-36, -29, -22, \\ldots, 41, 48``, ``\\{0,1,2,\\ldots,35,36\\}``)."""
 
 
+_ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b|\^\{?\s*(?:\\(?:text|mathrm)\{)?\s*(?:st|nd|rd|th)\b")
+_YEAR_BEFORE = re.compile(r"(?:\b(?:[Ii]n|[Ss]ince|[Yy]ear|[Bb]y|[Uu]ntil|[Ff]rom|[Tt]o)\s+)$")
+
+
+def _is_label(problem: str, start: int, end: int, value: Fraction) -> bool:
+    """Whether the numeral at ``start:end`` labels rather than counts: an ordinal (``6th``, ``$100^{\\text{th}}$``) or
+    a year (``In 2005``, ``since 1998``: 1000 to 2100 after a word that dates). A label is a quantity where the
+    derivation uses it (``2020 - 1990``; the 14th term as 13 steps) and no unused one where it does not ("the 6th
+    biggest doll" reached by five halvings; "In 2004 ... In 2005 ..."), as a figure's numbers are."""
+    if _ORDINAL_SUFFIX.match(problem, end):
+        return True
+    return value.denominator == 1 and 1000 <= value <= 2100 and end - start == 4 \
+        and _YEAR_BEFORE.search(problem[max(0, start - 8):start]) is not None
+
+
 _SLASH_FRACTION = re.compile(r"(?<![\d./,])(\d{1,6})\s?/\s?(\d{1,6})(?![\d./]|\s?[*/^])")
 """A fraction written with a slash in a problem's text (``a 1/4 probability``, ``each 1/2 inch``): one quantity."""
 
@@ -275,6 +290,9 @@ def _quantities(problem: str) -> tuple[frozenset[Fraction], frozenset[Fraction]]
                                                  or _NUMERAL.search(problem[start:start + 2])):
             continue
         if inner and _inside(inner, start):
+            continue
+        if _is_label(problem, start, end, value):  # "the 6th biggest doll", "In 2005": counted where used
+            drawn.add(value)
             continue
         if slash_spans and _inside(slash_spans, start):
             fraction = slashed.get(start)  # "a 1/4 probability": one quantity, 1/4, not 1 and 4

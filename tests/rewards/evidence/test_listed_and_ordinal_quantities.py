@@ -88,3 +88,19 @@ def test_a_stated_unit_fraction_is_used_by_dividing_by_its_denominator():
     problem = "Tom has 10 apples and gives 1/2 of them to Ann. How many apples does Ann get?"
     result = score_trace(problem, "10 / 2 = 5 apples.\n#### 5", gold="5", config=CONFIG)
     assert not any("stated quantities" in why for why in result.reasons)
+
+
+def test_ordinals_and_years_count_where_they_are_used():
+    doll = ("The biggest doll is 243 cm tall, and each doll is 2/3rd the size of the doll that contains it. "
+            "How big is the 6th biggest doll?")
+    assert stated_quantities(doll) == {Fraction(243), Fraction(2, 3)}
+    years = "In 2004, there were some kids at a cookout. In 2005, half as many came. How many came in 2005 if 30 did?"
+    assert Fraction(2004) not in stated_quantities(years)
+    assert Fraction(2005) in stated_quantities("He paid 2005 dollars for 3 items.")  # an amount, not a year
+    # a year the derivation uses is a quantity it uses
+    problem = "Ann was born in 1990. How old is she in 2020?"
+    result = score_trace(problem, "2020 - 1990 = 30 years.\n#### 30", gold="30", config=CONFIG)
+    assert not any("stated quantities" in why for why in result.reasons)
+    assert any("stated quantities" in why for why in
+               score_trace(problem, "3 * 10 = 30 years.\n#### 30", gold="30", config=CONFIG).reasons) or \
+        score_trace(problem, "3 * 10 = 30 years.\n#### 30", gold="30", config=CONFIG).score < result.score
