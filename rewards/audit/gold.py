@@ -73,6 +73,8 @@ def answer_value(answer: str) -> Fraction | None:
     text = answer.strip().strip("$").replace(",", "")
     if not text or len(text) > 40 or re.search(r"[A-Za-z]", re.sub(r"\\[dt]?frac", "", text)):
         return None
+    if re.search(r"\d_\{?\s*\d", text):
+        return None  # an answer in a base is its digits (2516_8), as rewards.checks.answers.numeric_value reads it
     v = evaluate(text)
     return v.exact if v is not None and v.is_exact else None
 

@@ -64,12 +64,17 @@ def _strip(answer: str) -> str:
     return a
 
 
+_BASE_ANSWER = re.compile(r"\d_\{?\s*\d")
+
+
 @lru_cache(maxsize=65536)
 def numeric_value(answer: str) -> Fraction | None:
     """The exact value of a numeric answer, or ``None`` when it is not a plain number/expression."""
     if not answer or len(answer) > MAX_ANSWER_CHARS:
         return None
     text = _strip(answer)
+    if "_" in text and _BASE_ANSWER.search(text):
+        return None  # an answer written in a base is its digits (52_8 answers a base-8 question, not 42)
     for suffix in ("\\%", "%", "\\text{%}", " percent"):
         if text.endswith(suffix):  # "50%" answers "what percent..." with 50, as GSM8K's gold writes it
             text = text[: -len(suffix)].strip()

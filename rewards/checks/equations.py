@@ -72,15 +72,21 @@ _DISOWNED = re.compile(
     r"\b(?:not (?:true|possible|valid|correct|equal|the case)|false|a contradiction|contradicts?|impossible|absurd"
     r"|extraneous|invalid|incorrect|(?:does not|doesn't|cannot|can't|won't) (?:work|hold|be)|isn't (?:true|possible)"
     r"|no solutions?)\b", re.I)
+_BASE_NUMERAL = re.compile(r"\d_\{?\s*\d")
+"""A numeral with a base subscript (``321_7``, ``162_{10}``; :func:`rewards.checks.arithmetic.tokens.base_numeral`)."""
 _CLAUSE_END = re.compile(r"[.;!?\n]\s")
 _MODULUS = re.compile(r"[\s$\\)\]]{0,12}(?:\\pmod|\\bmod|\\mod|\(\s*(?:\\text\{\s*)?mod\b|mod\b|modulo\b)")
 
 
 def _unless_disowned(step: str, eq, check):
     """A false equation the author states *as* false is no error: "1 = \\sqrt{9} + 4, which is not true";
-    "if b = 2 then ... ⇒ 0 = -12" (two bare numbers: a derived contradiction, not a calculation)."""
+    "if b = 2 then ... ⇒ 0 = -12" (two bare numbers: a derived contradiction, not a calculation). A false pair with a
+    base numeral (``321_7 = 161``) is left unchecked: that reading adds support and refutes nothing."""
     if check.ok is not False:
         return check
+    if "_" in step and any(ok is False and (_BASE_NUMERAL.search(eq.sides[i]) or _BASE_NUMERAL.search(eq.sides[i + 1]))
+                           for i, ok in enumerate(check.pairs)):  # "321_7 = 161": a base numeral supports only
+        return EquationCheck(eq, None, check.detail + " (a base numeral: read for support, not to refute)", check.pairs)
     if len(eq.sides) == 2 and all(BARE_NUMBER.fullmatch(side) for side in eq.sides):
         return EquationCheck(eq, None, f"{' = '.join(eq.sides)}: a stated contradiction, not a calculation",
                              check.pairs)

@@ -202,7 +202,8 @@ def _flatten(r: Reading, n: int, cls: str, sign: int, entry: int, out: list, dep
         out.append((sign, n))
 
 
-def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]], classes: str = "+*"):
+def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]], classes: str = "+*",
+                   identities: set[int] | None = None):
     """Consecutive terms of a written sum, or factors of a written product, that are written from the problem's
     quantities and together make a constant: ``(text, value, symbols)`` for each such run.
 
@@ -238,11 +239,39 @@ def _constant_runs(r: Reading, order: list[int], values: dict[int, list[int]], c
                 syms = frozenset().union(*(r.syms[t] for _, t in run))
                 if not syms:
                     continue
+                if identities is not None and cls == "*" and len(run) == 2 and all(r.kind[t] == "^" for _, t in run) \
+                        and r.b[run[0][1]] == r.b[run[1][1]] >= 2 and run[0][0] != run[1][0] \
+                        and syms <= frozenset().union(*(r.syms[t] for _, t in terms[:i] + terms[j:])) \
+                        and _combine_exact(cls, run, r.value) == 1:
+                    continue  # q^k / q^k whose q the rest of the product writes (_identity_factors)
                 at = [_combine(cls, run, values, c) for c in range(SAMPLE_POINTS)]
                 if None not in at and all(x == at[0] for x in at):
                     exact = _combine_exact(cls, run, r.value)
                     if exact is not None:
                         yield _render_run(r, cls, run), exact, syms
+
+
+def _identity_factors(r: Reading, order: list[int]) -> set[int]:
+    r"""Nodes that are a factor ``q^k / q^k`` (one power over itself, ``k >= 2``) of a product (or its divisor) whose
+    other factor writes every problem quantity they write, on a competition problem (the lenient reading; a plain
+    ``q / q`` stays a disguise, ``2 / 2 \cdot 2 \cdot 3``): ``\frac{21}{2^2 \cdot 5^7} \cdot \frac{2^5}{2^5}``, a
+    multiply-by-one that changes the form (here to a power of 10), not a disguise. Without such a factor the function is the same and writes the same quantities, so
+    it is judged as the derivation without it would be: a construction gains nothing by it, while ``16 \cdot 100 /
+    1600`` beside a ``2`` (no 16 there) or ``4 / 4 \cdot 10`` stays a constant written from the problem."""
+    out = set()
+    for p in order:
+        k = r.kind[p]
+        if k == "*":
+            pairs = ((r.a[p], r.b[p]), (r.b[p], r.a[p]))
+        elif k == "/":
+            pairs = ((r.b[p], r.a[p]),)
+        else:
+            continue
+        for n, other in pairs:
+            if r.kind[n] == "/" and r.kind[r.a[n]] == r.kind[r.b[n]] == "^" and r.b[r.a[n]] == r.b[r.b[n]] >= 2 \
+                    and r.syms[n] and r.value[n] == 1 and r.syms[n] <= r.syms[other]:
+                out.add(n)
+    return out
 
 
 def _combine(cls: str, run, values: dict[int, list[int]], column: int) -> int | None:
@@ -313,14 +342,15 @@ def _verdict(r: Reading, root: int, lenient: bool = False) -> tuple[str | None, 
         # dataflow, prose between steps): no function, the dataflow's own reading stands
     at = vals[root]
     quoted = ", ".join(r.qs.labels[i] for i in written)
+    identities = _identity_factors(r, order) if lenient else set()
     if lenient:  # the problem's own expression may cancel by design (5^1 - 5^3 + 5^3): only a product written
         for n in order:  # from quantities that is a constant (16 * 100 / 1600, 4 / 4) is no derivation there
             if r.kind[n] in ("*", "/") and r.syms[n] and n not in r.literals and not _times_zero(r, n) \
-                    and vals[n][0] == vals[n][1] == vals[n][2]:
+                    and vals[n][0] == vals[n][1] == vals[n][2] and n not in identities:
                 return (f"cancelling: {_render(r, n)} is the constant {render_number(r.value[n])}, written from the "
                         f"problem's {', '.join(r.qs.labels[i] for i in sorted(r.syms[n]))}", frozenset(written),
                         frozenset())
-        for run, constant, syms in _constant_runs(r, order, vals, "*"):  # "5 * 400 / 4": 400 / 4 is 100
+        for run, constant, syms in _constant_runs(r, order, vals, "*", identities):  # "5 * 400 / 4": 400 / 4 is 100
             return (f"cancelling: {run} is the constant {render_number(constant)}, written from the problem's "
                     f"{', '.join(r.qs.labels[i] for i in sorted(syms))}", frozenset(written), frozenset())
         used = {i for k, i in enumerate(written)
@@ -340,7 +370,7 @@ def _verdict(r: Reading, root: int, lenient: bool = False) -> tuple[str | None, 
         if r.kind[n] in ("q", "c") or not r.syms[n] or n in r.literals or _times_zero(r, n):
             continue
         v = vals[n]
-        if v[0] == v[1] == v[2]:
+        if v[0] == v[1] == v[2] and n not in identities:
             return (f"cancelling: {_render(r, n)} is the constant {render_number(r.value[n])}, written from the problem's "
                     f"{', '.join(r.qs.labels[i] for i in sorted(r.syms[n]))}", frozenset(written), frozenset())
     for run, constant, syms in _constant_runs(r, order, vals):  # "... + 2 * 300 / 3 - 200", "2 * 1400 / 14"

@@ -132,6 +132,11 @@ _GOES_ON = re.compile(r"[lc]?dots|\.\.\.|…")
 MAX_LISTED = 50
 
 
+_BASE_NUMERAL = re.compile(r"(?<![\w.])(\d{1,32})_(?:(\d{1,2})(?!\d)|\{\s*(\d{1,2})\s*\})")
+r"""A numeral with its base as a subscript (``321_7``, ``1011_{2}``): the base and the digits are quantities of the
+problem (a conversion expands ``3 \cdot 7^2 + 2 \cdot 7 + 1``), the numeral itself reads as its value."""
+
+
 @lru_cache(maxsize=4096)
 def problem_numbers(problem: str) -> frozenset[Fraction]:
     """Every quantity the problem states or implies.
@@ -144,7 +149,8 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     ("Suzie and 5 of her friends" -> 6), the steps to a sequence's N-th term ("the 2003rd term" -> 2003, 2002)
     and a logarithm's base and argument ("\\log_264" -> 2, 64), a clock time in minutes ("7:50 a.m." -> 470), a
     circle's diameter from its radius and back ("a 3-inch radius" -> 6), how many numbers a list gives ("the
-    integers $71,$ $72,$ $73,$ $74,$ $75$" -> 5, :data:`_LISTED`).
+    integers $71,$ $72,$ $73,$ $74,$ $75$" -> 5, :data:`_LISTED`), a base numeral's base and digits ("$321_7$" -> 7,
+    3, 2, 1; :data:`_BASE_NUMERAL`).
     """
     values = set()
     low = problem.lower()
@@ -202,6 +208,11 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
         if count <= MAX_LISTED and not _GOES_ON.search(problem[max(0, match.start() - 12):match.start()]) \
                 and not _GOES_ON.search(problem[match.end():match.end() + 12]):
             values.add(Fraction(count))
+    for match in _BASE_NUMERAL.finditer(problem) if "_" in problem else ():  # "321_7": base 7 and digits 3, 2, 1
+        digits, base = match.group(1), int(match.group(2) or match.group(3))
+        if 2 <= base <= 10 and int(max(digits)) < base:  # as rewards.checks.arithmetic.tokens.base_numeral reads it
+            values.add(Fraction(base))
+            values.update(Fraction(int(d)) for d in set(digits))
     for match in CLOCK_TIME.finditer(problem) if ":" in problem else ():  # "at 7:50 a.m.": 470 minutes, as a
         h, m, ap = int(match["h"]), int(match["m"]), match["ap"]  # trace's clock chains are read (read_clock_times)
         values.add(Fraction(time_of_day(h, m, ap)))

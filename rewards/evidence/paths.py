@@ -251,6 +251,8 @@ def coverage_detail(trace: Trace, flow: Dataflow, path: frozenset[int] | None = 
     for v in stated:
         if v in used or v / 100 in used or any(v * u in used or v / u in used for u in units):
             hits.add(v)
+        elif v.denominator != 1 and (v.numerator == 1 or v.numerator in used) and v.denominator in used:
+            hits.add(v)  # a stated fraction used as its two numbers (3/4 of 20 as 20 * 3 / 4; 1/2 of 10 as 10 / 2)
     if len(hits) < len(stated) and path:
         hits |= consumed_through_algebra(flow, path, stated - hits, trace.problem, trace.steps)
     return frozenset(stated), frozenset(hits)

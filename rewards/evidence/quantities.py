@@ -199,6 +199,46 @@ def _reciprocal_of_letter(text: str, start: int) -> bool:
     return False
 
 
+_ELLIPSIS = re.compile(r"\\[lc]?dots|\.\.\.|…")
+_PROGRESSION = re.compile(r"-?\d{1,12}(?:\.\d+)?(?:\s*,\s*(?:\\[,;!]\s*)*(?:-?\d{1,12}(?:\.\d+)?|\\[lc]?dots|\.\.\.|…))+")
+"""A comma-separated run of numbers with an ellipsis among them (``6,10,14,\\ldots,82,86``,
+``-36, -29, -22, \\ldots, 41, 48``, ``\\{0,1,2,\\ldots,35,36\\}``)."""
+
+
+_ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b|\^\{?\s*(?:\\(?:text|mathrm)\{)?\s*(?:st|nd|rd|th)\b")
+_YEAR_BEFORE = re.compile(r"(?:\b(?:[Ii]n|[Ss]ince|[Yy]ear|[Bb]y|[Uu]ntil|[Ff]rom|[Tt]o)\s+)$")
+
+
+def _is_label(problem: str, start: int, end: int, value: Fraction) -> bool:
+    """Whether the numeral at ``start:end`` labels rather than counts: an ordinal (``6th``, ``$100^{\\text{th}}$``) or
+    a year (``In 2005``, ``since 1998``: 1000 to 2100 after a word that dates). A label is a quantity where the
+    derivation uses it (``2020 - 1990``; the 14th term as 13 steps) and no unused one where it does not ("the 6th
+    biggest doll" reached by five halvings; "In 2004 ... In 2005 ..."), as a figure's numbers are."""
+    if _ORDINAL_SUFFIX.match(problem, end):
+        return True
+    return value.denominator == 1 and 1000 <= value <= 2100 and end - start == 4 \
+        and _YEAR_BEFORE.search(problem[max(0, start - 8):start]) is not None
+
+
+_SLASH_FRACTION = re.compile(r"(?<![\d./,])(\d{1,6})\s?/\s?(\d{1,6})(?![\d./]|\s?[*/^])")
+"""A fraction written with a slash in a problem's text (``a 1/4 probability``, ``each 1/2 inch``): one quantity."""
+
+
+def _progression_inner_spans(problem: str) -> list[tuple[int, int]]:
+    """The spans of the inner items of every list that goes on (:data:`_PROGRESSION`): every item but the first and
+    the last. A list written by its pattern (``6, 10, 14, \\ldots, 82, 86``) states its bounds; the items between
+    restate the pattern (a count needs the first, the last and the step, never ``14`` or ``82``), so they are no
+    quantities a derivation must use."""
+    spans = []
+    for match in _PROGRESSION.finditer(problem):
+        if not _ELLIPSIS.search(match.group()):
+            continue
+        items = [m.span() for m in re.finditer(r"-?\d{1,12}(?:\.\d+)?", match.group())]
+        if len(items) >= 3:
+            spans.append((match.start() + items[1][0], match.start() + items[-2][1]))
+    return spans
+
+
 def _inside(spans: list[tuple[int, int]], at: int) -> bool:
     return any(a <= at < b for a, b in spans)
 
@@ -242,9 +282,22 @@ def _quantities(problem: str) -> tuple[frozenset[Fraction], frozenset[Fraction]]
     maths = [m.span() for m in _MATH.finditer(problem)] if "$" in problem or "\\" in problem else []
     formats = [m.span() for m in _INSTRUCTION.finditer(problem)] if "answer" in problem.lower() else []
     stated, drawn = set(), set()
+    inner = _progression_inner_spans(problem) if _ELLIPSIS.search(problem) else []
+    slashed = {m.start(): m for m in _SLASH_FRACTION.finditer(problem)} if "/" in problem else {}
+    slash_spans = [m.span() for m in slashed.values()]
     for value, (start, end) in read_numbers(problem):
         if value in stated or value == 0 or not (_NUMERAL.match(problem, start)
                                                  or _NUMERAL.search(problem[start:start + 2])):
+            continue
+        if inner and _inside(inner, start):
+            continue
+        if _is_label(problem, start, end, value):  # "the 6th biggest doll", "In 2005": counted where used
+            drawn.add(value)
+            continue
+        if slash_spans and _inside(slash_spans, start):
+            fraction = slashed.get(start)  # "a 1/4 probability": one quantity, 1/4, not 1 and 4
+            if fraction is not None and int(fraction.group(2)) != 0 and not (figures and _inside(figures, start)):
+                stated.add(Fraction(int(fraction.group(1)), int(fraction.group(2))))
             continue
         if figures and _inside(figures, start):
             drawn.add(value)

@@ -253,12 +253,15 @@ def test_group_size_coincidence_is_not_paid_as_derived():
 
 @pytest.mark.xfail(strict=True, reason=(
     "dataflow._NTH_TERM grounds 2002 for 'the 2003rd term'; 2002 + 2003 = 4005 lands on the answer "
-    'and is paid as the gold (rafs 0.832 = gold, fa 1.0; base 0 / 0.5)'))
+    'and is paid as the gold by faithful_accuracy (1.0 = gold; base 0.5). rafs orders them since coverage counts '
+    "the list's bounds and an ordinal only where used (0.832 < the gold's 0.852: the invented sum skips the 1)"))
 def test_nth_term_minus_one_coincidence_is_not_paid_as_derived():
     row = prose.math500_row('test/algebra/524.json')
     invented = '$2002 + 2003 = 4005$.\nThe answer is $\\boxed{4005}$.'
     gold = prose.faithful_completion(row['solution'])
-    assert prose._one('rafs', invented, row['problem'], row['answer']) < prose._one('rafs', gold, row['problem'], row['answer'])
+    for reward in ('rafs', 'faithful_accuracy'):
+        assert prose._one(reward, invented, row['problem'], row['answer']) < \
+            prose._one(reward, gold, row['problem'], row['answer'])
 
 
 @pytest.mark.xfail(strict=True, reason=(

@@ -108,7 +108,10 @@ whole, its value is None rather than a guess - a false alarm costs more than a m
 * an operator or keyword had to be cut off ("50 students - 10 baking - 5 = 35", "his 1 teacher +
   1 = 27"), or the expression runs into another number ("3 1/2 - 2 = 1 1/2", "$350 000 x 5/100");
 * a lone number right after prose is a description, not a calculation ("4 students drank 1.5
-  quarts = 4 * 1.5 = 6": only ``4 * 1.5 = 6`` is checked);
+  quarts = 4 * 1.5 = 6": only ``4 * 1.5 = 6`` is checked) — unless a statement opener precedes a
+  bare number and the next side equals it exactly ("So 24 = 6 * 4", "we know 12 = 3 * 4": checked);
+* a numeral with its base as a subscript (``321_7``, ``162_{10}``) reads as its value; a false pair
+  with one is left unchecked (:func:`rewards.checks.equations.step_equations`);
 * ``A = B`` where both sides carry different units ("100 cents = $1", "12 inches = 1 foot"), or a
   lone number with a unit on the left of an expression ("5 pairs = 5 * 2"), is a conversion, and
   that pair is not checked;

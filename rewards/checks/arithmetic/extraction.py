@@ -184,6 +184,26 @@ def _trim(toks: list[Token], a: int, b: int) -> tuple[int, int, bool]:
 
 _WORDY = frozenset("wv")
 
+_STATEMENT_OPENERS = frozenset(("so", "thus", "hence", "therefore", "since", "because", "then", "know", "get",
+                                "gives", "obtain", "yields"))
+"""Words after which a bare number (no unit word) opens a statement rather than ending a description:
+"So 24 = 6 * 4", "since 45 = 15 * 3", "we know 12 = 3 * 4" (where "drank 1.5 quarts = 4 * 1.5" and "so 4 boxes = 4 *
+6" describe a quantity). "we have" too, but not a bare "have" ("boxes have 6 = 24 pencils" describes). Such a number
+is read only where the next side equals it exactly: the reading adds verified support and refutes nothing ("So 25 =
+6 * 4" stays unchecked, as every number after prose was)."""
+
+
+def _opens_statement(toks: list[Token], j: int) -> bool:
+    """Whether the word token ``toks[j]`` right before a lone number is a :data:`_STATEMENT_OPENERS` word (or "we
+    have"), so that the number is the left side of the equation that follows."""
+    words = toks[j][1].lower().split()  # a "|" token holds a run of prose words ("we know")
+    if not words:
+        return False
+    if words[-1] in _STATEMENT_OPENERS:
+        return True
+    before = words[-2] if len(words) > 1 else (toks[j - 1][1].lower().rsplit(" ", 1)[-1] if j > 0 else "")
+    return words[-1] == "have" and before == "we"
+
 
 def _chains(text: str, toks: list[Token], source: str, out: list, plain_text: str | None = None,
             budget: Budget | None = None, annots: tuple | None = None) -> None:
@@ -288,6 +308,7 @@ def _read_sides(toks: list[Token], clean: list[tuple], source: str, src: str,
     vals = []
     texts = []
     side_toks = []
+    opened = False
     for idx, (a, b, partial, orig_a, orig_b) in enumerate(clean):
         st = toks[a:b]
         full = toks[orig_a:orig_b]
@@ -300,7 +321,9 @@ def _read_sides(toks: list[Token], clean: list[tuple], source: str, src: str,
                 pt = toks[orig_a - 1]
                 if (pt[0] in _WORDY or (pt[0] == "|" and pt[1][:1].isalpha())) and \
                         lone_decimals(st) >= 0:  # side_meta(st, full).dec, the one field read here
-                    r = None
+                    opened = len(full) == len(st) and _opens_statement(toks, orig_a - 1)
+                    if not opened:
+                        r = None
             vals.append(r if r.__class__ is Value else None)
         else:
             vals.append(None)
@@ -308,6 +331,9 @@ def _read_sides(toks: list[Token], clean: list[tuple], source: str, src: str,
         if plain and "  " in raw:
             raw = _WS.sub(" ", raw)
         texts.append(raw)
+    if opened and not (len(vals) > 1 and vals[1] is not None and vals[0].is_exact and vals[1].is_exact
+                       and vals[0].exact == vals[1].exact):
+        vals[0] = None  # "So 24 = 6 * 4" is read where it verifies; read for support only, it refutes nothing
     return vals, texts, side_toks
 
 

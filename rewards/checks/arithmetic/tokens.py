@@ -128,6 +128,21 @@ _ALIGN_CONT = re.compile(r"\s*&\s*=")
 _UNIT_POWER = re.compile(r"\^\s*(?:[23]|\{\s*[23]\s*\})")
 _TEXT_QTY = re.compile(r"\s*+\$?\s*+[\d.,]+\s*+%?\s*+[A-Za-z]{0,12}\s*$")  # possessive: blanks not re-split
 
+_BASE_SUBSCRIPT = re.compile(r"_(?:(\d{1,2})(?!\d)|\{\s*(\d{1,2})\s*\})")
+
+
+def base_numeral(digits: str, base: int) -> str | None:
+    """The decimal value of ``digits`` written in ``base`` (2 to 10) as ``321_7`` or ``162_{10}`` write it, or
+    ``None`` when it is no numeral of that base (a digit not below the base, a decimal point, over 64 digits).
+
+    >>> base_numeral("321", 7), base_numeral("162", 10), base_numeral("19", 8)
+    ('162', '162', None)
+    """
+    if not 2 <= base <= 10 or not digits.isdigit() or len(digits) > 64 or int(max(digits)) >= base:
+        return None
+    return str(int(digits, base))
+
+
 # characters that can start or end an expression: used to skip text quickly
 END_KINDS = frozenset("n)}%!vxdt")
 START_KINDS = frozenset("n({$cvx")
@@ -162,6 +177,13 @@ def tokenize(text: str, pos: int, end: int, latex: bool, out: list[Token], bang:
             raw = m.group(2)
             if "," in raw:
                 raw = raw.replace(",", "").replace("\\!", "").replace("{}", "")
+            if pos < end and text[pos] == "_":
+                based = _BASE_SUBSCRIPT.match(text, pos, end)
+                if based is not None:
+                    value = base_numeral(raw, int(based.group(1) or based.group(2)))
+                    if value is not None:  # 162_{10}, 321_7: the numeral's value, the subscript read with it
+                        raw, pos = value, based.end()
+                        skip = pos
             append(new(Token, ("n", raw, s, pos, sp)))
             prev_kind = "n"
             continue

@@ -12,6 +12,7 @@ from rewards.checks.algebra import substitutes
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, contains_any
 from rewards.checks.claims.congruences import congruence_chains
 from rewards.evidence.problem_kinds.base import ProblemKindRule
+from rewards.evidence.problem_kinds.remainders import euclid_derivations, euclid_quotients
 from rewards.evidence.quantities import grounded, read_numbers, value_key
 
 
@@ -104,6 +105,37 @@ class ModularRule(ProblemKindRule):
             derivation = congruence_derivation(chain)
             if derivation is not None:
                 self._derive(builder, flow, text, chain, derivation)
+        if "+" in text:  # "2004 = 12 \times 167 + 0": Euclid's division derives the remainder and the quotient
+            def divisor_ok(b: Fraction) -> bool:  # a divisor from the problem or derived, not a constant picked
+                return b in builder.pnums or b in builder.producers
+            for derivation, quotient in euclid_quotients(text, divisor_ok):
+                self._divide(builder, flow, derivation, quotient)
+
+    @staticmethod
+    def _divide(builder, flow, derivation, quotient: Fraction) -> None:
+        """Record a remainder derivation (:mod:`~rewards.evidence.problem_kinds.remainders`): its dividend and
+        divisor are used, the remainder and the quotient produced (reached when both operands are); the quotient,
+        which the equation wrote as an operand, is no longer a number from nowhere in this step."""
+        unreached = False
+        for side in derivation.sides:
+            for number, _span in read_numbers(side):
+                flow.used.append(number)
+                if not builder.is_reached(number):
+                    unreached = True
+                producer = builder.producers.get(number)
+                if producer is not None and number not in builder.pnums:
+                    flow.depends_on.add(producer)
+        if unreached:
+            return
+        for value in (quotient, derivation.value):
+            if value in flow.unsupported:
+                flow.unsupported[:] = [v for v in flow.unsupported if v != value]
+            if value in flow.ungrounded:
+                flow.ungrounded[:] = [v for v in flow.ungrounded if v != value]
+            flow.produced.append(value)
+            builder.known.add(value_key(value))
+            builder.strict.add(value_key(value))
+        builder.last_derived = derivation.value
 
     @staticmethod
     def _derive(builder, flow, text: str, chain, derivation) -> None:
@@ -133,4 +165,5 @@ class ModularRule(ProblemKindRule):
 
     def plan_entries(self, text: str) -> list:
         found = (congruence_derivation(chain) for chain in congruence_chains(text)) if "mod" in text else ()
-        return [derivation for derivation in found if derivation is not None]
+        return [derivation for derivation in found if derivation is not None] + \
+            (euclid_derivations(text) if "+" in text else [])
