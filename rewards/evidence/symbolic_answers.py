@@ -1,0 +1,287 @@
+r"""An answer in letters reached from the problem's own expression by verified algebra (:func:`symbolic_chain`).
+
+The dataflow keys answers on numbers: ``x^2 + 10x + 25``, ``2k + 2`` or ``\frac{11+9a}{20}`` has no value, so no
+step "produces" it and such an answer earned the unverifiable floor however carefully the trace worked. This module
+is the symbolic analogue of a numeric derivation from problem quantities. The trace's math segments
+(:func:`~rewards.evidence.latex_derivations.math_segments`), split at top-level ``=``, are read in order as *nodes*:
+the parts that are expressions in letters (:func:`~rewards.evidence.latex_steps` reads the same parts). A node is
+
+* a **start** when it is grounded in the problem text: the problem writes it (the same text, spacing, ``\left``,
+  ``\dfrac`` and one pair of outer brackets aside: ``\frac{(10r^3)(4r^6)}{8r^4}``), or it joins two or three
+  expressions the problem writes with ``+``, ``-``, ``\cdot`` or ``/`` (``(x + 10) - (10 - x)`` for "by how much does
+  :math:`x + 10` exceed :math:`10 - x`": the trace chose the operation, as ``3 * 4`` chooses one on numbers);
+* **reached** when it is a start, when it restates a reached node (the same text again), or when the node written
+  right before it is reached and the link between the two verifies on math-verify's parser
+  (:func:`~rewards.checks.latex_algebra.expressions_equal`: two sides of one chain ``A = B``, or an expression
+  displayed right after another one, a rewrite). A link that does not verify (false, or beyond the checker) reaches
+  nothing: the chain is cut there, and nothing after it is reached unless a start is written again.
+
+The answer is **derived** when its text is a reached node, or the last expression node of the trace is reached and
+verifies equal to the boxed answer. Withheld (``None``): the answer written in the problem (copied), a start equal to
+the answer as written (restated: nothing derived), a chain that begins anywhere but the problem (``(a+b)^2 =
+a^2+2ab+b^2``, then the answer), or one with a link the checker cannot verify on its way.
+
+**Sensitivity** — the symbolic counterfactual: the chain is a string of identities, so its result is its start as a
+function. Each of the first :data:`MAX_EDITS` numerals of the start is edited (``n -> n + 1``; without numerals, each
+letter ``v -> (v + 1)``) and the edited start compared with the answer again: the edit *moves* the answer when the
+two now differ (:func:`~rewards.checks.latex_algebra.expressions_differ`), does not when they still agree, and is
+no edit when undecided. ``sensitivity =
+moved / edits``; ``None`` without a decided edit. A start whose every edit leaves the answer in place (the problem's
+expression cancels: ``(x+5)^2 - (x+5)^2 + x^2 + 10x + 25``) is **degenerate**: no derivation, whoever wrote it.
+
+A one-link chain ``problem expression = answer`` that verifies derives the answer (the checked analogue of
+``3 * 4 = 12``, which the numeric route pays): the trace chose the expression and stated the identity, and the
+checker verified it; hiding it earns the floor. ``docs/rewards.md`` gives the argument.
+
+Bounds: at most :data:`MAX_COMPARISONS` parser comparisons per trace (links, the final match, the edits), the parts
+:func:`~rewards.evidence.latex_steps.symbolic_checks` reads (:data:`~rewards.checks.latex_algebra.MAX_CHARS`), the
+last :data:`~rewards.evidence.latex_steps.MAX_SEGMENTS` segments. Never raises on untrusted text (an internal error
+is counted and logged, and the route then withholds).
+
+>>> chain = symbolic_chain("Simplify $(-k + 4) + (-2 + 3k)$.",
+...                        ["We have $(-k+4) + (-2+3k) = -k + 4 -2 + 3k = \\boxed{2k+2}$."], "2k+2")
+>>> chain.steps, chain.sensitivity, chain.degenerate
+(frozenset({0}), 1.0, None)
+>>> symbolic_chain("Simplify $(-k + 4) + (-2 + 3k)$.", ["$(a+b)^2 = a^2 + 2ab + b^2$, so $\\boxed{2k+2}$."], "2k+2")
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from rewards.checks.arithmetic import EquationCheck
+from rewards.checks.arithmetic.errors import internal_error
+from rewards.checks.latex_algebra import MAX_CHARS, expressions_differ, expressions_equal, split_top_level
+from rewards.evidence.latex_derivations import math_segments
+from rewards.evidence.latex_steps import (_IMPLIES, _LETTER, _COMMAND, _MENTION, _check, _compare, _expression, _part,
+                                          _segments)
+
+__all__ = ["MAX_COMPARISONS", "MAX_EDITS", "SymbolicChain", "symbolic_chain", "letter_answer"]
+
+MAX_COMPARISONS = 12
+"""Parser comparisons per trace (links, the answer's match, the sensitivity edits); each costs about 5-50 ms."""
+MAX_EDITS = 3
+"""Counterfactual edits of the chain's start."""
+_MAX_TERMS = 3
+"""Problem expressions a start may join."""
+
+
+@dataclass(frozen=True)
+class SymbolicChain:
+    """A verified chain from the problem's expression to the answer.
+
+    Attributes:
+        steps: the steps whose links the chain uses (the answer's path).
+        start: the grounded node it starts from, as written.
+        links: the verified links on the chain, ``(step, passed check)``.
+        sensitivity: the share of edits of the start that move the answer (``None``: no decided edit).
+        degenerate: why the start is no function of the problem's expression (``None``: it is one).
+    """
+
+    steps: frozenset[int]
+    start: str
+    links: tuple[tuple[int, EquationCheck], ...]
+    sensitivity: float | None
+    degenerate: str | None
+
+
+_SPACES = re.compile(r"\s+|\\[,;:! ]|\\(?:left|right|big|Big|displaystyle)(?![A-Za-z])")
+_SINGLE_BRACE = re.compile(r"([\^_])\{(\w)\}")
+_NUMERAL = re.compile(r"(?<![\w.\\])\d+(?![\d.])")
+_JOIN = re.compile(r"\+|-|\\cdot|\\times|/")
+
+
+def _key(text: str) -> str:
+    """``text`` as compared: spacing, sizing, ``\\dfrac``, braces round one character and outer brackets aside."""
+    key = _SINGLE_BRACE.sub(r"\1\2", _SPACES.sub("", text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")))
+    key = key.strip(".,;:")
+    while len(key) > 2 and key[0] == "(" and key[-1] == ")" and _closes_at_end(key):
+        key = key[1:-1]
+    return key
+
+
+def _closes_at_end(text: str) -> bool:
+    depth = 0
+    for k, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return k == len(text) - 1
+    return False
+
+
+def letter_answer(answer: str | None) -> bool:
+    """Whether ``answer`` is an expression in letters this route reads (``2k+2``, ``\\frac{11+9a}{20}``; not
+    ``x = 5``, a vector, an interval, a word or a choice)."""
+    if not answer or len(answer) > MAX_CHARS or "=" in answer or "\\text" in answer or "\\begin" in answer \
+            or "\\infty" in answer or "," in answer:
+        return False
+    return _expression(_part(answer))
+
+
+def _problem_parts(problem: str) -> set[str]:
+    """The keys of every expression the problem writes: its math segments, split at top-level ``=``, relations and
+    commas."""
+    keys: set[str] = set()
+    for segment in math_segments(problem):
+        for piece in _IMPLIES.split(segment):
+            for side in split_top_level(piece):
+                for part in re.split(r"\\(?:leq?|geq?|lt|gt|quad|qquad|text\{[^{}]*\})(?![A-Za-z])|[<>,]", side):
+                    key = _key(_part(part))
+                    if key:
+                        keys.add(key)
+    return keys
+
+
+def _split_terms(key: str) -> list[str] | None:
+    """``key`` split at top-level joins (``+ - \\cdot \\times /``), or ``None`` when it is one term."""
+    out, depth, start, k = [], 0, 0, 0
+    while k < len(key):
+        c = key[k]
+        if c in "({[":
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+        elif depth == 0 and k > 0:
+            m = _JOIN.match(key, k)
+            if m:
+                out.append(key[start:k])
+                start = m.end()
+                k = m.end()
+                continue
+        k += 1
+    out.append(key[start:])
+    return out if len(out) > 1 else None
+
+
+def _grounded(key: str, problem_keys: set[str]) -> bool:
+    """A start: the problem writes ``key``, or ``key`` joins 2-3 expressions the problem writes (and nothing else)."""
+    if key in problem_keys:
+        return True
+    terms = _split_terms(key)
+    if terms is None or len(terms) > _MAX_TERMS:
+        return False
+    terms = [_key(t) for t in terms]
+    return all(t in problem_keys and _expression(t) for t in terms)
+
+
+class _Budget:
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_COMPARISONS
+
+    def spend(self) -> bool:
+        self.left -= 1
+        return self.left >= 0
+
+
+def _nodes(steps: Sequence[str]) -> list[tuple[int, str, bool]]:
+    """``(step, part, continues)`` for every expression part in order; ``continues``: the part follows the node
+    before it in the trace's writing (the next side of one chain, or the next line), else the chain is cut (a part
+    that is no expression, an equation's name, a numeric line)."""
+    out: list[tuple[int, str, bool]] = []
+    cut = True
+    for step, parts in _segments(steps):
+        if len(parts) == 1 and _MENTION.fullmatch(parts[0]):
+            continue  # "add $x$ to both sides": a name mentioned, no line of its own
+        for k, part in enumerate(parts):
+            if k == 0 and not part and len(parts) > 1:
+                continue  # "&= x(x + x^2)": the chain goes on from the line before
+            if _expression(part):
+                out.append((step, part, not cut))
+                cut = False
+            else:
+                cut = True
+    return out
+
+
+def _equal(a: str, b: str, budget: _Budget):
+    """The verdict on ``a = b`` (function applications read as unknowns), ``None`` when the budget is spent."""
+    return _compare(expressions_equal, a, b) if budget.spend() else None
+
+
+def _edits(start: str) -> list[str]:
+    """The start with one numeral raised by one, for each of its first :data:`MAX_EDITS` numerals; without
+    numerals, with one letter ``v`` put as ``(v+1)``."""
+    edits = []
+    for m in list(_NUMERAL.finditer(start))[:MAX_EDITS]:
+        edits.append(f"{start[:m.start()]}{int(m.group()) + 1}{start[m.end():]}")
+    if edits:
+        return edits
+    letters = dict.fromkeys(m.group() for m in _LETTER.finditer(_COMMAND.sub(" ", start)))
+    for letter in list(letters)[:MAX_EDITS]:
+        edits.append(re.sub(rf"(?<![\\A-Za-z]){letter}(?![A-Za-z])", f"({letter}+1)", start))
+    return edits
+
+
+def _sensitivity(start: str, answer: str, budget: _Budget) -> float | None:
+    """The share of decided edits of ``start`` after which it no longer equals ``answer`` (module docstring)."""
+    moved = decided = 0
+    for edited in _edits(start):
+        if not budget.spend():
+            break
+        verdict = _compare(expressions_differ, edited, answer)
+        if verdict.verified:
+            moved, decided = moved + 1, decided + 1
+        elif verdict.refuted:
+            decided += 1
+    return moved / decided if decided else None
+
+
+def symbolic_chain(problem: str, steps: Sequence[str], answer: str | None) -> SymbolicChain | None:
+    """The verified chain from the problem's expression to the letter answer ``answer`` (module docstring), or
+    ``None``. Never raises."""
+    if not isinstance(problem, str) or not letter_answer(answer):
+        return None
+    try:
+        return _chain(problem, steps, _part(answer))
+    except Exception as exc:  # noqa: BLE001 - a bug here must not crash a reward: counted, logged, raised when strict
+        internal_error("symbolic_chain", steps, exc)
+        return None
+
+
+def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | None:
+    problem_keys = _problem_parts(problem)
+    answer_key = _key(answer)
+    if not answer_key or any(answer_key in k for k in problem_keys) or answer_key in _key(problem):
+        return None  # the answer written in the problem: copied, not derived
+    nodes = _nodes(steps)
+    budget = _Budget()
+    # reached: key -> (start as written, steps of the chain so far, links so far)
+    reached: dict[str, tuple[str, frozenset[int], tuple]] = {}
+    previous: tuple[int, str] | None = None
+    previous_reach = None
+    last_reach = None
+    for step, part, continues in nodes:
+        key = _key(part)
+        here = reached.get(key)
+        if here is None and key != answer_key and _grounded(key, problem_keys):
+            here = (part, frozenset({step}), ())
+        if here is None and continues and previous_reach is not None and previous is not None:
+            verdict = _equal(previous[1], part, budget)
+            if verdict is None:
+                break
+            if verdict.verified:
+                start, chain_steps, links = previous_reach
+                check = _check([previous[1], part], f"{previous[1]} = {part}: verified on the way from the "
+                                                    f"problem's {start} ({verdict.reason})")
+                here = (start, chain_steps | {step}, (*links, (step, check)))
+        if here is not None and key not in reached:
+            reached[key] = here
+        previous, previous_reach = (step, part), here
+        last_reach = here
+    found = reached.get(answer_key)
+    if found is None and last_reach is not None and previous is not None:
+        verdict = _equal(previous[1], answer, budget)  # the last line, boxed in other words
+        if verdict is not None and verdict.verified:
+            found = last_reach
+    if found is None or not found[2]:
+        return None  # not reached, or reached with no link (a start equal to the answer as written)
+    start, chain_steps, links = found
+    sensitivity = _sensitivity(start, answer, budget)
+    degenerate = None
+    if sensitivity == 0:
+        degenerate = f"no edit of the problem's expression {start} moves the answer"
+    return SymbolicChain(chain_steps, start, links, sensitivity, degenerate)
