@@ -120,23 +120,24 @@ def letter_answer(answer: str | None) -> bool:
     return _expression(_part(answer))
 
 
-def _problem_parts(problem: str) -> set[str]:
-    """The keys of every expression the problem writes: its math segments, split at top-level ``=``, relations and
+def _problem_parts(problem: str) -> dict[str, str]:
+    """Every expression the problem writes, by key: its math segments, split at top-level ``=``, relations and
     commas."""
-    keys: set[str] = set()
+    keys: dict[str, str] = {}
     for segment in math_segments(problem):
         for piece in _IMPLIES.split(segment):
             for side in split_top_level(piece):
                 for part in re.split(r"\\(?:leq?|geq?|lt|gt|quad|qquad|text\{[^{}]*\})(?![A-Za-z])|[<>,]", side):
-                    key = _key(_part(part))
-                    if key:
-                        keys.add(key)
+                    part = _part(part)
+                    key = _key(part)
+                    if key and len(part) <= MAX_CHARS:
+                        keys.setdefault(key, part)
     return keys
 
 
-def _split_terms(key: str) -> list[str] | None:
-    """``key`` split at top-level joins (``+ - \\cdot \\times /``), or ``None`` when it is one term."""
-    out, depth, start, k = [], 0, 0, 0
+def _split_join(key: str) -> tuple[list[str], list[str]]:
+    """``key`` split at top-level joins (``+ - \\cdot \\times /``): ``(terms, the joins between them)``."""
+    terms, joins, depth, start, k = [], [], 0, 0, 0
     while k < len(key):
         c = key[k]
         if c in "({[":
@@ -146,24 +147,84 @@ def _split_terms(key: str) -> list[str] | None:
         elif depth == 0 and k > 0:
             m = _JOIN.match(key, k)
             if m:
-                out.append(key[start:k])
-                start = m.end()
-                k = m.end()
+                terms.append(key[start:k])
+                joins.append(m.group())
+                start = k = m.end()
                 continue
         k += 1
-    out.append(key[start:])
-    return out if len(out) > 1 else None
+    terms.append(key[start:])
+    return terms, joins
 
 
-def _grounded(key: str, problem_keys: set[str]) -> bool:
-    """A start: the problem writes ``key``, or ``key`` joins 2-3 expressions the problem writes (and nothing else)."""
-    if key in problem_keys:
-        return True
-    terms = _split_terms(key)
-    if terms is None or len(terms) > _MAX_TERMS:
-        return False
-    terms = [_key(t) for t in terms]
-    return all(t in problem_keys and _expression(t) for t in terms)
+def _split_terms(key: str) -> list[str] | None:
+    """``key`` split at top-level joins, or ``None`` when it is one term."""
+    terms, _ = _split_join(key)
+    return terms if len(terms) > 1 else None
+
+
+def _problem_terms(problem_parts: dict[str, str]) -> dict[str, str]:
+    """The top-level terms of the problem's expressions that are expressions in letters, by key (``(a-1)(a+1)(a+2)``
+    of ``(a-1)(a+1)(a+2) - (a-2)(a+1)``)."""
+    out = {}
+    for written in problem_parts.values():
+        terms, _ = _split_join(written)
+        for term in terms if len(terms) > 1 else ():
+            term = _part(term)
+            if _expression(term):
+                out.setdefault(_key(term), term)
+    return out
+
+
+def _joined(key: str, known: dict[str, tuple]) -> tuple | None:
+    """``key`` as a join of 2-3 terms (``+ - \\cdot \\times /``) each of which is ``known`` (a problem expression
+    or term, or a reached node), and nothing else: ``(its origin — the join of the terms' origins, an expression of
+    the problem's —, the steps and links it is reached by)``; ``None`` otherwise."""
+    terms, joins = _split_join(key)
+    if not 2 <= len(terms) <= _MAX_TERMS:
+        return None
+    found = [known.get(_key(t)) for t in terms]
+    if any(f is None for f in found):
+        return None
+    origin = f"({found[0][0]})" + "".join(f" {j} ({f[0]})" for j, f in zip(joins, found[1:]))
+    steps = frozenset().union(*(f[1] for f in found))
+    links, seen = [], set()
+    for f in found:
+        for link in f[2]:
+            if id(link) not in seen:
+                seen.add(id(link))
+                links.append(link)
+    return origin, steps, tuple(links)
+
+
+def _numerals(text: str) -> list[str]:
+    return sorted(m.group() for m in _NUMERAL.finditer(text))
+
+
+def _letters(text: str) -> set[str]:
+    return {m.group() for m in _LETTER.finditer(_COMMAND.sub(" ", text))}
+
+
+def _contains(big: list[str], small: list[str]) -> bool:
+    """Every numeral of ``small`` is in ``big``, as often."""
+    rest = list(big)
+    for n in small:
+        if n not in rest:
+            return False
+        rest.remove(n)
+    return True
+
+
+def _rewritten_problem(part: str, problem_parts: dict[str, str], budget: _Budget) -> bool:
+    """``part`` is one of the problem's expressions rewritten: it writes every numeral of it (as often) and no
+    other letter, and the checker verifies the two equal (``(19x - 4x) + (1 - 81)`` for ``19x + 1 - 4x - 81``).
+    The answer written in other words writes the problem's numerals only by chance."""
+    numerals, letters = _numerals(part), _letters(part)
+    for key, written in problem_parts.items():
+        if len(_numerals(written)) >= 2 and _contains(numerals, _numerals(written)) \
+                and letters == _letters(written) and _expression(written):
+            verdict = _equal(written, part, budget)
+            return verdict is not None and verdict.verified
+    return False
 
 
 class _Budget:
@@ -186,6 +247,8 @@ def _nodes(steps: Sequence[str]) -> list[tuple[int, str, bool]]:
     for step, parts in _segments(steps):
         if len(parts) == 1 and _MENTION.fullmatch(parts[0]):
             continue  # "add $x$ to both sides": a name mentioned, no line of its own
+        if not any(_LETTER.search(_COMMAND.sub(" ", p)) for p in parts):
+            continue  # "1 - 2 + 3 - 4 = -2": a side computation in numbers, checked by the arithmetic
         for k, part in enumerate(parts):
             if k == 0 and not part and len(parts) > 1:
                 continue  # "&= x(x + x^2)": the chain goes on from the line before
@@ -243,22 +306,37 @@ def symbolic_chain(problem: str, steps: Sequence[str], answer: str | None) -> Sy
 
 
 def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | None:
-    problem_keys = _problem_parts(problem)
+    problem_parts = _problem_parts(problem)
     answer_key = _key(answer)
-    if not answer_key or any(answer_key in k for k in problem_keys) or answer_key in _key(problem):
+    if not answer_key or any(answer_key in k for k in problem_parts) or answer_key in _key(problem):
         return None  # the answer written in the problem: copied, not derived
     nodes = _nodes(steps)
     budget = _Budget()
-    # reached: key -> (start as written, steps of the chain so far, links so far)
+    # known: key -> (start as written, steps of the chain so far, links so far): the problem's expressions and
+    # their terms (no step, no link), then every node reached
+    known: dict[str, tuple[str, frozenset[int], tuple]] = {
+        k: (part, frozenset(), ()) for k, part in problem_parts.items() if _expression(part)}
+    known.update((k, (term, frozenset(), ())) for k, term in _problem_terms(problem_parts).items() if k not in known)
     reached: dict[str, tuple[str, frozenset[int], tuple]] = {}
     previous: tuple[int, str] | None = None
     previous_reach = None
     last_reach = None
+    rewritings = 2  # nodes tried as the problem's expression rewritten (a comparison each)
     for step, part, continues in nodes:
         key = _key(part)
         here = reached.get(key)
-        if here is None and key != answer_key and _grounded(key, problem_keys):
-            here = (part, frozenset({step}), ())
+        if here is None and key != answer_key:
+            if key in known:
+                here = (part, frozenset({step}), ())
+            else:
+                joined = _joined(key, {**known, **reached})
+                if joined is not None:
+                    start, chain_steps, links = joined
+                    here = (start, chain_steps | {step}, links)
+                elif not continues and rewritings > 0 and _NUMERAL.search(part):
+                    rewritings -= 1
+                    if _rewritten_problem(part, problem_parts, budget):
+                        here = (part, frozenset({step}), ())
         if here is None and continues and previous_reach is not None and previous is not None:
             verdict = _equal(previous[1], part, budget)
             if verdict is None:
@@ -268,6 +346,8 @@ def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | N
                 check = _check([previous[1], part], f"{previous[1]} = {part}: verified on the way from the "
                                                     f"problem's {start} ({verdict.reason})")
                 here = (start, chain_steps | {step}, (*links, (step, check)))
+        if here is not None and not here[2] and answer_key in _key(here[0]):
+            here = None  # a start that writes the answer inside it ("(x+5)^2 - (x+5)^2 + x^2 + 10x + 25")
         if here is not None and key not in reached:
             reached[key] = here
         previous, previous_reach = (step, part), here

@@ -380,7 +380,9 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
     withheld: list[str] = []
     if reward_mode:
         checks, withheld = _note_stray_claims(flow, checks, superseded, trace)
-    feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + withheld
+    # a number stated without an equation feeds no symbolic chain: every link of it is verified from the problem's
+    # expression on, so no coincidence of values can carry a hidden slip onto it
+    feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + (withheld if symbolic is None else [])
     hedge = _hedged(trace) if trace.other_answers else []
     function = _derivation_reading(trace, flow, derivations, MAX_ALTERNATIVES if cfg.counterfactual_agreement else 0) \
         if reward_mode and cfg.derivation_function and path and not hedge and symbolic is None else None
