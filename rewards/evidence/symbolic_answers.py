@@ -54,9 +54,9 @@ from typing import Sequence
 from rewards.checks.arithmetic import EquationCheck
 from rewards.checks.arithmetic.errors import internal_error
 from rewards.checks.latex_algebra import MAX_CHARS, expressions_differ, expressions_equal, split_top_level
-from rewards.evidence.latex_derivations import math_segments
-from rewards.evidence.latex_steps import (_IMPLIES, _LETTER, _COMMAND, _MENTION, _check, _compare, _expression, _part,
-                                          _segments)
+from rewards.evidence.latex_derivations import SEGMENT
+from rewards.evidence.latex_steps import (MAX_SEGMENTS, _IMPLIES, _LETTER, _COMMAND, _MENTION, _check, _compare,
+                                          _expression, _part)
 
 __all__ = ["MAX_COMPARISONS", "MAX_EDITS", "SymbolicChain", "symbolic_chain", "letter_answer"]
 
@@ -124,14 +124,13 @@ def _problem_parts(problem: str) -> dict[str, str]:
     """Every expression the problem writes, by key: its math segments, split at top-level ``=``, relations and
     commas."""
     keys: dict[str, str] = {}
-    for segment in math_segments(problem):
-        for piece in _IMPLIES.split(segment):
-            for side in split_top_level(piece):
-                for part in re.split(r"\\(?:leq?|geq?|lt|gt|quad|qquad|text\{[^{}]*\})(?![A-Za-z])|[<>,]", side):
-                    part = _part(part)
-                    key = _key(part)
-                    if key and len(part) <= MAX_CHARS:
-                        keys.setdefault(key, part)
+    for _, sides in _segments([problem]):
+        for side in sides:
+            for part in re.split(r"\\(?:leq?|geq?|lt|gt|quad|qquad|text\{[^{}]*\})(?![A-Za-z])|[<>,]", side):
+                part = _part(part)
+                key = _key(part)
+                if key and len(part) <= MAX_CHARS:
+                    keys.setdefault(key, part)
     return keys
 
 
@@ -238,11 +237,39 @@ class _Budget:
         return self.left >= 0
 
 
-def _nodes(steps: Sequence[str]) -> list[tuple[int, str, bool]]:
-    """``(step, part, continues)`` for every expression part in order; ``continues``: the part follows the node
-    before it in the trace's writing (the next side of one chain, or the next line), else the chain is cut (a part
-    that is no expression, an equation's name, a numeric line)."""
-    out: list[tuple[int, str, bool]] = []
+_ALIGN = re.compile(r"\\begin\{(align\*?|aligned|gather\*?|eqnarray\*?)\}(.+?)\\end\{\1\}", re.S)
+_ENVIRONMENT = re.compile(r"\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}")
+
+
+def _segments(steps: Sequence[str]) -> list[tuple[int, list[str]]]:
+    """``(step, parts)`` of every math segment in order, as :mod:`~rewards.evidence.latex_steps` reads them, and
+    the rows of an ``align*`` environment written without ``\\[ \\]`` (``&= …`` rows go on from the row before)."""
+    out = []
+    for t, text in enumerate(steps):
+        if not isinstance(text, str) or ("\\" not in text and "$" not in text):
+            continue
+        found = [(m.start(), next(g for g in m.groups() if g is not None)) for m in SEGMENT.finditer(text)]
+        spans = [m.span() for m in SEGMENT.finditer(text)]
+        for m in _ALIGN.finditer(text):
+            if not any(a <= m.start() < b for a, b in spans):
+                found.append((m.start(), m.group(2)))
+        for _, body in sorted(found, key=lambda item: item[0]):
+            if "matrix" in body or "array" in body:
+                continue
+            for row in re.split(r"\\\\", body):
+                row = _ENVIRONMENT.sub(" ", row).replace("&", " ").strip()
+                for piece in _IMPLIES.split(row) if row else ():
+                    parts = [_part(p) for p in split_top_level(piece)]
+                    if any(parts):
+                        out.append((t, parts))
+    return out[-MAX_SEGMENTS:]
+
+
+def _nodes(steps: Sequence[str]) -> list[tuple[int, str, bool, bool]]:
+    """``(step, part, continues, opens)`` for every expression part in order; ``continues``: the part follows the
+    node before it in the trace's writing (the next side of one chain, or the next line), else the chain is cut (a
+    part that is no expression, an equation's name); ``opens``: the part is the first of its line."""
+    out: list[tuple[int, str, bool, bool]] = []
     cut = True
     for step, parts in _segments(steps):
         if len(parts) == 1 and _MENTION.fullmatch(parts[0]):
@@ -253,7 +280,7 @@ def _nodes(steps: Sequence[str]) -> list[tuple[int, str, bool]]:
             if k == 0 and not part and len(parts) > 1:
                 continue  # "&= x(x + x^2)": the chain goes on from the line before
             if _expression(part):
-                out.append((step, part, not cut))
+                out.append((step, part, not cut, k == 0))
                 cut = False
             else:
                 cut = True
@@ -308,8 +335,8 @@ def symbolic_chain(problem: str, steps: Sequence[str], answer: str | None) -> Sy
 def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | None:
     problem_parts = _problem_parts(problem)
     answer_key = _key(answer)
-    if not answer_key or any(answer_key in k for k in problem_parts) or answer_key in _key(problem):
-        return None  # the answer written in the problem: copied, not derived
+    if not answer_key or answer_key in problem_parts:
+        return None  # the answer is one of the problem's expressions: copied, not derived
     nodes = _nodes(steps)
     budget = _Budget()
     # known: key -> (start as written, steps of the chain so far, links so far): the problem's expressions and
@@ -322,7 +349,7 @@ def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | N
     previous_reach = None
     last_reach = None
     rewritings = 2  # nodes tried as the problem's expression rewritten (a comparison each)
-    for step, part, continues in nodes:
+    for step, part, continues, _opens in nodes:
         key = _key(part)
         here = reached.get(key)
         if here is None and key != answer_key:
@@ -333,21 +360,23 @@ def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | N
                 if joined is not None:
                     start, chain_steps, links = joined
                     here = (start, chain_steps | {step}, links)
-                elif not continues and rewritings > 0 and _NUMERAL.search(part):
+                elif not continues and rewritings > 0 and _NUMERAL.search(part) and answer_key not in key:
+                    # not one that writes the answer inside it ("(x+5)^2 - (x+5)^2 + x^2 + 10x + 25")
                     rewritings -= 1
                     if _rewritten_problem(part, problem_parts, budget):
                         here = (part, frozenset({step}), ())
+        before = None
         if here is None and continues and previous_reach is not None and previous is not None:
-            verdict = _equal(previous[1], part, budget)
+            before = (previous[1], previous_reach)  # only the node written right before: no bridge over a line
+        if before is not None:  # that did not verify (a false link would be skipped, and its compensating one)
+            verdict = _equal(before[0], part, budget)
             if verdict is None:
                 break
             if verdict.verified:
-                start, chain_steps, links = previous_reach
-                check = _check([previous[1], part], f"{previous[1]} = {part}: verified on the way from the "
-                                                    f"problem's {start} ({verdict.reason})")
+                start, chain_steps, links = before[1]
+                check = _check([before[0], part], f"{before[0]} = {part}: verified on the way from the "
+                                                  f"problem's {start} ({verdict.reason})")
                 here = (start, chain_steps | {step}, (*links, (step, check)))
-        if here is not None and not here[2] and answer_key in _key(here[0]):
-            here = None  # a start that writes the answer inside it ("(x+5)^2 - (x+5)^2 + x^2 + 10x + 25")
         if here is not None and key not in reached:
             reached[key] = here
         previous, previous_reach = (step, part), here
