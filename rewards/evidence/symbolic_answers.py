@@ -2,40 +2,47 @@ r"""An answer in letters reached from the problem's own expression by verified a
 
 The dataflow keys answers on numbers: ``x^2 + 10x + 25``, ``2k + 2`` or ``\frac{11+9a}{20}`` has no value, so no
 step "produces" it and such an answer earned the unverifiable floor however carefully the trace worked. This module
-is the symbolic analogue of a numeric derivation from problem quantities. The trace's math segments
-(:func:`~rewards.evidence.latex_derivations.math_segments`), split at top-level ``=``, are read in order as *nodes*:
-the parts that are expressions in letters (:func:`~rewards.evidence.latex_steps` reads the same parts). A node is
+is the symbolic analogue of a numeric derivation from problem quantities. The trace's math segments (``$ $``,
+``\[ \]``, ``\( \)`` and ``align*`` rows), split at top-level ``=``, are read in order as *nodes*: the parts that
+are expressions in letters (:mod:`~rewards.evidence.latex_steps` reads the same parts). A node is
 
 * a **start** when it is grounded in the problem text: the problem writes it (the same text, spacing, ``\left``,
-  ``\dfrac`` and one pair of outer brackets aside: ``\frac{(10r^3)(4r^6)}{8r^4}``), or it joins two or three
-  expressions the problem writes with ``+``, ``-``, ``\cdot`` or ``/`` (``(x + 10) - (10 - x)`` for "by how much does
-  :math:`x + 10` exceed :math:`10 - x`": the trace chose the operation, as ``3 * 4`` chooses one on numbers);
-* **reached** when it is a start, when it restates a reached node (the same text again), or when the node written
-  right before it is reached and the link between the two verifies on math-verify's parser
-  (:func:`~rewards.checks.latex_algebra.expressions_equal`: two sides of one chain ``A = B``, or an expression
-  displayed right after another one, a rewrite). A link that does not verify (false, or beyond the checker) reaches
-  nothing: the chain is cut there, and nothing after it is reached unless a start is written again.
+  ``\dfrac`` and outer brackets aside: ``\frac{(10r^3)(4r^6)}{8r^4}``) or writes it as a top-level term of one of
+  its expressions (``(a-1)(a+1)(a+2)`` of ``(a-1)(a+1)(a+2) - (a-2)(a+1)``); or it is the problem's expression
+  rewritten — every numeral of it written (as often), the same letters, and verified equal (``(19x - 4x) + (1 -
+  81)`` for ``19x + 1 - 4x - 81``; not when the answer is written inside it: ``(x+5)^2 - (x+5)^2 + x^2 + 10x + 25``);
+* **reached** when it is a start; when it restates a reached node (the same text again); when it joins two or three
+  known expressions — the problem's, its terms, or reached nodes — with ``+``, ``-``, ``\cdot``, ``\times`` or
+  ``/`` and nothing else (``(x + 10) - (10 - x)`` for "by how much does :math:`x + 10` exceed :math:`10 - x`": the
+  trace chose the operation, as ``3 * 4`` chooses one on numbers; ``(a^3 + 2a^2 - a - 2) - (a^2 - a - 2)`` after both
+  parts were expanded); or when the node written right before it is reached and the link between the two verifies
+  on math-verify's parser (:func:`~rewards.checks.latex_algebra.expressions_equal`: two sides of one chain ``A = B``,
+  or an expression displayed right after another one, a rewrite). A link that does not verify (false, or beyond the
+  checker) reaches nothing: the chain is cut there, and nothing after it is reached unless a start is written
+  again. A line in numbers only (``1 - 2 + 3 - 4 = -2``, checked by the arithmetic) is a side computation and cuts
+  nothing; a line that is no expression (an equation's name, a condition) cuts the chain.
 
-The answer is **derived** when its text is a reached node, or the last expression node of the trace is reached and
-verifies equal to the boxed answer. Withheld (``None``): the answer written in the problem (copied), a start equal to
-the answer as written (restated: nothing derived), a chain that begins anywhere but the problem (``(a+b)^2 =
-a^2+2ab+b^2``, then the answer), or one with a link the checker cannot verify on its way.
+The answer is **derived** when its text is a reached node reached through at least one verified link, or the last
+expression node of the trace is reached and verifies equal to the boxed answer. Withheld (``None``): the answer is
+one of the problem's expressions (copied), a start equal to the answer as written (restated: nothing derived), a
+chain that begins anywhere but the problem (``(a+b)^2 = a^2+2ab+b^2``, then the answer; ``b + b`` from the problem's
+bare letters), or one with a link the checker cannot verify on its way.
 
-**Sensitivity** — the symbolic counterfactual: the chain is a string of identities, so its result is its start as a
-function. Each of the first :data:`MAX_EDITS` numerals of the start is edited (``n -> n + 1``; without numerals, each
-letter ``v -> (v + 1)``) and the edited start compared with the answer again: the edit *moves* the answer when the
-two now differ (:func:`~rewards.checks.latex_algebra.expressions_differ`), does not when they still agree, and is
-no edit when undecided. ``sensitivity =
-moved / edits``; ``None`` without a decided edit. A start whose every edit leaves the answer in place (the problem's
-expression cancels: ``(x+5)^2 - (x+5)^2 + x^2 + 10x + 25``) is **degenerate**: no derivation, whoever wrote it.
+**Sensitivity** — the symbolic counterfactual. The chain is a string of identities, so its result is its *origin*
+as a function: the start, or for a join the join of its parts' origins (an expression of the problem's). Each of the
+first :data:`MAX_EDITS` numerals of the origin is edited (``n -> n + 1``; without numerals, each letter ``v -> (v +
+1)``) and the edited origin compared with the answer: the edit *moves* the answer when the two now differ at a random
+point (:func:`~rewards.checks.latex_algebra.expressions_differ`), does not when they still agree, and is no edit
+when undecided. ``sensitivity = moved / decided``; ``None`` without a decided edit. An origin whose every edit
+leaves the answer in place (the problem's numbers cancel) is **degenerate**: no derivation, whoever wrote it.
 
 A one-link chain ``problem expression = answer`` that verifies derives the answer (the checked analogue of
 ``3 * 4 = 12``, which the numeric route pays): the trace chose the expression and stated the identity, and the
 checker verified it; hiding it earns the floor. ``docs/rewards.md`` gives the argument.
 
-Bounds: at most :data:`MAX_COMPARISONS` parser comparisons per trace (links, the final match, the edits), the parts
-:func:`~rewards.evidence.latex_steps.symbolic_checks` reads (:data:`~rewards.checks.latex_algebra.MAX_CHARS`), the
-last :data:`~rewards.evidence.latex_steps.MAX_SEGMENTS` segments. Never raises on untrusted text (an internal error
+Bounds: at most :data:`MAX_COMPARISONS` parser comparisons per trace (links, the rewritten starts, the final match,
+the edits), parts of at most :data:`~rewards.checks.latex_algebra.MAX_CHARS` characters, the last
+:data:`~rewards.evidence.latex_steps.MAX_SEGMENTS` segments. Never raises on untrusted text (an internal error
 is counted and logged, and the route then withholds).
 
 >>> chain = symbolic_chain("Simplify $(-k + 4) + (-2 + 3k)$.",
@@ -55,8 +62,9 @@ from rewards.checks.arithmetic import EquationCheck
 from rewards.checks.arithmetic.errors import internal_error
 from rewards.checks.latex_algebra import MAX_CHARS, expressions_differ, expressions_equal, split_top_level
 from rewards.evidence.latex_derivations import SEGMENT
-from rewards.evidence.latex_steps import (MAX_SEGMENTS, _IMPLIES, _LETTER, _COMMAND, _MENTION, _check, _compare,
-                                          _expression, _part)
+from rewards.evidence.latex_steps import (COMMAND as _COMMAND, IMPLIES as _IMPLIES, LETTER as _LETTER, MAX_SEGMENTS,
+                                          MENTION as _MENTION, compare_parts as _compare, is_expression as _expression,
+                                          passed_check as _check, side_part as _part)
 
 __all__ = ["MAX_COMPARISONS", "MAX_EDITS", "SymbolicChain", "symbolic_chain", "letter_answer"]
 
@@ -74,7 +82,8 @@ class SymbolicChain:
 
     Attributes:
         steps: the steps whose links the chain uses (the answer's path).
-        start: the grounded node it starts from, as written.
+        start: the chain's origin: the grounded node it starts from as written, or for a join the join of its parts'
+            origins (what the sensitivity edits).
         links: the verified links on the chain, ``(step, passed check)``.
         sensitivity: the share of edits of the start that move the answer (``None``: no decided edit).
         degenerate: why the start is no function of the problem's expression (``None``: it is one).
