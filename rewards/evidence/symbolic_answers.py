@@ -204,6 +204,21 @@ def _joined(key: str, known: dict[str, tuple]) -> tuple | None:
     return origin, steps, tuple(links)
 
 
+def _worked(start: str, links: tuple, answer: str, known: dict) -> bool:
+    """A chain from the problem's expression *as written* shows work: some node on it other than the start and the
+    answer is no expression of the problem's and writes other numerals than the answer (``-k + 4 - 2 + 3k`` on the
+    way from ``(-k + 4) + (-2 + 3k)`` to ``2k + 2``; not ``2 + 2k``, the answer in other words). One link from the
+    problem's expression straight to the answer is the problem copied and the answer stated (the audit's
+    ``copy_problem``): it derives nothing the bare answer does not."""
+    skip = {_key(start), _key(answer), *known}
+    numerals = _numerals(answer)
+    for _, check in links:
+        for node in check.equation.sides:
+            if _key(node) not in skip and _numerals(node) != numerals:
+                return True
+    return False
+
+
 def _numerals(text: str) -> list[str]:
     return sorted(m.group() for m in _NUMERAL.finditer(text))
 
@@ -348,8 +363,8 @@ def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | N
         return None  # the answer is one of the problem's expressions: copied, not derived
     nodes = _nodes(steps)
     budget = _Budget()
-    # known: key -> (start as written, steps of the chain so far, links so far): the problem's expressions and
-    # their terms (no step, no link), then every node reached
+    # known: key -> (origin, steps of the chain so far, links so far): the problem's expressions and their terms
+    # (no step, no link); reached: every node reached, with whether its origin is the problem's text as written
     known: dict[str, tuple[str, frozenset[int], tuple]] = {
         k: (part, frozenset(), ()) for k, part in problem_parts.items() if _expression(part)}
     known.update((k, (term, frozenset(), ())) for k, term in _problem_terms(problem_parts).items() if k not in known)
@@ -363,17 +378,17 @@ def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | N
         here = reached.get(key)
         if here is None and key != answer_key:
             if key in known:
-                here = (part, frozenset({step}), ())
+                here = (part, frozenset({step}), (), True)
             else:
                 joined = _joined(key, {**known, **reached})
                 if joined is not None:
                     start, chain_steps, links = joined
-                    here = (start, chain_steps | {step}, links)
+                    here = (start, chain_steps | {step}, links, False)
                 elif not continues and rewritings > 0 and _NUMERAL.search(part) and answer_key not in key:
                     # not one that writes the answer inside it ("(x+5)^2 - (x+5)^2 + x^2 + 10x + 25")
                     rewritings -= 1
                     if _rewritten_problem(part, problem_parts, budget):
-                        here = (part, frozenset({step}), ())
+                        here = (part, frozenset({step}), (), False)
         before = None
         if here is None and continues and previous_reach is not None and previous is not None:
             before = (previous[1], previous_reach)  # only the node written right before: no bridge over a line
@@ -382,10 +397,10 @@ def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | N
             if verdict is None:
                 break
             if verdict.verified:
-                start, chain_steps, links = before[1]
+                start, chain_steps, links, verbatim = before[1]
                 check = _check([before[0], part], f"{before[0]} = {part}: verified on the way from the "
                                                   f"problem's {start} ({verdict.reason})")
-                here = (start, chain_steps | {step}, (*links, (step, check)))
+                here = (start, chain_steps | {step}, (*links, (step, check)), verbatim)
         if here is not None and key not in reached:
             reached[key] = here
         previous, previous_reach = (step, part), here
@@ -397,7 +412,9 @@ def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | N
             found = last_reach
     if found is None or not found[2]:
         return None  # not reached, or reached with no link (a start equal to the answer as written)
-    start, chain_steps, links = found
+    start, chain_steps, links, verbatim = found
+    if verbatim and not _worked(start, links, answer, known):
+        return None  # the problem's expression as written, then the answer: the problem copied, no work shown
     sensitivity = _sensitivity(start, answer, budget)
     degenerate = None
     if sensitivity == 0:

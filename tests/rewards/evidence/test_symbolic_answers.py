@@ -124,10 +124,20 @@ def test_an_answer_the_problem_writes_is_copied_not_derived():
     assert _pay(problem, SIMPLIFY_VALID, SIMPLIFY_GOLD) == _bare(problem, SIMPLIFY_GOLD)
 
 
-def test_one_verified_link_from_the_problems_expression_is_checked_work():
-    """``problem expression = answer``, verified, derives the answer as ``3 * 4 = 12`` does (docs/rewards.md)."""
-    one_link = r"\[ (-k + 4) + (-2 + 3k) = 2k + 2 \] so \(\boxed{2k+2}\)."
-    assert _pay(SIMPLIFY, one_link, SIMPLIFY_GOLD)[0] == 1.0
+def test_one_link_from_the_problems_expression_as_written_is_the_problem_copied():
+    """``problem expression = answer`` shows no work when the expression is the problem's as written: it is the
+    problem copied and the answer stated (docs/rewards.md). From an expression the trace built — a join whose
+    operation it chose, the problem's expression rearranged — one verified link is checked work, as ``3 * 4 = 12``."""
+    bare = _bare(SIMPLIFY, SIMPLIFY_GOLD)
+    for attack in (r"\[ (-k + 4) + (-2 + 3k) = 2k + 2 \] so \(\boxed{2k+2}\).",
+                   SIMPLIFY + "\n" + r"The answer is $\boxed{2k+2}$.",              # the audit's copy_problem
+                   SIMPLIFY + "\n" + r"$= 2k + 2$. The answer is $\boxed{2k+2}$.",
+                   r"\[ (-k + 4) + (-2 + 3k) = 2 + 2k = 2k + 2 \] so \(\boxed{2k+2}\)."):  # the answer reworded
+        paid = _pay(SIMPLIFY, attack, SIMPLIFY_GOLD)
+        assert paid[0] <= bare[0] and paid[1] <= bare[1]
+    joined = r"The difference is \[ (x + 10) - (10 - x) = 2x \] so \(\boxed{2x}\)."
+    assert _pay(EXCEED, joined, "2x")[0] == 1.0
+    assert _pay(REARRANGED, REARRANGED_VALID, "15x - 80")[0] == 1.0
 
 
 def test_a_false_chain_is_not_refuted_here():
