@@ -36,9 +36,9 @@ point (:func:`~rewards.checks.latex_algebra.expressions_differ`), does not when 
 when undecided. ``sensitivity = moved / decided``; ``None`` without a decided edit. An origin whose every edit
 leaves the answer in place (the problem's numbers cancel) is **degenerate**: no derivation, whoever wrote it.
 
-A one-link chain ``problem expression = answer`` that verifies derives the answer (the checked analogue of
-``3 * 4 = 12``, which the numeric route pays): the trace chose the expression and stated the identity, and the
-checker verified it; hiding it earns the floor. ``docs/rewards.md`` gives the argument.
+A chain from the problem's expression *as written* must show work (:func:`_worked`): one link straight to the answer
+is the problem copied and the answer stated. One verified link from a start the trace built (a join, the
+expression rearranged) derives the answer, as ``3 * 4 = 12`` does. ``docs/rewards.md`` gives the argument.
 
 Bounds: at most :data:`MAX_COMPARISONS` parser comparisons per trace (links, the rewritten starts, the final match,
 the edits), parts of at most :data:`~rewards.checks.latex_algebra.MAX_CHARS` characters, the last
