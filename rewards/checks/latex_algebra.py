@@ -78,7 +78,8 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = ["ALLOWED", "MAX_CHARS", "MAX_DIGITS", "MAX_EXPONENT", "MAX_NESTING", "MAX_NODES", "MAX_SYMBOLS",
-           "POINTS", "PRECISION", "TOLERANCE", "Verdict", "chain_links", "equation_follows", "expressions_equal",
+           "POINTS", "PRECISION", "TOLERANCE", "Verdict", "chain_links", "equation_follows", "expressions_differ",
+           "expressions_equal",
            "holds_at", "inequality_follows", "parse", "split_top_level", "value_matches", "warm"]
 
 MAX_CHARS = 240
@@ -710,6 +711,36 @@ def chain_links(latex: str) -> list[Verdict]:
     """
     sides = [s for s in split_top_level(latex) if s.strip()]
     return [expressions_equal(a, b) for a, b in zip(sides, sides[1:])]
+
+
+def expressions_differ(a: str, b: str) -> Verdict:
+    r"""Whether ``a`` and ``b`` are *different* functions of their letters: ``verified`` when they differ at one of
+    the random points where both are defined (one point suffices to tell two functions apart, though not to call an
+    equation in letters false: :func:`expressions_equal` leaves that undecided), ``refuted`` when they agree at every
+    point (:func:`expressions_equal` verified), else ``undecided``. What a counterfactual edit of an expression asks:
+    does the result move?
+
+    >>> expressions_differ("(x + 11) - (10 - x)", "2x").status, expressions_differ("(x+1) - 1", "x").status
+    ('verified', 'refuted')
+    """
+    m = _sympy()
+    left, right = parse(a), parse(b)
+    if left is None or right is None:
+        return _undecided("unreadable: " + (a if left is None else b)[:60])
+    if isinstance(left, m["sympy"].Eq) or isinstance(right, m["sympy"].Eq):
+        return _undecided("an equation where an expression was expected")
+    same = _compare(left, right, "the two expressions")
+    if same.verified:
+        return Verdict("refuted", same.reason)
+    names = tuple(sorted({s.name for s in left.free_symbols | right.free_symbols}))
+    if len(names) > MAX_SYMBOLS:
+        return _undecided(f"more than {MAX_SYMBOLS} letters")
+    tolerance = FLOAT_TOLERANCE if _inexact(left, right) else TOLERANCE
+    for point in (_points(names, POINTS) if names else [{}]):
+        x, y = _value(left, point, m), _value(right, point, m)
+        if x is not None and y is not None and not _close(x, y, tolerance):
+            return Verdict("verified", f"the two expressions differ at {point}")
+    return _undecided("no point where both are defined and differ")
 
 
 def warm() -> None:

@@ -33,6 +33,7 @@ from rewards.evidence.quantities import (BASIC_CONSTANTS, BASIC_KEYS, SMALL_COUN
                                          grounded, number_keys, reached_fractions, read_numbers, step_numbers,
                                          value_key)
 from rewards.evidence.rewrites import reach_rewrites, rescaled
+from rewards.evidence.symbolic_answers import symbolic_chain
 from rewards.evidence.vector_answers import scaled_vector_answer
 from rewards.evidence.wordy import results_unexplained, wordy_derivations
 from rewards.parsing.trace import Trace
@@ -127,6 +128,8 @@ class DataflowBuilder:
         answer_value, answer_step = self.answer()
         dataflow = Dataflow(self.steps, self.pnums, answer_value, answer_step, self.last_derived, self.units,
                             self.links, self.approx is not None)
+        if answer_value is None and answer_step is None and self.approx is None:
+            dataflow.symbolic = self.symbolic_answer()
         steps = tuple(self.trace.steps)
         dataflow._derivations = (steps, self.raw_derivations)
         dataflow._equations = (steps, self.equations)
@@ -152,6 +155,17 @@ class DataflowBuilder:
             step = self.record_answer_step(chain, key)
             return key, step if found[1] is None else max(step, found[1])
         return self.component_answer()
+
+    def symbolic_answer(self):
+        """An answer in letters reached from the problem's expression by verified algebra
+        (:func:`~rewards.evidence.symbolic_answers.symbolic_chain`): its links are recorded as passed checks of
+        their steps (once: a link :func:`symbolic_checks` recorded already is not added again)."""
+        chain = symbolic_chain(self.problem, self.trace.steps, self.trace.answer)
+        if chain is not None:
+            for t, check in chain.links:
+                if not any(c.equation.sides == check.equation.sides for c in self.steps[t].checks):
+                    self.steps[t].checks.append(check)
+        return chain
 
     def component_answer(self) -> tuple[Fraction | None, int | None]:
         """An ordered pair, vector or interval whose coordinates the chain derived

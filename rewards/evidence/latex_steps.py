@@ -257,3 +257,8 @@ def _link(step: int, previous: tuple[str, ...], current: tuple[str, ...], budget
     if verdict.verified:
         out.append((step, _check(list(current[2:]),
                                  f"{current[1]} follows from {previous[1]} ({verdict.reason})")))
+
+
+# what rewards.evidence.symbolic_answers reads of the same parts, under public names
+IMPLIES, LETTER, COMMAND, MENTION = _IMPLIES, _LETTER, _COMMAND, _MENTION
+side_part, is_expression, passed_check, compare_parts = _part, _expression, _check, _compare

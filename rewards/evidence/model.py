@@ -82,6 +82,9 @@ class Dataflow:
     approximate: bool = False
     """The final answer is an irrational number (``3\\sqrt{13}``, ``12\\pi``): verified equations with an inexact
     result derive it too, keyed by :func:`approx_key` (:func:`approximate_derivation`)."""
+    symbolic: "SymbolicChain | None" = field(default=None, compare=False)
+    """An answer in letters reached from the problem's own expression by verified algebra
+    (:func:`~rewards.evidence.symbolic_answers.symbolic_chain`; ``None``: none, or the answer is a number)."""
     _plan: tuple | None = field(default=None, init=False, repr=False, compare=False)
     """``(the trace's steps, plan)``: what each step's equations derive for counterfactual propagation
     (:func:`_propagation_plan`), worked out once per trace; not copied by ``dataclasses.replace``."""

@@ -77,7 +77,10 @@ class Evidence:
         revision_reasons: what the revision analysis reports.
         coverage: the share of steps with a checkable claim.
         implied: ``p_imp`` (:func:`~rewards.scoring.components.implication`), ``None`` when nothing was derived.
-        path: the steps of the answer's derivations (empty: the answer is not derived).
+        path: the steps of the answer's derivations (empty: the answer is not derived); for an answer in letters,
+            the steps of the verified chain from the problem's expression
+            (:func:`~rewards.evidence.symbolic_answers.symbolic_chain`: ``implied`` is then 1, ``sensitivity`` the
+            share of edits of the chain's origin that move the answer, ``degenerate`` set when none does).
         sensitivity: the share of the problem's quantities on the path whose edit moves the answer (``None``: no
             edit).
         feeding: ungrounded quantities on the best derivation of the answer (``"5 (step 2)"``), and in reward mode

@@ -368,6 +368,9 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
     path = frozenset().union(*derivations)  # answer_path(flow)
     edits = input_counterfactuals(trace, flow, path=path)
     raw_sens = C.sensitivity(edits, cfg.m_min)
+    symbolic = flow.symbolic if not path else None  # an answer in letters: the verified chain from the problem's
+    if symbolic is not None:  # expression is its derivation (rewards.evidence.symbolic_answers)
+        implied, path, raw_sens = 1.0, symbolic.steps, symbolic.sensitivity
     if coverage == 0.0 and C.support(implied, raw_sens) is None and group.get("C_A") is None:
         return abstain(["nothing checkable: no equation in any step and no samples to compare"],
                        trace, p.checks, coverage, cfg)
@@ -377,13 +380,19 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
     withheld: list[str] = []
     if reward_mode:
         checks, withheld = _note_stray_claims(flow, checks, superseded, trace)
-    feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + withheld
+    # a number stated without an equation feeds no symbolic chain: every link of it is verified from the problem's
+    # expression on, so no coincidence of values can carry a hidden slip onto it
+    feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + (withheld if symbolic is None else [])
     hedge = _hedged(trace) if trace.other_answers else []
     function = _derivation_reading(trace, flow, derivations, MAX_ALTERNATIVES if cfg.counterfactual_agreement else 0) \
-        if reward_mode and cfg.derivation_function and path and not hedge else None
+        if reward_mode and cfg.derivation_function and path and not hedge and symbolic is None else None
     degenerate = function.degenerate if function is not None else None
-    hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding else None
-    quantities = quantity_coverage(trace, flow, path) if reward_mode and path and cfg.unused_exponent > 0 else None
+    if symbolic is not None and reward_mode and cfg.derivation_function:
+        degenerate = symbolic.degenerate  # the chain's start read as a function of the problem's expression
+    hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding \
+        and symbolic is None else None
+    quantities = quantity_coverage(trace, flow, path) if reward_mode and path and cfg.unused_exponent > 0 \
+        and symbolic is None else None
     if quantities is not None and quantities[0] == 0 and function is not None and degenerate is None:
         # the value-keyed path found no stated quantity (10 - 8 = 2, then 2 / 2 when the problem states a 2: the
         # path stops at the 2); the quantities the function depends on are the ones the derivation uses

@@ -129,10 +129,13 @@ def test_true_algebra_written_for_show_earns_what_the_bare_answer_earns():
 
 
 def test_reading_letters_derives_no_answer_by_itself():
-    """The symbolic links support steps, not the answer: the faithful letters-only traces earn what the bare answer
-    earns until a rule derives a symbolic answer (the reading adds no support a padded trace could collect)."""
-    for problem, text, gold in ((ABS, ABS_VALID, "2b"), (EXCEED, EXCEED_VALID, "2x")):
-        assert _pay(problem, text, gold) == _pay(problem, rf"The answer is $\boxed{{{gold}}}$.", gold)
+    """The symbolic links support steps, not the answer: a letters-only trace earns more than the bare answer only
+    where a verified chain reaches the answer from the problem's own expression
+    (:mod:`rewards.evidence.symbolic_answers`; the absolute value of ``ABS_VALID`` is piecewise, so its chain starts
+    at ``(b-a) + a + b``, which the problem does not write)."""
+    bare = _pay(ABS, r"The answer is $\boxed{2b}$.", "2b")
+    assert _pay(ABS, ABS_VALID, "2b") == bare
+    assert _pay(EXCEED, EXCEED_VALID, "2x")[0] > _pay(EXCEED, r"The answer is $\boxed{2x}$.", "2x")[0]
 
 
 def test_a_trace_of_many_symbolic_segments_is_bounded(monkeypatch):
