@@ -315,17 +315,12 @@ def _render_run(r: Reading, cls: str, run) -> str:
     return " ".join(out)
 
 
-def _verdict(r: Reading, root: int, lenient: bool = False) -> tuple[str | None, frozenset[int], frozenset[int]] | None:
-    """``(degenerate reason or None, written symbols, used symbols)`` of the node ``root``; ``None`` when no point
-    could be evaluated. Columns: :data:`SAMPLE_POINTS` random points, then for each written quantity two of them with that
-    quantity alone moved."""
-    order = _reachable(r, root)
-    written = sorted(r.syms[root])
-    n_syms = len(r.qs.values)
-    vals = None
+def _sample(r: Reading, order: list[int], written: list[int]) -> tuple[list[list[int]], dict[int, list[int]]] | None:
+    """``(base points, values of every node in order)``: :data:`SAMPLE_POINTS` random points, then for each written
+    quantity two of them with that quantity alone moved (three seeds tried); ``None`` when none could be evaluated."""
     for attempt in range(3):
         rng = random.Random(0x5EED + attempt)
-        base = [[rng.getrandbits(60) + 2 for _ in range(n_syms)] for _ in range(SAMPLE_POINTS)]
+        base = [[rng.getrandbits(60) + 2 for _ in range(len(r.qs.values))] for _ in range(SAMPLE_POINTS)]
         points = list(base)
         for i in written:
             for p in base[:2]:
@@ -334,9 +329,20 @@ def _verdict(r: Reading, root: int, lenient: bool = False) -> tuple[str | None, 
                 points.append(moved)
         vals = _evaluate(r, order, points)
         if vals is not None:
-            break
-    if vals is None:
+            return base, vals
+    return None
+
+
+def _verdict(r: Reading, root: int, lenient: bool = False) -> tuple[str | None, frozenset[int], frozenset[int]] | None:
+    """``(degenerate reason or None, written symbols, used symbols)`` of the node ``root``; ``None`` when no point
+    could be evaluated. Columns: :data:`SAMPLE_POINTS` random points, then for each written quantity two of them with that
+    quantity alone moved."""
+    order = _reachable(r, root)
+    written = sorted(r.syms[root])
+    sampled = _sample(r, order, written)
+    if sampled is None:
         return None
+    base, vals = sampled
     if not written:
         return None  # no problem quantity this reading links to the answer (a counting or factoring rule of the
         # dataflow, prose between steps): no function, the dataflow's own reading stands

@@ -190,6 +190,16 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
         values.add(Fraction(2))
     if every or "gon" in low:  # "a regular octagon": its 8 sides are a quantity of the problem
         values.update(Fraction(_POLYGONS[word.lower()]) for word in _POLYGON_WORDS.findall(problem))
+    values.update(_notation_numbers(problem, low, every))
+    return frozenset(values)
+
+
+def _notation_numbers(problem: str, low: str, every: bool) -> set[Fraction]:
+    """The quantities :func:`problem_numbers` reads from notation and set phrases: a sequence's N-th term, a group
+    with the one named, a logarithm's base and argument, a radius or diameter, a list's length, a base numeral's
+    base and digits, a clock time, LaTeX's one-digit arguments (``low``: the problem lower-cased; ``every``: run
+    every pattern, the problem is not ASCII)."""
+    values: set[Fraction] = set()
     for match in _NTH_TERM.finditer(problem) if "term" in low else ():  # the 2003rd term: 2002 steps on
         n = Fraction(match.group(1) or match.group(2) or _ORDINALS[match.group(3).lower()])
         values.update((n, n - 1))
@@ -221,7 +231,7 @@ def problem_numbers(problem: str) -> frozenset[Fraction]:
     braced = braced_arguments(problem)  # "\\frac1{2\\sqrt7}": LaTeX's one-digit arguments state 1 and 7 too
     if braced != problem:
         values.update(value for value, _span in read_numbers(braced))
-    return frozenset(values)
+    return values
 
 
 class Converted:

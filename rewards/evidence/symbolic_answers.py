@@ -356,56 +356,86 @@ def symbolic_chain(problem: str, steps: Sequence[str], answer: str | None) -> Sy
         return None
 
 
+_Reach = tuple  # (origin as written, steps of the chain so far, links so far, whether the origin is the problem's text)
+_STOP = object()  # a link the checker could not decide: the chain ends there
+
+
 def _chain(problem: str, steps: Sequence[str], answer: str) -> SymbolicChain | None:
     problem_parts = _problem_parts(problem)
     answer_key = _key(answer)
     if not answer_key or answer_key in problem_parts:
         return None  # the answer is one of the problem's expressions: copied, not derived
-    nodes = _nodes(steps)
     budget = _Budget()
     # known: key -> (origin, steps of the chain so far, links so far): the problem's expressions and their terms
     # (no step, no link); reached: every node reached, with whether its origin is the problem's text as written
-    known: dict[str, tuple[str, frozenset[int], tuple]] = {
-        k: (part, frozenset(), ()) for k, part in problem_parts.items() if _expression(part)}
-    known.update((k, (term, frozenset(), ())) for k, term in _problem_terms(problem_parts).items() if k not in known)
-    reached: dict[str, tuple[str, frozenset[int], tuple]] = {}
+    known = _known_expressions(problem_parts)
+    reached: dict[str, _Reach] = {}
     previous: tuple[int, str] | None = None
     previous_reach = None
-    last_reach = None
     rewritings = 2  # nodes tried as the problem's expression rewritten (a comparison each)
-    for step, part, continues, _opens in nodes:
+    for step, part, continues, _opens in _nodes(steps):
         key = _key(part)
         here = reached.get(key)
         if here is None and key != answer_key:
-            if key in known:
-                here = (part, frozenset({step}), (), True)
-            else:
-                joined = _joined(key, {**known, **reached})
-                if joined is not None:
-                    start, chain_steps, links = joined
-                    here = (start, chain_steps | {step}, links, False)
-                elif not continues and rewritings > 0 and _NUMERAL.search(part) and answer_key not in key:
-                    # not one that writes the answer inside it ("(x+5)^2 - (x+5)^2 + x^2 + 10x + 25")
-                    rewritings -= 1
-                    if _rewritten_problem(part, problem_parts, budget):
-                        here = (part, frozenset({step}), (), False)
-        before = None
+            here, tried = _start_of(part, key, step, continues, (problem_parts, known, reached), answer_key, budget,
+                                    rewritings)
+            rewritings -= tried
         if here is None and continues and previous_reach is not None and previous is not None:
-            before = (previous[1], previous_reach)  # only the node written right before: no bridge over a line
-        if before is not None:  # that did not verify (a false link would be skipped, and its compensating one)
-            verdict = _equal(before[0], part, budget)
-            if verdict is None:
+            # only the node written right before: no bridge over a line that did not verify (a false link would be
+            # skipped, and its compensating one)
+            here = _link(previous[1], previous_reach, part, step, budget)
+            if here is _STOP:
                 break
-            if verdict.verified:
-                start, chain_steps, links, verbatim = before[1]
-                check = _check([before[0], part], f"{before[0]} = {part}: verified on the way from the "
-                                                  f"problem's {start} ({verdict.reason})")
-                here = (start, chain_steps | {step}, (*links, (step, check)), verbatim)
         if here is not None and key not in reached:
             reached[key] = here
         previous, previous_reach = (step, part), here
-        last_reach = here
-    found = reached.get(answer_key)
+    return _finish(reached.get(answer_key), previous_reach, previous, answer, known, budget)
+
+
+def _known_expressions(problem_parts: dict[str, str]) -> dict[str, _Reach]:
+    """The problem's expressions and their top-level terms, each the origin of a chain (no step, no link yet)."""
+    known = {k: (part, frozenset(), ()) for k, part in problem_parts.items() if _expression(part)}
+    known.update((k, (term, frozenset(), ())) for k, term in _problem_terms(problem_parts).items() if k not in known)
+    return known
+
+
+def _start_of(part: str, key: str, step: int, continues: bool, context: tuple[dict, dict, dict], answer_key: str,
+              budget: _Budget, rewritings: int) -> tuple[_Reach | None, int]:
+    """A node that starts a chain, and how many rewriting comparisons it took (0 or 1): one of the problem's
+    expressions, a join of known expressions, or the problem's expression rewritten with its numerals
+    (``context``: the problem's expressions, the known origins, the nodes reached so far)."""
+    problem_parts, known, reached = context
+    if key in known:
+        return (part, frozenset({step}), (), True), 0
+    joined = _joined(key, {**known, **reached})
+    if joined is not None:
+        start, chain_steps, links = joined
+        return (start, chain_steps | {step}, links, False), 0
+    if not continues and rewritings > 0 and _NUMERAL.search(part) and answer_key not in key:
+        # not one that writes the answer inside it ("(x+5)^2 - (x+5)^2 + x^2 + 10x + 25")
+        if _rewritten_problem(part, problem_parts, budget):
+            return (part, frozenset({step}), (), False), 1
+        return None, 1
+    return None, 0
+
+
+def _link(before: str, reach: _Reach, part: str, step: int, budget: _Budget):
+    """The chain extended by the link ``before = part`` when it verifies; ``None`` when it does not (false: the
+    chain is cut), :data:`_STOP` when the checker cannot decide."""
+    verdict = _equal(before, part, budget)
+    if verdict is None:
+        return _STOP
+    if not verdict.verified:
+        return None
+    start, chain_steps, links, verbatim = reach
+    check = _check([before, part], f"{before} = {part}: verified on the way from the problem's {start} "
+                                   f"({verdict.reason})")
+    return start, chain_steps | {step}, (*links, (step, check)), verbatim
+
+
+def _finish(found: _Reach | None, last_reach: _Reach | None, previous: tuple[int, str] | None, answer: str,
+            known: dict, budget: _Budget) -> SymbolicChain | None:
+    """The chain that reaches the answer (its text, or the last line verified equal to it), with its sensitivity."""
     if found is None and last_reach is not None and previous is not None:
         verdict = _equal(previous[1], answer, budget)  # the last line, boxed in other words
         if verdict is not None and verdict.verified:

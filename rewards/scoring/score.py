@@ -384,25 +384,35 @@ def _evidence(p: _Parsed, group: dict[str, float | None], ref: str | None, cfg: 
     # expression on, so no coincidence of values can carry a hidden slip onto it
     feeding = _ungrounded_on_answer_path(flow, derivations=derivations) + (withheld if symbolic is None else [])
     hedge = _hedged(trace) if trace.other_answers else []
+    readings = _reward_readings(trace, flow, cfg, derivations, edits, path, feeding, hedge, symbolic) if reward_mode \
+        else dict.fromkeys(("function", "degenerate", "hollow", "quantities"))
+    return Evidence(
+        trace=trace, reward_mode=reward_mode, checks=checks, superseded=superseded,
+        revision_reasons=revision_reasons, coverage=coverage, implied=implied, path=path, sensitivity=raw_sens,
+        feeding=feeding, hedge=hedge, grounded=reward_mode or _grounded_derivation(flow, derivations),
+        last_derived=flow.last_derived, correct=correct, group=group, **readings)
+
+
+def _reward_readings(trace: Trace, flow: Dataflow, cfg: RAFSConfig, derivations: list[frozenset[int]], edits,
+                     path: frozenset[int], feeding: list[str], hedge: list[str], symbolic) -> dict[str, Any]:
+    """Reward mode's readings of the answer's derivation, as :class:`Evidence` fields: ``function`` (the derivation as
+    a function of the problem's quantities, ``derivation_function``), ``degenerate`` (why that function is no
+    derivation), ``hollow`` (why the derivation carries nothing) and ``quantities`` (``(used, stated)`` of the
+    problem's quantities); a symbolic chain (``symbolic``) gives only its own degeneracy (its start read as a
+    function of the problem's expression)."""
     function = _derivation_reading(trace, flow, derivations, MAX_ALTERNATIVES if cfg.counterfactual_agreement else 0) \
-        if reward_mode and cfg.derivation_function and path and not hedge and symbolic is None else None
+        if cfg.derivation_function and path and not hedge and symbolic is None else None
     degenerate = function.degenerate if function is not None else None
-    if symbolic is not None and reward_mode and cfg.derivation_function:
+    if symbolic is not None and cfg.derivation_function:
         degenerate = symbolic.degenerate  # the chain's start read as a function of the problem's expression
-    hollow = _hollow_derivation(trace, flow, edits, path) if reward_mode and path and not feeding \
-        and symbolic is None else None
-    quantities = quantity_coverage(trace, flow, path) if reward_mode and path and cfg.unused_exponent > 0 \
-        and symbolic is None else None
+    hollow = _hollow_derivation(trace, flow, edits, path) if path and not feeding and symbolic is None else None
+    quantities = quantity_coverage(trace, flow, path) if path and cfg.unused_exponent > 0 and symbolic is None \
+        else None
     if quantities is not None and quantities[0] == 0 and function is not None and degenerate is None:
         # the value-keyed path found no stated quantity (10 - 8 = 2, then 2 / 2 when the problem states a 2: the
         # path stops at the 2); the quantities the function depends on are the ones the derivation uses
         quantities = quantity_coverage(trace, flow, path, used=function.used_values())
-    return Evidence(
-        trace=trace, reward_mode=reward_mode, checks=checks, superseded=superseded,
-        revision_reasons=revision_reasons, coverage=coverage, implied=implied, path=path, sensitivity=raw_sens,
-        feeding=feeding, hollow=hollow, quantities=quantities,
-        hedge=hedge, grounded=reward_mode or _grounded_derivation(flow, derivations), last_derived=flow.last_derived,
-        correct=correct, group=group, degenerate=degenerate, function=function)
+    return {"function": function, "degenerate": degenerate, "hollow": hollow, "quantities": quantities}
 
 
 def _derivation_reading(trace: Trace, flow: Dataflow, derivations: list[frozenset[int]],
