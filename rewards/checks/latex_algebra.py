@@ -435,13 +435,22 @@ def expressions_equal(a: str, b: str) -> Verdict:
     >>> expressions_equal("2+2", "5").status, expressions_equal("f(x)", "x").status
     ('refuted', 'undecided')
     """
+    pair = _expression_pair(a, b)
+    if isinstance(pair, Verdict):
+        return pair
+    return _compare(*pair, "the two expressions")
+
+
+def _expression_pair(a: str, b: str):
+    """The parsed expressions ``(left, right)``, or the undecided :class:`Verdict` when one is unreadable or an
+    equation."""
     m = _sympy()
     left, right = parse(a), parse(b)
     if left is None or right is None:
         return _undecided("unreadable: " + (a if left is None else b)[:60])
     if isinstance(left, m["sympy"].Eq) or isinstance(right, m["sympy"].Eq):
         return _undecided("an equation where an expression was expected")
-    return _compare(left, right, "the two expressions")
+    return left, right
 
 
 def value_matches(latex: str, value: Fraction | int | float) -> Verdict:
@@ -723,12 +732,11 @@ def expressions_differ(a: str, b: str) -> Verdict:
     >>> expressions_differ("(x + 11) - (10 - x)", "2x").status, expressions_differ("(x+1) - 1", "x").status
     ('verified', 'refuted')
     """
+    pair = _expression_pair(a, b)
+    if isinstance(pair, Verdict):
+        return pair
+    left, right = pair
     m = _sympy()
-    left, right = parse(a), parse(b)
-    if left is None or right is None:
-        return _undecided("unreadable: " + (a if left is None else b)[:60])
-    if isinstance(left, m["sympy"].Eq) or isinstance(right, m["sympy"].Eq):
-        return _undecided("an equation where an expression was expected")
     same = _compare(left, right, "the two expressions")
     if same.verified:
         return Verdict("refuted", same.reason)

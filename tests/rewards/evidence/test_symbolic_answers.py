@@ -12,6 +12,7 @@ from rewards.adapters.trl_rewards import clear_cache, faithful_accuracy_reward, 
 from rewards.evidence.builder import build_dataflow
 from rewards.evidence.symbolic_answers import MAX_COMPARISONS, letter_answer, symbolic_chain
 from rewards.parsing.trace import parse_trace
+from test_latex_steps import EXCEED, EXCEED_VALID  # the same problem, its symbolic algebra read as checks
 
 REWARD = RAFSConfig(missing_evidence="no_support")
 EVALUATION = RAFSConfig()
@@ -23,17 +24,6 @@ SIMPLIFY_VALID = r"""We remove the brackets: \[ (-k + 4) + (-2 + 3k) = -k + 4 - 
 Combining like terms: \[ -k + 4 - 2 + 3k = 2k + 2. \]
 
 So the expression is \(\boxed{2k+2}\)."""
-
-EXCEED = r"If $x$ is a positive number, by how much does $x+10$ exceed $10-x$? Express your answer in terms of $x$."
-EXCEED_VALID = r"""The difference is \[ (x + 10) - (10 - x). \]
-
-Distributing the negative sign: \[ x + 10 - 10 + x. \]
-
-Combining like terms: \[ x + x + 10 - 10. \]
-
-This simplifies to \[ 2x. \]
-
-So \( x + 10 \) exceeds \( 10 - x \) by \(\boxed{2x}\)."""
 
 PARTS = r"Simplify $(a-1)(a+1)(a+2) - (a-2)(a+1).$"
 PARTS_VALID = r"""First part: \[ (a-1)(a+1)(a+2) = (a^2 - 1)(a+2) = a^3 + 2a^2 - a - 2 \]
