@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 from redteam_cases import MARION, MARION_BODY, MARION_GOLD, MARION_SLIP, math500_row, rewards_of
+from rewards.checks.equations import step_equations
 
 
 def _r(reward: str, problem: str, completions: list, gold: str) -> list[float]:
@@ -229,3 +230,22 @@ def test_trial_values_stated_around_the_gold_never_raise_it(reward):
     gold = _one(reward, DUCKS, DUCKS_GOLD, "18")
     assert _one(reward, DUCKS, before, "18") < gold
     assert _one(reward, DUCKS, after, "18") <= gold + 0.005
+
+
+# fixed (extraction._split_result: a result with a digit group after one blank, '= 1 01', is false when every reading
+# is, the number alone and the digits joined; it was unread, q 0.75, and the trace scored like the gold on 25/106
+# verified GSM8K problems)
+@pytest.mark.parametrize('sep', [' ', '\xa0', '\u202f'])
+@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
+def test_space_split_false_result_not_above_visible_slip(reward, sep):
+    split = DIMES_GOLD.replace('= 100 dimes', f'= 1{sep}01 dimes')
+    assert _one(reward, DIMES, split, '52') <= _one(reward, DIMES, DIMES_SLIP, '52')
+
+
+@pytest.mark.parametrize("line, ok", [("So 2 * 500 = 1 000 dimes.", None),         # a thousands separator: 1000
+                                      ("Then 3 + 4 = 7 7 more are added.", None),  # the first number holds
+                                      ("2 + 1/2 = 2 1/2 pieces", None),            # a mixed number goes on
+                                      ("48/4=12 5-minute intervals", None),        # so does a compound word
+                                      ("She has 10/.10 = 1 01 dimes.", False)])    # every reading is false
+def test_a_split_result_is_false_only_when_every_reading_is(line, ok):
+    assert [c.ok for _, c in step_equations(line)] == [ok]

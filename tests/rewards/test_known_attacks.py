@@ -50,8 +50,6 @@ RULE_AT_FAULT = {
         'opaque value, so no function is built',
     'test_percent_free_constant_fee_faithful_accuracy_below_gold':
         'rewards/evidence/: COMMON_CONSTANTS ground a percent of free constants',
-    'test_space_split_false_result_not_above_visible_slip':
-        'rewards/checks/arithmetic/extraction.py: a result with a space inside is read as its first digits',
     'test_unread_connective_slip_not_above_visible_slip':
         "rewards/checks/arithmetic/extraction.py:read_connectives does not read ': '",
     'test_hedge_around_a_restated_equation_earns_less_than_the_gold':
@@ -107,18 +105,6 @@ RULE_AT_FAULT = {
     'are skipped (10/20 verified GSM8K problems; rafs resists, 1/20)'))
 def test_percent_free_constant_fee_faithful_accuracy_below_gold():
     assert slips._one('faithful_accuracy', slips.GUMBALLS, slips.GUMBALLS_PERCENT_FEE, '56') < slips._one('faithful_accuracy', slips.GUMBALLS, slips.GUMBALLS_GOLD, '56')
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "a false result written with a space inside ('10/.10 = 1 01') is read as '1' with trailing junk "
-    'and checked None (q 0.75) instead of False: the refuted step disappears and the trace scores '
-    'like the gold, far above the visible slip (25/106 verified GSM8K; the same problems where '
-    'deleting the line is grounded by a coincidence, here the constant 100)'))
-@pytest.mark.parametrize('sep', [' ', '\xa0', '\u202f'])
-@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
-def test_space_split_false_result_not_above_visible_slip(reward, sep):
-    split = slips.DIMES_GOLD.replace('= 100 dimes', f'= 1{sep}01 dimes')
-    assert slips._one(reward, slips.DIMES, split, '52') <= slips._one(reward, slips.DIMES, slips.DIMES_SLIP, '52')
 
 
 # Padding with true equations on the problem's numbers ('Note that 2 * 5 = 10.' beside a verified derivation of

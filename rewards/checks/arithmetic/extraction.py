@@ -228,10 +228,47 @@ def _chains(text: str, toks: list[Token], source: str, out: list, plain_text: st
                 return
         rel_list = _relations(toks, clean)
         vals, texts, side_toks = _read_sides(toks, clean, source, src, plain_text is not None)
+        if vals[-1] is None and vals[-2] is not None and clean[-1][2]:
+            split = _split_result(toks, clean[-1], src, vals[-2])
+            if split is not None:
+                vals[-1], texts[-1] = split
         span = (toks[clean[0][0]][2], toks[clean[-1][1] - 1][3])
         if annots is not None and _restates(annots[0], annots[1], span, vals):
             continue
         out.append(Equation(texts, vals, span, source, tuple(rel_list), "≈" in rel_list, tuple(side_toks)))
+
+
+_SPLIT_BLANKS = frozenset(" \xa0\u202f\u2009")
+
+
+def _split_result(toks: list[Token], side: tuple, src: str, other: Value) -> tuple[Value, str] | None:
+    """A last side that is a whole number with a digit group after one blank (``= 1 01 dimes``), read as its first
+    number, where *every* reading of it is false: the number alone and the digits joined (a thousands separator,
+    ``1 000``) both differ from the side before, ``other``. The side is then no longer unread: the equation is false
+    under either reading. ``None`` (unread, as before) when a reading holds, when the group goes on into an
+    expression (``1 1/2``, ``12 5-minute intervals``) or is not plain digits.
+
+    >>> [[v.exact if v else None for v in e.values] for e in extract_equations("She has 10/.10 = 1 01 dimes.")]
+    [[Fraction(100, 1), Fraction(1, 1)]]
+    >>> [[v.exact if v else None for v in e.values] for e in extract_equations("So 2 * 500 = 1 000 dimes.")]
+    [[Fraction(1000, 1), None]]
+    """
+    a2, b2, _partial, _a, b = side
+    if b2 - a2 != 1 or b >= len(toks):
+        return None
+    first, group = toks[a2], toks[b]
+    if first[0] != "n" or group[0] != "n" or not first[1].isdigit() or not group[1].isdigit():
+        return None
+    if group[2] - first[3] != 1 or src[first[3]] not in _SPLIT_BLANKS:
+        return None
+    if b + 1 < len(toks) and toks[b + 1][0] not in "w|":
+        return None  # the group goes on: "1 1/2", "3 2-week intervals", "1 01 + 2"
+    if not other.is_exact:
+        return None
+    readings = (int(first[1]), int(first[1] + group[1]))
+    if any(other.exact == r for r in readings):
+        return None
+    return eval_tokens([first]), src[first[2]:group[3]]
 
 
 def _chain_sides(toks: list[Token], e: int, n: int) -> tuple[list[tuple[int, int]], int]:
