@@ -128,7 +128,10 @@ def _is_prime(n: int) -> bool:
     flags = _sieve()
     if n < len(flags):
         return bool(flags[n])
-    return n < 10 ** 14 and all(n % p for p in range(2, math.isqrt(n) + 1))
+    if n >= 10 ** 14:
+        return False
+    from sympy import isprime  # local: sympy loads only for a number past the sieve (trial division up to
+    return bool(isprime(n))  # 10**7 would take a second)
 
 
 def _flat(problem: str) -> str:

@@ -262,3 +262,4 @@ def _link(step: int, previous: tuple[str, ...], current: tuple[str, ...], budget
 # what rewards.evidence.symbolic_answers reads of the same parts, under public names
 IMPLIES, LETTER, COMMAND, MENTION = _IMPLIES, _LETTER, _COMMAND, _MENTION
 side_part, is_expression, passed_check, compare_parts = _part, _expression, _check, _compare
+closes_at_end = _closes_at_end

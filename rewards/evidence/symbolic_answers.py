@@ -63,7 +63,8 @@ from rewards.checks.arithmetic.errors import internal_error
 from rewards.checks.latex_algebra import MAX_CHARS, expressions_differ, expressions_equal, split_top_level
 from rewards.evidence.latex_derivations import SEGMENT
 from rewards.evidence.latex_steps import (COMMAND as _COMMAND, IMPLIES as _IMPLIES, LETTER as _LETTER, MAX_SEGMENTS,
-                                          MENTION as _MENTION, compare_parts as _compare, is_expression as _expression,
+                                          MENTION as _MENTION, closes_at_end as _closes_at_end,
+                                          compare_parts as _compare, is_expression as _expression,
                                           passed_check as _check, side_part as _part)
 
 __all__ = ["MAX_COMPARISONS", "MAX_EDITS", "SymbolicChain", "symbolic_chain", "letter_answer"]
@@ -109,15 +110,6 @@ def _key(text: str) -> str:
     while len(key) > 2 and key[0] == "(" and key[-1] == ")" and _closes_at_end(key):
         key = key[1:-1]
     return key
-
-
-def _closes_at_end(text: str) -> bool:
-    depth = 0
-    for k, c in enumerate(text):
-        depth += (c == "(") - (c == ")")
-        if depth == 0:
-            return k == len(text) - 1
-    return False
 
 
 def letter_answer(answer: str | None) -> bool:
