@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from rewards.checks.arithmetic import contains_any
 from rewards.checks.arithmetic.extraction import CLOCK_TIME, time_of_day
+from rewards.checks.arithmetic.tokens import base_numeral
 from rewards.checks.latex_algebra import braced_arguments
 from rewards.evidence.quantities import read_numbers
 
@@ -220,7 +221,7 @@ def _notation_numbers(problem: str, low: str, every: bool) -> set[Fraction]:
             values.add(Fraction(count))
     for match in _BASE_NUMERAL.finditer(problem) if "_" in problem else ():  # "321_7": base 7 and digits 3, 2, 1
         digits, base = match.group(1), int(match.group(2) or match.group(3))
-        if 2 <= base <= 10 and int(max(digits)) < base:  # as rewards.checks.arithmetic.tokens.base_numeral reads it
+        if base_numeral(digits, base) is not None:  # a numeral of that base, as the tokenizer reads it
             values.add(Fraction(base))
             values.update(Fraction(int(d)) for d in set(digits))
     for match in CLOCK_TIME.finditer(problem) if ":" in problem else ():  # "at 7:50 a.m.": 470 minutes, as a
