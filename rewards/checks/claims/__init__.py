@@ -11,8 +11,9 @@ words, two-letter identities), :mod:`rewards.checks.claims.equivalence` (an equa
 :mod:`rewards.checks.claims.congruences` (congruences, remainders, gcd/lcm, base-b numerals), :mod:`rewards.checks.claims.numberfacts`
 (divisibility, last digits, digit sums, primality, divisor counts, numeric inequalities), :mod:`rewards.checks.claims.substitution`
 (values of defined functions), :mod:`rewards.checks.claims.assignments` (value claims about letters just assigned),
-:mod:`rewards.checks.claims.coordinates` (points, vectors, matrices: midpoints, distances, slopes, products, determinants) and
-:mod:`rewards.checks.claims.sequences` (ellipsis and sigma sums, mean/median/mode of a list, ``C(n, k)``/``P(n, k)``). Each
+:mod:`rewards.checks.claims.coordinates` (points, vectors, matrices: midpoints, distances, slopes, products, determinants),
+:mod:`rewards.checks.claims.sequences` (ellipsis and sigma sums, mean/median/mode of a list, ``C(n, k)``/``P(n, k)``) and
+:mod:`rewards.checks.claims.written_as` (a number said to be written as another expression). Each
 module's docstring gives its rule and what it measured; ``benchmarks/claim_checkers.py`` measures a new one and
 ``rafs eval`` re-scores with each left out (its ``step_detectors`` section).
 
@@ -47,8 +48,10 @@ def _shipped() -> list[Checker]:
     from rewards.checks.claims.numberfacts import check_trace as numberfacts
     from rewards.checks.claims.sequences import check_trace as sequences
     from rewards.checks.claims.substitution import check_trace as substitution
+    from rewards.checks.claims.written_as import check_trace as written_as
 
-    return [continuations, equivalence, congruences, numberfacts, substitution, assignments, coordinates, sequences]
+    return [continuations, equivalence, congruences, numberfacts, substitution, assignments, coordinates, sequences,
+            written_as]
 
 
 CHECKERS: list[Checker] = _shipped()

@@ -568,8 +568,22 @@ _BASE_NUM = re.compile(r"(?<![\w.\\^_{}])(?<![\\\w]\{)(?P<d>\d{1,40})_(?:\{\s*(?
 _PROSE_GCD = re.compile(
     rf"\b(?P<kind>greatest\s+common\s+(?:divisor|factor)|highest\s+common\s+factor|gcd|gcf|hcf|"
     rf"least\s+common\s+multiple|lowest\s+common\s+multiple|lcm)(?:\s*\(\s*[A-Za-z]{{3}}\s*\))?\s+of\s+"
-    rf"(?P<args>{_EXPR}(?:\s*(?:,\s*and|,|and)\s*{_EXPR}){{1,5}})\s*(?:,\s*)?(?:is|=|equals|will\s+be|would\s+be)\s*(?::\s*)?"
+    rf"(?P<args>{_EXPR}(?:\s*(?:,\s*and|,|and)\s*{_EXPR}){{1,5}})\s*(?:,\s*)?(?:which\s+is|is|=|equals|will\s+be|would\s+be)"
+    rf"\s*(?::\s*)?"
     rf"(?:\\boxed\s*)?(?:\{{\s*)?(?P<v>{_N}){_END}", re.I)
+_GCD_KIND = (r"(?P<kind>greatest\s+common\s+(?:divisor|factor)|highest\s+common\s+factor|gcd|gcf|hcf|"
+             r"least\s+common\s+multiple|lowest\s+common\s+multiple|lcm)")
+# "we find the GCD of 2187 and 5625. Using the Euclidean algorithm, we find that the GCD is 3": the value is stated in a
+# later sentence about "the GCD" with no "of"; the antecedent is the last gcd/lcm named "of" numbers before it
+_NAMED_GCD = re.compile(
+    rf"\b{_GCD_KIND}(?:\s*\(\s*[A-Za-z]{{3}}\s*\))?\s+of\s+(?P<args>{_EXPR}(?:\s*(?:,\s*and|,|and)\s*{_EXPR}){{1,5}})"
+    rf"(?!\s*(?:,\s*)?(?:which\s+is|is|=|equals|will\s+be|would\s+be)\b)", re.I)
+_GCD_MENTION = re.compile(rf"\b{_GCD_KIND}\b", re.I)
+_GCD_ANAPHOR = re.compile(
+    rf"\b(?:the|their|its)\s+{_GCD_KIND}(?:\s*\(\s*[A-Za-z]{{3}}\s*\))?\s+(?:is|=|equals)\s*(?::\s*)?"
+    rf"(?:\\boxed\s*)?(?:\{{\s*)?(?P<v>{_N}){_END}(?=\s*\}}?\s*(?:[.,;]\s|[.,;]?\s*$))", re.I)  # the value ends the clause
+MAX_ANAPHOR_CHARS = 300
+"""How far after "the GCD of 2187 and 5625" a "the GCD is 3" is read as its value (no other gcd/lcm named between)."""
 
 
 def _split_args(s: str) -> list[str]:
@@ -711,6 +725,38 @@ def substitution_checks(text: str) -> list[EquationCheck]:
                 claim = re.sub(r"\s+", " ", m.group(0)).strip()
                 out.append(_claim([f"{name}({', '.join(map(str, nums))})", str(v)], [true, v], m.span(),
                                   f"{claim} is false: {name}({', '.join(map(str, nums))}) = {true}"))
+        out.extend(_anaphoric_gcd_checks(plain))
+    return out
+
+
+def _is_lcm(kind: str) -> bool:
+    return kind.lower().startswith(("lcm", "least", "lowest"))
+
+
+def _anaphoric_gcd_checks(plain: str) -> list[EquationCheck]:
+    """"the GCD of 2187 and 5625 [...] the GCD is 3": a gcd/lcm named "of" numbers without a value, and its value
+    stated within :data:`MAX_ANAPHOR_CHARS` characters as "the/their/its GCD is V", with no gcd/lcm mentioned between
+    them and the same kind (gcd or lcm) in both. ``plain`` is the step with markup removed."""
+    out: list[EquationCheck] = []
+    for k, m in enumerate(_NAMED_GCD.finditer(plain)):
+        if k >= MAX_CLAIMS:
+            break
+        window = plain[m.end():m.end() + MAX_ANAPHOR_CHARS]
+        a = _GCD_ANAPHOR.search(window)
+        if a is None or _is_lcm(a.group("kind")) != _is_lcm(m.group("kind")) \
+                or _GCD_MENTION.search(window, 0, a.start("kind")) is not None:
+            continue
+        nums = [_num(x) for x in re.split(r"\s*(?:,\s*and|,|and)\s*", m.group("args"))]
+        v = _num(a.group("v"))
+        if v is None or any(n is None or n == 0 for n in nums):
+            continue
+        name = "lcm" if _is_lcm(m.group("kind")) else "gcd"
+        true = _gcd_lcm(name, [abs(n) for n in nums])
+        if true != v:
+            said = re.sub(r"\s+", " ", f"{m.group(0)} ... {a.group(0)}").strip()
+            out.append(_claim([f"{name}({', '.join(map(str, nums))})", str(v)], [true, v],
+                              (m.start(), m.end() + a.end()),
+                              f"{said} is false: {name}({', '.join(map(str, nums))}) = {true}"))
     return out
 
 

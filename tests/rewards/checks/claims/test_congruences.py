@@ -76,6 +76,17 @@ TABLE = [
      r"&=\text{gcd}\,(378,315) \end{align*}", False),
     ("The GCD of 187 and 77 is 13 because 187 = 13 * 14.", True),
     ("The greatest common divisor (GCD) of 12 and 18 is 6.", False),
+    # the value in a later sentence about "the GCD" (ProcessBench MATH math-550's labelled error), or after ", which is"
+    (r"We find the greatest common divisor (GCD) of \(2187\) and \(5625\). Using the Euclidean algorithm, we find that "
+     r"the GCD is \(3\). Therefore, we divide both by \(3\).", True),
+    (r"We find the greatest common divisor (GCD) of \(2187\) and \(5625\). Using the Euclidean algorithm, we find that "
+     r"the GCD is \(9\). Therefore, we divide both by \(9\).", False),
+    (r"by finding the GCD of \(729\) and \(1875\), which is \(3\):", False),
+    (r"by finding the GCD of \(729\) and \(1875\), which is \(5\):", True),
+    ("We find the LCM of 4 and 6. Their GCD is 2.", False),                    # another kind: not its value
+    ("We find the GCD of 12 and 18, then the GCD of 6 and 9; the GCD is 3.", False),  # the nearest one is meant
+    (r"we keep adding the least common multiple of $7$, $11$, and $13$ until we go over. The least common multiple "
+     r"is $7 \cdot 11 \cdot 13 =1001$.", False),                              # MATH-500 gold: the value is a product
     ("The least common multiple (LCM) of 12 and 14 is 168.", True),
     ("The least common multiple (LCM) of 12 and 13 is 156, because they are coprime.", False),
     (r"If $n = 6$, then $\gcd(n + 7, 2n + 1) = \gcd(13,13) = 13$.", False),
