@@ -12,8 +12,10 @@ words, two-letter identities), :mod:`rewards.checks.claims.equivalence` (an equa
 (divisibility, last digits, digit sums, primality, divisor counts, numeric inequalities), :mod:`rewards.checks.claims.substitution`
 (values of defined functions), :mod:`rewards.checks.claims.assignments` (value claims about letters just assigned),
 :mod:`rewards.checks.claims.coordinates` (points, vectors, matrices: midpoints, distances, slopes, products, determinants),
-:mod:`rewards.checks.claims.sequences` (ellipsis and sigma sums, mean/median/mode of a list, ``C(n, k)``/``P(n, k)``) and
-:mod:`rewards.checks.claims.written_as` (a number said to be written as another expression). Each
+:mod:`rewards.checks.claims.sequences` (ellipsis and sigma sums, mean/median/mode of a list, ``C(n, k)``/``P(n, k)``),
+:mod:`rewards.checks.claims.written_as` (a number said to be written as another expression),
+:mod:`rewards.checks.claims.straight_angles` (an angle at a point the problem puts inside a segment) and
+:mod:`rewards.checks.claims.after_answer` (the answer's quantity given another value after the answer). Each
 module's docstring gives its rule and what it measured; ``benchmarks/claim_checkers.py`` measures a new one and
 ``rafs eval`` re-scores with each left out (its ``step_detectors`` section).
 
@@ -48,10 +50,12 @@ def _shipped() -> list[Checker]:
     from rewards.checks.claims.numberfacts import check_trace as numberfacts
     from rewards.checks.claims.sequences import check_trace as sequences
     from rewards.checks.claims.substitution import check_trace as substitution
+    from rewards.checks.claims.after_answer import check_trace as after_answer
+    from rewards.checks.claims.straight_angles import check_trace as straight_angles
     from rewards.checks.claims.written_as import check_trace as written_as
 
     return [continuations, equivalence, congruences, numberfacts, substitution, assignments, coordinates, sequences,
-            written_as]
+            written_as, straight_angles, after_answer]
 
 
 CHECKERS: list[Checker] = _shipped()
