@@ -14,8 +14,9 @@ words, two-letter identities), :mod:`rewards.checks.claims.equivalence` (an equa
 :mod:`rewards.checks.claims.coordinates` (points, vectors, matrices: midpoints, distances, slopes, products, determinants),
 :mod:`rewards.checks.claims.sequences` (ellipsis and sigma sums, mean/median/mode of a list, ``C(n, k)``/``P(n, k)``),
 :mod:`rewards.checks.claims.written_as` (a number said to be written as another expression),
-:mod:`rewards.checks.claims.straight_angles` (an angle at a point the problem puts inside a segment) and
-:mod:`rewards.checks.claims.after_answer` (the answer's quantity given another value after the answer). Each
+:mod:`rewards.checks.claims.straight_angles` (an angle at a point the problem puts inside a segment),
+:mod:`rewards.checks.claims.after_answer` (the answer's quantity given another value after the answer) and
+:mod:`rewards.checks.claims.named_values` (one quantity, named the same way, given two values). Each
 module's docstring gives its rule and what it measured; ``benchmarks/claim_checkers.py`` measures a new one and
 ``rafs eval`` re-scores with each left out (its ``step_detectors`` section).
 
@@ -44,6 +45,7 @@ Checker = Callable[[Sequence[str], str], "list[tuple[int, EquationCheck]]"]
 def _shipped() -> list[Checker]:
     from rewards.checks.claims.assignments import check_trace as assignments
     from rewards.checks.claims.congruences import check_trace as congruences
+    from rewards.checks.claims.named_values import check_trace as named_values
     from rewards.checks.claims.continuations import check_trace as continuations
     from rewards.checks.claims.coordinates import check_trace as coordinates
     from rewards.checks.claims.equivalence import check_trace as equivalence
@@ -55,7 +57,7 @@ def _shipped() -> list[Checker]:
     from rewards.checks.claims.written_as import check_trace as written_as
 
     return [continuations, equivalence, congruences, numberfacts, substitution, assignments, coordinates, sequences,
-            written_as, straight_angles, after_answer]
+            written_as, straight_angles, after_answer, named_values]
 
 
 CHECKERS: list[Checker] = _shipped()
