@@ -17,7 +17,7 @@ import pytest
 from gold_texts import gold_rows
 
 from rewards.checks.claims import (assignments, congruences, continuations, coordinates, numberfacts, sequences,
-                                   substitution, written_as)
+                                   substitution, turns, written_as)
 from rewards.parsing import trace as trace_module
 from rewards.parsing.trace import parse_trace
 from rewards.scoring import components, revisions, score
@@ -32,6 +32,7 @@ GATED = {  # module -> the per-step gate its trace gate joins
     numberfacts: numberfacts._may_hold_a_fact,
     sequences: sequences._may_hold_a_claim,
     substitution: substitution._may_define_or_claim,
+    turns: turns._may_hold_a_claim,
     written_as: written_as._may_hold_a_claim,
 }
 
@@ -43,7 +44,7 @@ PIECES = [
     "\\le", "\\geq 2", "f(x) = 2x + 1", "f(3) = 8", "g(2) = 5", "the midpoint of (1, 2) and (3, 4) is (2, 3)",
     "slope = 2", "distance = 5", "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "1 + 2 + \\cdots + 10 = 55",
     "1 + 2 + ... + 10 = 56", "the mean of 2, 4, 6 is 4", "C(5, 2) = 10", "P(5, 2) = 21", "\\sum_{k=1}^{4} k = 10",
-    "$1$ can be written as $2$", "is the same as", "\\[ 2 + 3 \\]", "\\[ = 5 \\]", "\\[ = 6 \\]", "$$ 4 \\cdot 2 $$", "$$ = 9 $$", "\\\\ &= 12", "$2x + 2x$ simplifies to $4x$",
+    "$1$ can be written as $2$", "is the same as", "$180^\\circ$ is a full rotation", "This angle is a half Turn", "\\[ 2 + 3 \\]", "\\[ = 5 \\]", "\\[ = 6 \\]", "$$ 4 \\cdot 2 $$", "$$ = 9 $$", "\\\\ &= 12", "$2x + 2x$ simplifies to $4x$",
     "$3 + 4$ equals $8$", "(a+b)^2 = a^2 + b^2 = 4", "Wait", "é", "…", "≤", "\n", " ", "\t", "a", "R", "r", "_", "(",
     ",", "=", "3", "\\", "$", "mod", "prime", "mean", "x", "(2,", "f", "<", ">", "\n2x + 3 = 13", "\nso 2x = 16",
     "\nthus x^2 = 9", "\nso x = 2", "\nhence 3x - 1 = 2x + 4", "\nsubtracting gives x = 6", "\n$4y = 12$ so $y = 4$",

@@ -15,6 +15,7 @@ words, two-letter identities), :mod:`rewards.checks.claims.equivalence` (an equa
 :mod:`rewards.checks.claims.sequences` (ellipsis and sigma sums, mean/median/mode of a list, ``C(n, k)``/``P(n, k)``),
 :mod:`rewards.checks.claims.written_as` (a number said to be written as another expression),
 :mod:`rewards.checks.claims.straight_angles` (an angle at a point the problem puts inside a segment),
+:mod:`rewards.checks.claims.turns` (a degree measure said to be a full, half or quarter turn),
 :mod:`rewards.checks.claims.after_answer` (the answer's quantity given another value after the answer) and
 :mod:`rewards.checks.claims.named_values` (one quantity, named the same way, given two values). Each
 module's docstring gives its rule and what it measured; ``benchmarks/claim_checkers.py`` measures a new one and
@@ -52,12 +53,13 @@ def _shipped() -> list[Checker]:
     from rewards.checks.claims.numberfacts import check_trace as numberfacts
     from rewards.checks.claims.sequences import check_trace as sequences
     from rewards.checks.claims.substitution import check_trace as substitution
+    from rewards.checks.claims.turns import check_trace as turns
     from rewards.checks.claims.after_answer import check_trace as after_answer
     from rewards.checks.claims.straight_angles import check_trace as straight_angles
     from rewards.checks.claims.written_as import check_trace as written_as
 
     return [continuations, equivalence, congruences, numberfacts, substitution, assignments, coordinates, sequences,
-            written_as, straight_angles, after_answer, named_values]
+            written_as, straight_angles, turns, after_answer, named_values]
 
 
 CHECKERS: list[Checker] = _shipped()
