@@ -60,7 +60,7 @@ from typing import Sequence
 from rewards.checks.arithmetic.errors import internal_error
 from rewards.checks.latex_algebra import MAX_CHARS, parse, split_top_level
 from rewards.evidence.latex_steps import passed_check
-from rewards.evidence.symbolic_answers import SymbolicChain, _key, _segments
+from rewards.evidence.symbolic_answers import SymbolicChain, expression_key as _key, math_parts as _segments
 
 __all__ = ["MAX_SOLVES", "MAX_NODES", "MAX_PARSE_CHARS", "MAX_EDITS", "MAX_DEGREE", "bound_chain"]
 
@@ -479,6 +479,8 @@ def _walk(problem: str, steps: Sequence[str], domain, budget: _Budget) -> list[_
             chain.end, chain.last = found, part
             chain.keys.add(_key(part))
             continue
+        if any(c.x == x and _same_solutions(c.end, found, domain) for c in chains):
+            continue  # what a chain reached, restated: no new condition
         start = _start(part, (x, found), (problem_keys, solved_problem, problem_numbers), domain)
         if start is not None:
             latest[x] = _Chain(x, part, step, found, start[0])
