@@ -85,7 +85,12 @@ _NUMERAL = re.compile(r"(?<![\w.\\])\d+(?:\.\d+)?(?![\d.])")
 _SQUARE = re.compile(r"\^\s*\{?\s*2(?![\d.])\s*\}?")
 _MAX_WORDS = re.compile(r"\b(?:greatest|largest|maximum|biggest|max)\b", re.I)
 _MIN_WORDS = re.compile(r"\b(?:smallest|least|minimum|min)\b", re.I)
-_COUNT_WORDS = re.compile(r"\bhow many\b|\bnumber of\b", re.I)
+_UNSOLVED = re.compile(r"\^\s*(?:\{[^{}]*[A-Za-z][^{}]*\}|[A-Za-z])|\\(?:ln|log|exp|sin|cos|tan|cot|sec|csc|arc\w+|lfloor|lceil|sum|prod|binom)(?![A-Za-z])|\\sqrt\s*(?:\[[^\]]*\])?\s*\{[^{}]*[A-Za-z]")
+"""What the sign chart cannot solve, read before parsing: the unknown in an exponent, a logarithm or trigonometric
+function, a floor, a sum, a root of the unknown."""
+_HOW_MANY = re.compile(r"\bhow many\b", re.I)
+_NUMBER_OF = re.compile(r"\bnumber of\b", re.I)
+_CONDITION_WORDS = re.compile(r"\bat (?:least|most)\b", re.I)
 _INTEGER_WORDS = re.compile(r"\binteger|\bhow many\b|\bnumber of\b|\bwhole numbers?\b", re.I)
 _POSITIVE = re.compile(r"\bpositive\b", re.I)
 _NONNEGATIVE = re.compile(r"\bnon-?negative\b", re.I)
@@ -352,14 +357,23 @@ def _same_solutions(a, b, domain: tuple[bool, int | None]) -> bool:
 
 def _answer_reader(problem: str, answer: str):
     """What the answer asks of the chain's set: ``("integer", value, words)`` with the words of the question (max,
-    min, count) or ``("interval", sympy set)``; ``None`` when it is neither."""
+    min, count: :func:`_question_words`) or ``("interval", spans)``; ``None`` when it is neither."""
     text = answer.strip().replace("\\!", "").replace(" ", "")
     if re.fullmatch(r"-?\d{1,9}", text):
-        words = [w for w, pattern in (("max", _MAX_WORDS), ("min", _MIN_WORDS), ("count", _COUNT_WORDS))
-                 if pattern.search(problem)]
-        return ("integer", int(text), words) if words else None
+        return ("integer", int(text), _question_words(problem)) if _question_words(problem) else None
     interval = _interval(answer, bool(_INTERVAL_WORDS.search(problem)))
     return None if interval is None else ("interval", interval)
+
+
+def _question_words(problem: str) -> list[str]:
+    """What the question reads off the set: ``max`` (greatest, largest, maximum), ``min`` (smallest, least,
+    minimum; not "at least", a condition), ``count`` ("how many"; "number of" only where no extreme is asked: "the
+    largest number of kids" asks the greatest)."""
+    text = _CONDITION_WORDS.sub(" ", problem)
+    words = [w for w, pattern in (("max", _MAX_WORDS), ("min", _MIN_WORDS)) if pattern.search(text)]
+    if _HOW_MANY.search(text) or (not words and _NUMBER_OF.search(text)):
+        words.append("count")
+    return words
 
 
 def _interval(answer: str, asked: bool):
@@ -431,7 +445,7 @@ def _nodes(steps: Sequence[str]) -> list[tuple[int, str]]:
         for part in parts:
             if len(out) >= MAX_NODES or chars + len(part) > MAX_PARSE_CHARS:
                 return out
-            if _relations(part) and len(_letters(part)) == 1:
+            if _relations(part) and len(_letters(part)) == 1 and not _UNSOLVED.search(part):
                 out.append((step, part))
                 chars += len(part)
     return out

@@ -119,6 +119,17 @@ def test_the_question_decides_what_is_read_off_the_set():
     assert bound_chain(count, steps, "14") is not None and bound_chain(count, steps, "15") is None
 
 
+@pytest.mark.parametrize("problem, words", [
+    (KIDS, ["max"]),  # "at least 3 pieces" is a condition; "the largest number of" asks the greatest
+    (COUNT, ["count"]),
+    ("What is the smallest $n$ with $n^2 > 50$?", ["min"]),
+    ("Find the number of integers $n$ with $|n| < 3$.", ["count"]),
+    ("How many integers are at most $7$ and at least $2$?", ["count"]),
+])
+def test_the_question_words_read(problem, words):
+    assert bound_answers._question_words(problem) == words
+
+
 def test_a_false_or_unsolved_step_cuts_the_chain_and_refutes_nothing():
     false = GREATEST_VALID.replace("$6 > -9 + x$", "$6 > 9 + x$")
     chain = bound_chain(GREATEST, parse_trace(GREATEST, false).steps, "14")
