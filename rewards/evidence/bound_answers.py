@@ -19,8 +19,8 @@ conditions) in one unknown — and solves each over the reals with sympy (the si
   positive integer ones. A link that does not hold reaches nothing (nothing is refuted: a case split, a chain that
   goes on elsewhere); lines without an inequality in the unknown (``15 \cdot 3 = 45 > 44``) neither link nor cut.
 
-The solution set of the chain is the intersection of the chains' last nodes in the unknown of the last reached node
-(``x \ge 3`` and ``x \neq 3``: the domain of :math:`\sqrt{2x-6}/(x-3)`), or the last chain's alone; it is
+The solution set is the last chain's (the last with its links), or else the intersection of the chains' last nodes
+in its unknown (``x \ge 3`` and ``x \neq 3``: the domain of :math:`\sqrt{2x-6}/(x-3)`); it is
 **derived** when it went through at least one verified link and
 
 * an integer answer is its greatest integer (the problem asks for the greatest, largest or maximum), its least
@@ -101,8 +101,8 @@ _INTERVAL = re.compile(r"\s*([\[(])(.+?),(.+?)([\])])\s*")
 class _Budget:
     __slots__ = ("left",)
 
-    def __init__(self) -> None:
-        self.left = MAX_SOLVES
+    def __init__(self, left: int = MAX_SOLVES) -> None:
+        self.left = left
 
     def spend(self) -> bool:
         self.left -= 1
@@ -535,14 +535,14 @@ def _domain_name(domain) -> str:
 
 
 def _choose(chains: list[_Chain], reader, domain) -> list[_Chain] | None:
-    """The chains whose sets give the answer: those in the unknown of the last chain with a link, intersected, or
-    that last chain alone."""
+    """The chains whose sets give the answer: the last chain with its links alone, or all the chains in its unknown,
+    intersected."""
     linked = [c for c in chains if len(c.links) >= c.need]
     if not linked:
         return None
     last = linked[-1]
     same = [c for c in chains if c.x == last.x]
-    for used in (same, [last]):
+    for used in ([last], same):  # the last chain alone first: a redundant condition beside it hides every edit
         found = _intersection([c.end for c in used])
         if _matches(found, reader, domain):
             return used
@@ -592,7 +592,7 @@ def bound_chain(problem: str, steps: Sequence[str], answer: str | None) -> Symbo
         used = _choose(_walk(problem, steps, domain, budget), reader, domain)
         if used is None:
             return None
-        sensitivity = _sensitivity(used, reader, domain, budget)
+        sensitivity = _sensitivity(used, reader, domain, _Budget(2 * MAX_EDITS))  # its own: the walk may spend all
         links = tuple(link for c in used for link in c.links)
         degenerate = "no edit of the problem's numbers in the inequality moves the answer" if sensitivity == 0 else None
         return SymbolicChain(frozenset().union(*(c.steps for c in used)), " and ".join(c.start for c in used), links,
