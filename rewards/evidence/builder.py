@@ -13,6 +13,7 @@ from rewards.checks.identities import constrained_variables
 from rewards.checks.solving import is_identity
 from rewards.evidence.algebra_links import AlgebraTracker, LONE_NAME
 from rewards.evidence.answer_reach import component_answer, rounded_answer
+from rewards.evidence.bound_answers import bound_chain
 from rewards.evidence.counted_answers import counted_answer
 from rewards.evidence.enumerations import bracketed_count, enumerated_count
 from rewards.evidence.equation_derivations import (SLASH_FRACTION, answer_boxes, computes, equation_derivation,
@@ -130,6 +131,8 @@ class DataflowBuilder:
                             self.links, self.approx is not None)
         if answer_value is None and answer_step is None and self.approx is None:
             dataflow.symbolic = self.symbolic_answer()
+        if answer_step is None and self.approx is None and dataflow.symbolic is None:
+            dataflow.symbolic = self.bound_answer()  # an integer or interval read off a solved inequality
         steps = tuple(self.trace.steps)
         dataflow._derivations = (steps, self.raw_derivations)
         dataflow._equations = (steps, self.equations)
@@ -165,6 +168,16 @@ class DataflowBuilder:
             for t, check in chain.links:
                 if not any(c.equation.sides == check.equation.sides for c in self.steps[t].checks):
                     self.steps[t].checks.append(check)
+        return chain
+
+    def bound_answer(self):
+        """An answer read off a verified chain of inequalities from the problem
+        (:func:`~rewards.evidence.bound_answers.bound_chain`): its links are recorded as passed checks of their
+        steps."""
+        chain = bound_chain(self.problem, self.trace.steps, self.trace.answer)
+        if chain is not None:
+            for t, check in chain.links:
+                self.steps[t].checks.append(check)
         return chain
 
     def component_answer(self) -> tuple[Fraction | None, int | None]:

@@ -67,7 +67,8 @@ from rewards.evidence.latex_steps import (COMMAND as _COMMAND, IMPLIES as _IMPLI
                                           compare_parts as _compare, is_expression as _expression,
                                           passed_check as _check, side_part as _part)
 
-__all__ = ["MAX_COMPARISONS", "MAX_EDITS", "SymbolicChain", "symbolic_chain", "letter_answer"]
+__all__ = ["MAX_COMPARISONS", "MAX_EDITS", "SymbolicChain", "symbolic_chain", "letter_answer", "expression_key",
+           "math_parts"]
 
 MAX_COMPARISONS = 12
 """Parser comparisons per trace (links, the answer's match, the sensitivity edits); each costs about 5-50 ms."""
@@ -442,3 +443,15 @@ def _finish(found: _Reach | None, last_reach: _Reach | None, previous: tuple[int
     if sensitivity == 0:
         degenerate = f"no edit of the problem's expression {start} moves the answer"
     return SymbolicChain(chain_steps, start, links, sensitivity, degenerate)
+
+
+def expression_key(text: str) -> str:
+    """A part as this module compares it (spacing, sizing, ``\\dfrac``, single-character braces and outer brackets
+    aside); :mod:`~rewards.evidence.bound_answers` keys the problem's inequalities the same way."""
+    return _key(text)
+
+
+def math_parts(steps: Sequence[str]) -> list[tuple[int, list[str]]]:
+    """``(step, parts)`` of every math segment in order, split at top-level ``=`` (:func:`_segments`), for readers
+    of the same segments (:mod:`~rewards.evidence.bound_answers`)."""
+    return _segments(steps)
