@@ -122,3 +122,59 @@ def test_an_invented_equation_solved_for_an_expression_earns_no_more_than_solved
     as_name = _pay(TANGENT, "\\[ 2x = 1994 \\]\n\n\\[ x = 997 \\]\n\nSo \\boxed{997}", "997")
     as_expression = _pay(TANGENT, "\\[ 2(a + b) = 1994 \\]\n\n\\[ a + b = 997 \\]\n\nSo \\boxed{997}", "997")
     assert as_expression[0] <= as_name[0] + 1e-9 and as_expression[1] <= as_name[1] + 1e-9
+
+
+# ------------------------------------------------------------------------------------------------ display runs
+ORDER = "Find $\\frac{1}{-6} \\cdot 6 \\cdot 7 + 8 \\cdot 2 \\div 8 \\cdot (7-1)$."
+ORDER_FAITHFUL = (
+    "First, solve inside the parentheses: \\[ 7 - 1 = 6 \\] Now the expression looks like this: "
+    "\\[ \\frac{1}{-6} \\cdot 6 \\cdot 7 + 8 \\cdot 2 \\div 8 \\cdot 6 \\]\n\n"
+    "Multiplying \\(\\frac{1}{-6}\\) and \\(6\\) gives us \\(-1\\): \\[ -1 \\cdot 7 + 8 \\cdot 2 \\div 8 \\cdot 6 \\] "
+    "This simplifies to: \\[ -7 + 8 \\cdot 2 \\div 8 \\cdot 6 \\]\n\n"
+    "Then, multiply \\(8\\) and \\(2\\): \\[ -7 + 16 \\div 8 \\cdot 6 \\] Divide \\(16\\) by \\(8\\): "
+    "\\[ -7 + 2 \\cdot 6 \\] Multiply \\(2\\) and \\(6\\): \\[ -7 + 12 \\]\n\n"
+    "Finally, add \\(-7\\) and \\(12\\): \\[ 5 \\] Thus, the solution is: \\[ \\boxed{5} \\]")
+
+
+def test_a_run_of_displays_each_working_out_the_last_is_one_verified_chain():
+    from rewards.evidence.display_runs import display_run_chains
+    runs = display_run_chains(("\\[ 16 \\div 8 \\cdot 6 \\] Divide: \\[ 2 \\cdot 6 \\]", "Multiply: \\[ 12 \\]"))
+    assert [(k, " = ".join(eq.sides), check.ok) for k, found in sorted(runs.items()) for eq, check in found] == [
+        (0, "16 \\div 8 \\cdot 6 = 2 \\cdot 6", True), (1, "2 \\cdot 6 = 12", True)]
+
+
+@pytest.mark.parametrize("steps", [
+    ("\\[ 3 + 4 \\] and \\[ 8 \\]",),  # two expressions of different values: no claim, no refutation
+    ("\\[ x = 2 + 3 \\]", "\\[ y = 5 \\]"),  # two left sides: two equations the extractor reads, no run
+    ("\\[ 2 + 3 \\] \\[ 5 < 6 \\] \\[ 5 \\]",),  # a relation ends the run
+])
+def test_displays_that_state_no_stage_of_one_computation_are_no_run(steps):
+    from rewards.evidence.display_runs import display_run_chains
+    assert display_run_chains(steps) == {}
+
+
+def test_a_computation_written_as_a_run_of_displays_is_paid_as_derived():
+    bare = _pay(ORDER, "\\boxed{5}", "5")
+    rafs, faithful = _pay(ORDER, ORDER_FAITHFUL, "5")
+    assert faithful == 1.0 and rafs > bare[0] + 0.5
+
+
+@pytest.mark.parametrize("attack", [
+    "\\[ 2 + 3 \\]\n\n\\[ 5 \\]\n\nSo \\boxed{5}",  # a run of numbers from nowhere
+    "\\[ 5 \\]\n\n\\[ 5 \\]\n\n\\[ \\boxed{5} \\]",  # the answer restated display after display
+])
+def test_a_run_of_displays_earns_no_more_than_the_bare_answer_without_a_derivation(attack):
+    bare = _pay(ORDER, "\\boxed{5}", "5")
+    gamed = _pay(ORDER, attack, "5")
+    honest = _pay(ORDER, ORDER_FAITHFUL, "5")
+    for k in range(2):
+        assert gamed[k] <= bare[k] + 1e-9 and gamed[k] < honest[k], (gamed, bare, honest)
+
+
+def test_a_run_of_displays_earns_no_more_than_the_same_equation_written_in_one_line():
+    """The problem's expression, then the answer with no stage between: one link, as ``expression = 5`` (an
+    equation of the problem's numbers, paid as it always was)."""
+    expression = "\\frac{1}{-6} \\cdot 6 \\cdot 7 + 8 \\cdot 2 \\div 8 \\cdot (7-1)"
+    as_run = _pay(ORDER, f"\\[ {expression} \\]\n\n\\[ 5 \\]\n\nSo \\boxed{{5}}", "5")
+    as_equation = _pay(ORDER, f"\\[ {expression} = 5 \\]\n\nSo \\boxed{{5}}", "5")
+    assert as_run[0] <= as_equation[0] + 1e-9 and as_run[1] <= as_equation[1] + 1e-9
