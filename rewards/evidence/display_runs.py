@@ -58,16 +58,32 @@ def _stages(steps: Sequence[str]) -> list[tuple[int, int, int, str, object] | No
             if len(out) >= MAX_DISPLAYS:
                 return out
             group = 1 if m.group(1) is not None else 2
-            start, body, head = m.start(group), _TRAIL.sub("", m.group(group)), None
-            if "=" in body:  # "\\[ y^2 - 3xy + 8 = 9^2 - 3(3)(9) + 8 \\]": its last side may start a run
-                cut = body.rindex("=")
-                head = _SPACE.sub("", body[:cut])
-                start, body = start + cut + 1, body[cut + 1:]
-            value = None if not body.strip() or _RELATION.search(body) else evaluate(body)
-            if value is None or not value.is_exact:
-                out.append(None)
-                continue
-            out.append((k, start, start + len(body), body.strip(), value, head))
+            out.extend(_display_stages(k, m.start(group), _TRAIL.sub("", m.group(group))))
+    return out[:MAX_DISPLAYS]
+
+
+def _display_stages(k: int, start: int, body: str) -> list:
+    """The stages one display gives (see :func:`_stages`): its text when bare; every side of a continued display
+    (``\\[ = 64 - 128 + 81 = 17 \\]``, head ``""``: it continues whatever stage comes before); the last side of any
+    other equation (head: the sides before it)."""
+    sides, head = [(start, body)], None
+    if "=" in body:
+        cut = body.rindex("=")
+        lead = len(body) - len(body.lstrip())
+        if body.lstrip().startswith("="):  # a continued display: each side a stage
+            sides, pos, head = [], start + lead + 1, ""
+            for part in body[lead + 1:].split("="):
+                sides.append((pos, part))
+                pos += len(part) + 1
+        else:  # "\\[ y^2 - 3xy + 8 = 9^2 - 3(3)(9) + 8 \\]": its last side may start a run
+            head = _SPACE.sub("", body[:cut])
+            sides = [(start + cut + 1, body[cut + 1:])]
+    out: list = []
+    for pos, text in sides:
+        value = None if not text.strip() or _RELATION.search(text) else evaluate(text)
+        if value is None or not value.is_exact:
+            return [*out, None]
+        out.append((k, pos, pos + len(text), text.strip(), value, head))
     return out
 
 
@@ -79,7 +95,8 @@ def _runs(stages: list) -> list[list[tuple]]:
     current: list[tuple] = []
     for stage in stages:
         if stage is not None and current and stage[4].exact == current[-1][4].exact \
-                and (stage[5] is None or stage[5] == current[-1][5]):  # a bare display, or the same left side
+                and (stage[5] is None or stage[5] == "" or stage[5] == current[-1][5]):  # bare, continued, or
+            # restating the left side before
             current.append(stage)
             continue
         if len(current) > 1:

@@ -178,3 +178,12 @@ def test_a_run_of_displays_earns_no_more_than_the_same_equation_written_in_one_l
     as_run = _pay(ORDER, f"\\[ {expression} \\]\n\n\\[ 5 \\]\n\nSo \\boxed{{5}}", "5")
     as_equation = _pay(ORDER, f"\\[ {expression} = 5 \\]\n\nSo \\boxed{{5}}", "5")
     assert as_run[0] <= as_equation[0] + 1e-9 and as_run[1] <= as_equation[1] + 1e-9
+
+
+def test_a_continued_display_continues_the_stage_before_it():
+    from rewards.evidence.display_runs import display_run_chains
+    steps = ("\\[ a^2 + 1 = 42^2 + 1 \\]", "\\[ = 1764 + 1 \\]", "\\[ = 1765 \\]")
+    runs = display_run_chains(steps)
+    assert [(k, " = ".join(eq.sides)) for k, found in sorted(runs.items()) for eq, _ in found] == [
+        (1, "42^2 + 1 = 1764 + 1"), (2, "1764 + 1 = 1765")]
+    assert display_run_chains(("\\[ a^2 + 1 = 42^2 + 1 \\]", "\\[ = 1764 + 2 \\]")) == {}  # a false link: no chain
