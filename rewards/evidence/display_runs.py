@@ -13,8 +13,10 @@ before it (two displays with different values are two expressions, not a slip â€
 and the chain is kept only where the arithmetic checker (:func:`~rewards.checks.arithmetic.check_equation`) verifies
 every link. A display that ends in ``= <expression>`` gives the run its first stage, that last side
 (``\[ y^2 - 3xy + 8 = 9^2 - 3(3)(9) + 8 \]`` then ``\[ 81 - 81 + 8 \]``), and continues one only when it restates
-the left side of the stage before (``\[ X = 4 - 18 \]`` then ``\[ X = -14 \]``); any other display with a relation
-(``<``, ``\le``, a box) or that the exact evaluator cannot read ends the run.
+the left side of the stage before (``\[ X = 4 - 18 \]`` then ``\[ X = -14 \]``). A continued display
+(``\[ = 1764 + 1 \]``) ends the run: continued displays are read, with their own rules on free constants, by
+:mod:`rewards.evidence.latex_derivations`. Any other display with a relation (``<``, ``\le``, a box) or that the
+exact evaluator cannot read ends the run too.
 Bounded: at most :data:`MAX_DISPLAYS` displays per trace, each of at most :data:`MAX_DISPLAY_CHARS` characters, and
 chains of at most :data:`MAX_CHAIN` sides.
 
@@ -63,28 +65,19 @@ def _stages(steps: Sequence[str]) -> list[tuple[int, int, int, str, object] | No
 
 
 def _display_stages(k: int, start: int, body: str) -> list:
-    """The stages one display gives (see :func:`_stages`): its text when bare; every side of a continued display
-    (``\\[ = 64 - 128 + 81 = 17 \\]``, head ``""``: it continues whatever stage comes before); the last side of any
-    other equation (head: the sides before it)."""
-    sides, head = [(start, body)], None
+    """The stages one display gives (see :func:`_stages`): its text when bare, the last side of an equation (head:
+    the sides before it), and none for a continued display (``\\[ = 1764 + 1 \\]``), which ends the run: continued
+    displays are read, with their own rules on free constants, by :mod:`rewards.evidence.latex_derivations`."""
+    head = None
     if "=" in body:
-        cut = body.rindex("=")
-        lead = len(body) - len(body.lstrip())
-        if body.lstrip().startswith("="):  # a continued display: each side a stage
-            sides, pos, head = [], start + lead + 1, ""
-            for part in body[lead + 1:].split("="):
-                sides.append((pos, part))
-                pos += len(part) + 1
-        else:  # "\\[ y^2 - 3xy + 8 = 9^2 - 3(3)(9) + 8 \\]": its last side may start a run
-            head = _SPACE.sub("", body[:cut])
-            sides = [(start + cut + 1, body[cut + 1:])]
-    out: list = []
-    for pos, text in sides:
-        value = None if not text.strip() or _RELATION.search(text) else evaluate(text)
-        if value is None or not value.is_exact:
-            return [*out, None]
-        out.append((k, pos, pos + len(text), text.strip(), value, head))
-    return out
+        if body.lstrip().startswith("="):
+            return [None]
+        cut = body.rindex("=")  # "\\[ y^2 - 3xy + 8 = 9^2 - 3(3)(9) + 8 \\]": its last side may start a run
+        head, start, body = _SPACE.sub("", body[:cut]), start + cut + 1, body[cut + 1:]
+    value = None if not body.strip() or _RELATION.search(body) else evaluate(body)
+    if value is None or not value.is_exact:
+        return [None]
+    return [(k, start, start + len(body), body.strip(), value, head)]
 
 
 def _runs(stages: list) -> list[list[tuple]]:
@@ -95,8 +88,7 @@ def _runs(stages: list) -> list[list[tuple]]:
     current: list[tuple] = []
     for stage in stages:
         if stage is not None and current and stage[4].exact == current[-1][4].exact \
-                and (stage[5] is None or stage[5] == "" or stage[5] == current[-1][5]):  # bare, continued, or
-            # restating the left side before
+                and (stage[5] is None or stage[5] == current[-1][5]):  # bare, or the same left side restated
             current.append(stage)
             continue
         if len(current) > 1:
