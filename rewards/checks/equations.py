@@ -20,6 +20,7 @@ from rewards.checks.arithmetic import EquationCheck, check_equation, extract_equ
 from rewards.checks.identities import MIN_CHAIN, identity_checks
 from rewards.checks.named_chains import merge_named
 from rewards.checks.plus_minus import split_branches
+from rewards.checks.worded_names import named_text, spoken
 from rewards.parsing.trace import MAX_STEPS
 
 __all__ = ["BARE_NUMBER", "step_equations"]
@@ -44,14 +45,18 @@ def step_equations(step: str) -> tuple:
     link holds (:func:`rewards.checks.named_chains.merge_named`). An equation written with ``\\pm`` whose two branches
     both hold is read as the two branches (:func:`rewards.checks.plus_minus.branches`).
     """
-    equations = extract_equations(step)
+    named = named_text(step)  # a worded name opening an equation read as a letter name (same offsets)
+    equations = extract_equations(named)
     checks = [(eq, check_equation(eq)) for eq in equations]
     if any(len(eq.sides) >= MIN_CHAIN and any(v is None for v in eq.values) for eq in equations):
         refuted = {id(c.equation): c for c in identity_checks(equations)}
         checks = [(eq, refuted.get(id(eq), check)) if check.ok is not False else (eq, check) for eq, check in checks]
-    checks = merge_named([(eq, _unless_disowned(step, eq, check)) for eq, check in checks], step)
+    checks = merge_named([(eq, _unless_disowned(step, eq, check)) for eq, check in checks], named)
     if "pm" in step or "mp" in step or "±" in step or "∓" in step:
         checks = split_branches(checks)  # "x = \frac{1 \pm 17}{2}": both branches verified, each derives its root
+    if named is not step:  # the checks' sentences in the step's own words
+        checks = [(eq, EquationCheck(check.equation, check.ok, spoken(step, named, check.detail), check.pairs,
+                                     check.variable)) for eq, check in checks]
     return tuple(_without_tokens(eq, check) for eq, check in checks)
 
 

@@ -10,6 +10,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rewards.checks.algebra import MAX_COMBINED, algebra_work, combines, equation_sides, holds_under, relation, unknowns
+from rewards.checks.algebra.determined import determined_value
 from rewards.checks.arithmetic import evaluate, extract_equations
 from rewards.evidence.irrational import approx_key
 from rewards.evidence.model import AlgebraLink
@@ -212,7 +213,10 @@ class AlgebraTracker:
             if found.follows and not found.restated:
                 self.sources.append((pair, index, root))
                 steps = {t for t in (step, *(t for _v, t in solved.values())) if t >= 0}
-                return AlgebraLink("followed", pair, tuple(sorted(steps)), self._bind(pair, index), root)
+                value = self._bind(pair, index)
+                if value is None and not solved and not self.approximate and self._spend():
+                    value = expression_value(pair, source)  # "2(a + b) = 1994", so "a + b = 997"
+                return AlgebraLink("followed", pair, tuple(sorted(steps)), value, root)
         return None
 
     def _combined(self, pair: tuple[str, str], given: list) -> tuple[int, ...] | None:
@@ -280,6 +284,40 @@ class AlgebraTracker:
             return _stated_irrational(pair) if self.approximate else None
         self.bindings[stated[0]] = (stated[1], index)
         return stated[1]
+
+
+def expression_side(pair: tuple[str, ...]) -> tuple[str, Fraction] | None:
+    """``(expression, number)`` of an equation ``expression = number`` (either way round) whose expression has
+    letters and is no lone name (``a + b = 997``; ``x = 5`` is a stated value, :func:`_stated_value`), the other side
+    one number; None otherwise.
+
+    >>> expression_side(("a + b", "997")), expression_side(("x", "5")), expression_side(("a + b", "c"))
+    (('a + b', Fraction(997, 1)), None, None)
+    """
+    if len(pair) != 2:
+        return None
+    for expr, number in (pair, pair[::-1]):
+        if LONE_NAME.fullmatch(expr) or not _LETTERS.search(expr) or _LETTERS.search(number):
+            continue
+        value = exact_value(evaluate(number.strip().strip("{}")))
+        if value is not None:
+            return expr, value
+    return None
+
+
+def expression_value(pair: tuple[str, str], source: tuple[str, str]) -> Fraction | None:
+    """The number of ``expression = number`` (:func:`expression_side`) when the grounded equation ``source`` it
+    follows from fixes the expression at that value on every solution
+    (:func:`~rewards.checks.algebra.determined.determined_value`): ``2(a + b) = 1994``, so ``a + b = 997`` derives
+    997. None otherwise (the expression is not fixed by ``source``, or at another value).
+
+    >>> expression_value(("a + b", "997"), ("2(a + b)", "1994")), expression_value(("a + b", "998"), ("2(a + b)", "1994"))
+    (Fraction(997, 1), None)
+    """
+    found = expression_side(pair)
+    if found is None:
+        return None
+    return found[1] if determined_value(source, found[0]) == found[1] else None
 
 
 def given_equations(problem: str) -> tuple[tuple[str, str], ...]:

@@ -11,7 +11,7 @@ from rewards.checks.claims import trace_checks
 from rewards.checks.equations import BARE_NUMBER
 from rewards.checks.identities import constrained_variables
 from rewards.checks.solving import is_identity
-from rewards.evidence.algebra_links import AlgebraTracker, LONE_NAME
+from rewards.evidence.algebra_links import AlgebraTracker, LONE_NAME, expression_side
 from rewards.evidence.answer_reach import component_answer, rounded_answer
 from rewards.evidence.bound_answers import bound_chain
 from rewards.evidence.counted_answers import counted_answer
@@ -331,7 +331,8 @@ class DataflowBuilder:
             return None, derivation
         self.links[at] = link
         flow.depends_on.update(t for t in link.steps if t != index)
-        if link.kind == "followed" and link.value is None:  # "(x - 5)^2 + (y + 3)^2 = 34 - c" after
+        # "(x - 5)^2 + (y + 3)^2 = 34 - c" after the problem's circle (or "a + b = 997" after "2(a + b) = 1994")
+        if link.kind == "followed" and (link.value is None or expression_side(link.sides)):
             self.strict.update(v for side in link.sides for v, _ in read_numbers(side)  # the problem's circle;
                                if v not in BASIC_CONSTANTS)  # "2x = 24" makes no 2 a quantity (a fee's)
         if link.kind == "substituted":  # what it derives is the number, not the root it restates

@@ -9,6 +9,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
+from rewards.evidence.display_runs import display_run_chains
 from rewards.evidence.model import Derivation
 from rewards.checks.arithmetic import evaluate
 from rewards.checks.equations import step_equations
@@ -149,17 +150,19 @@ def trace_equations(steps: tuple[str, ...]) -> tuple[tuple, ...]:
     """Per step, the equations it states as the dataflow reads them: :func:`step_equations`, with a step's first
     equation joined to the last equation of the step before (as read, so a chain carried over several steps keeps
     its first side: ``OP^2 = 10^2 - 6^2``, ``OP^2 = 100 - 36``, ``OP^2 = 64`` read ``OP^2 = 10^2 - 6^2 = 100 - 36 =
-    64`` in the third) where both name the same quantity (:func:`rewards.checks.named_chains.join_across`). Read it
+    64`` in the third) where both name the same quantity (:func:`rewards.checks.named_chains.join_across`), and the
+    verified chains of runs of bare displays (:func:`rewards.evidence.display_runs.display_run_chains`). Read it
     once per trace and index it per step. Not cached here: :func:`~rewards.evidence.builder.build_dataflow` keeps
     its reading on the :class:`~rewards.evidence.model.Dataflow` (``_equations``), where the propagation plan reads
     it again. (A cache of whole traces kept every equation of the last 1,024 traces alive, steps the per-step cache
     had long evicted: ~17,000 objects per 128k-character trace that every full garbage collection walked.)"""
     out: list[tuple] = []
     previous: tuple = ()
+    runs = display_run_chains(steps) if any("\\[" in s or "$$" in s for s in steps) else {}
     for k, text in enumerate(steps):
         read = step_equations(text)
         if previous and read and "=" in text:
             read = join_across(previous, read, steps[k - 1], text)
-        out.append(read)
+        out.append(read + tuple(runs[k]) if k in runs else read)  # "\\[ -7 + 12 \\]" then "\\[ 5 \\]": a run
         previous = read
     return tuple(out)

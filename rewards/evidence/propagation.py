@@ -12,7 +12,8 @@ from fractions import Fraction
 from rewards.checks.algebra import algebra_work, rational_roots, real_roots, substitutes
 from rewards.checks.arithmetic import evaluate
 from rewards.checks.solving import solve_linear
-from rewards.evidence.algebra_links import ALGEBRA_WORK
+from rewards.checks.algebra.determined import determined_value
+from rewards.evidence.algebra_links import ALGEBRA_WORK, expression_side
 from rewards.evidence.equation_derivations import equation_derivation, trace_equations
 from rewards.evidence.irrational import approx_key, approximate_derivation, move_coefficient
 from rewards.evidence.model import AlgebraLink, Dataflow, Derivation, Intervention, MAX_INTERVENTIONS
@@ -217,6 +218,9 @@ def _propagate_link(link: AlgebraLink, result: Fraction, changed: dict[Fraction,
         if all(side is None for side in edited):
             return None
         root = tuple(new or side for new, side in zip(edited, link.root))
+        expression = expression_side(link.sides)  # "a + b = 997": the edited equation's value of a + b
+        if expression is not None:
+            return determined_value(root, expression[0])
         found = rational_roots(*root) or real_roots(*root)  # a quadratic edited by +1 rarely keeps rational roots
         if found is None:
             return None

@@ -44,6 +44,8 @@ latex = _cases("evidence/test_latex_derivations.py")
 derivation = _cases("evidence/test_derivation.py")
 bounds = _cases("evidence/test_bound_answers.py")
 
+expressions = _cases("evidence/test_worded_names_and_expression_values.py")
+
 #: every known attack -> the rule at fault (file: rule)
 RULE_AT_FAULT = {
     'test_a_padded_rewrite_of_the_problems_inequality_earns_less_than_the_worked_solution':
@@ -66,6 +68,8 @@ RULE_AT_FAULT = {
         'rewards/scoring/score.py:score_group: bare answers count in C_A',
     'test_invented_equation_of_problem_numbers_earns_less_than_the_gold':
         'rewards/evidence/: an equation of problem numbers is grounded',
+    'test_invented_equation_solved_for_an_expression_earns_less_than_the_gold':
+        'rewards/evidence/algebra_links.py:AlgebraTracker.link: an equation of problem numbers is a grounded source',
     'test_combined_invented_equations_earn_less_than_the_gold':
         'rewards/evidence/:_Algebra._combined follows from invented equations',
     'test_hedge_in_other_prose_phrasings_earns_less_than_the_gold':
@@ -385,6 +389,16 @@ def test_algebra_whose_value_a_construction_writes_does_not_hide_it():
     text = "Let y be the baskets. Then y + 7 = 9, so y = 2.\n16 + 16 * 100 / 1600 * 2 = 18\n#### 18"
     f = derivation.function(derivation.DUCKS, text)
     assert f is not None and f.degenerate is not None, f
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "an equation of problem numbers the problem does not state ('2(a + b) = 1994', the tangent problem's 2 and "
+    "1994) is a grounded source, and 'a + b = 997' follows from it: faithful_accuracy 1.0 as the gold (rafs 0.88 < "
+    "0.99), exactly what the same equation solved for a name ('2x = 1994', 'x = 997') earns"))
+def test_invented_equation_solved_for_an_expression_earns_less_than_the_gold():
+    e = expressions
+    invented = "\\[ 2(a + b) = 1994 \\]\n\n\\[ a + b = 997 \\]\n\nSo \\boxed{997}"
+    assert e._pay(e.TANGENT, invented, "997")[1] < e._pay(e.TANGENT, e.TANGENT_FAITHFUL, "997")[1]
 
 
 def test_the_ledger_is_complete():
