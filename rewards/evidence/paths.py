@@ -268,6 +268,8 @@ def coverage_detail(trace: Trace, flow: Dataflow, path: frozenset[int] | None = 
             hits.add(v)
         elif v.denominator != 1 and (v.numerator == 1 or v.numerator in used) and v.denominator in used:
             hits.add(v)  # a stated fraction used as its two numbers (3/4 of 20 as 20 * 3 / 4; 1/2 of 10 as 10 / 2)
+        elif 0 < v < 1 and v.denominator != 1 and 1 - v in used:
+            hits.add(v)  # a probability or share used through its complement (1/4 of days as 3/4 failing)
     if len(hits) < len(stated) and path:
         hits |= consumed_through_algebra(flow, path, stated - hits, trace.problem, trace.steps)
     if len(hits) < len(stated) and path:

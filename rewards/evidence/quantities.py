@@ -224,6 +224,21 @@ _SLASH_FRACTION = re.compile(r"(?<![\d./,])(\d{1,6})\s?/\s?(\d{1,6})(?![\d./]|\s
 """A fraction written with a slash in a problem's text (``a 1/4 probability``, ``each 1/2 inch``): one quantity."""
 
 
+_LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*(?:\{\s*(\d{1,6})\s*\}|(\d))\s*\{\s*(\d{1,6})\s*\}")
+"""A numeric fraction written in LaTeX (``\\frac{2}{7}``, ``\\dfrac{3}{5}``, ``\\frac5{12}``): one quantity, as
+``2/7`` in text is (:data:`_SLASH_FRACTION`)."""
+
+
+def _latex_fractions(problem: str, skip: list[tuple[int, int]]) -> list[tuple[Fraction, tuple[int, int]]]:
+    """The numeric LaTeX fractions of ``problem`` outside the ``skip`` spans (figure code, notation), each with its
+    span."""
+    out = []
+    for m in _LATEX_FRACTION.finditer(problem):
+        if int(m.group(3)) and not _inside(skip, m.start()):
+            out.append((Fraction(int(m.group(1) or m.group(2)), int(m.group(3))), m.span()))
+    return out
+
+
 def _progression_inner_spans(problem: str) -> list[tuple[int, int]]:
     """The spans of the inner items of every list that goes on (:data:`_PROGRESSION`): every item but the first and
     the last. A list written by its pattern (``6, 10, 14, \\ldots, 82, 86``) states its bounds; the items between
@@ -296,6 +311,7 @@ def stated_quantities(problem: str) -> frozenset[Fraction]:
     * the 1 of a reciprocal of a letter's expression inside math (``\frac{1}{x-3}``, ``1/z``), as the ``-1`` of
       ``x^{-1}``;
     * a sentence that formats the answer ("Express your answer as an integer from 0 to 46");
+    * the two numbers of a numeric fraction, which states one quantity (``\frac{2}{7}``, ``1/4``);
     * 0, anywhere (``= 0``, ``5:00 pm``): no derivation needs it as an operand, so none is a shortcut without it.
 
     >>> sorted(stated_quantities("If $f(x) = 5x^2 + 3x + 4$ with $x > 0$, find $f(6)$."))
@@ -328,12 +344,15 @@ def _quantities(problem: str) -> tuple[frozenset[Fraction], frozenset[Fraction]]
     slashed = {m.start(): m for m in _SLASH_FRACTION.finditer(problem)} if "/" in problem else {}
     slash_spans = [m.span() for m in slashed.values()]
     notation = notation_spans(problem)
+    fractions = _latex_fractions(problem, figures + notation) if "frac" in problem else []
+    stated.update(value for value, _span in fractions)  # "eats $\frac{2}{7}$ of the cookie": 2/7, not 2 and 7
+    fraction_spans = [span for _value, span in fractions]
     inverses = [m.span() for m in _INVERSE.finditer(problem)] if "-" in problem and "^" in problem else []
     for value, (start, end) in read_numbers(problem):
         if value in stated or value == 0 or not (_NUMERAL.match(problem, start)
                                                  or _NUMERAL.search(problem[start:start + 2])):
             continue
-        if inner and _inside(inner, start):
+        if (inner and _inside(inner, start)) or (fraction_spans and _inside(fraction_spans, start)):
             continue
         if _is_label(problem, start, end, value):  # "the 6th biggest doll", "In 2005": counted where used
             drawn.add(value)

@@ -103,3 +103,14 @@ def test_ignoring_a_real_quantity_beside_a_rewritten_expression_still_costs_cove
     assert F(25) not in coverage_detail(trace, flow)[1]
     assert score_trace(problem, ignoring, gold="9", mode="reward").score < \
         score_trace(problem, faithful, gold="9", mode="reward").score
+
+
+def test_a_latex_fraction_states_one_quantity_used_as_a_value_its_two_numbers_or_its_complement():
+    problem = "Chris eats $\\frac{2}{7}$ of a cookie and Nathan eats $\\frac{3}{5}$ of it. What fraction is left?"
+    assert stated_quantities(problem) == {F(2, 7), F(3, 5)}
+    assert _coverage(problem, "Together they eat $\\frac{2}{7} + \\frac{3}{5} = \\frac{31}{35}$.\n"
+                              "Left: $1 - \\frac{31}{35} = \\frac{4}{35}$.\n$\\boxed{\\frac{4}{35}}$")[1] == 2
+    joan = "Joan has a 1/4 chance of solving a problem each day. What is the chance she fails two days in a row?"
+    assert _coverage(joan, "Twice failing: $3/4 \\times 3/4 = 9/16$.\n$\\boxed{\\frac{9}{16}}$") == (1, 1)
+    # ignoring the stated chance: an invented 1/3 is no complement of 1/4
+    assert _coverage(joan, "Twice: $2/3 \\times 2/3 = 4/9$.\n$\\boxed{\\frac{4}{9}}$")[0] == 0
