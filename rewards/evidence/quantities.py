@@ -200,7 +200,7 @@ def _reciprocal_of_letter(text: str, start: int) -> bool:
 
 
 _ELLIPSIS = re.compile(r"\\[lc]?dots|\.\.\.|…")
-_PROGRESSION = re.compile(r"-?\d{1,12}(?:\.\d+)?(?:\s*,\s*(?:\\[,;!]\s*)*(?:-?\d{1,12}(?:\.\d+)?|\\[lc]?dots|\.\.\.|…))+")
+_PROGRESSION = re.compile(r"-?\d{1,12}(?:\.\d+)?(?:\s*,\s*\$?\s*(?:\\[,;!]\s*)*(?:-?\d{1,12}(?:\.\d+)?|\\[lc]?dots|\.\.\.|…))+")
 """A comma-separated run of numbers with an ellipsis among them (``6,10,14,\\ldots,82,86``,
 ``-36, -29, -22, \\ldots, 41, 48``, ``\\{0,1,2,\\ldots,35,36\\}``)."""
 
@@ -272,6 +272,9 @@ _BASE_NUMERAL = re.compile(r"(?<![\w.])\d{1,40}_(?:\{?\s*\d{1,2}\s*\}?|[A-Za-z](
 """A numeral written in a base and its base (``100_2``, ``31_b``, ``14_{8}``): the digits are no decimal amount."""
 _DIGIT_COUNT = re.compile(r"(?<![\w.])\$?\d{1,2}\$?-digit\b")
 """A count of digits as a label ("two 2-digit numbers", "$5$-digit"): what kind of number, counted where used."""
+_INDEX = re.compile(r"(?<![\\A-Za-z])[A-Za-z]_\s*(?:\{[^{}$]{1,12}\}|\d)")
+"""The index of a named term (``x_{1}``, ``F_1``, ``x_{n-2}``): which term, not an amount (``\\log_2`` is a base and
+stays: the letter is part of a command)."""
 _INVERSE = re.compile(r"\^\s*\{\s*-\s*1\s*\}|\^\s*-1(?!\d)")
 """The ``-1`` exponent of an inverse (``33^{-1}``, ``f^{-1}``): notation for the inverse, no quantity."""
 
@@ -281,8 +284,8 @@ def notation_spans(problem: str) -> list[tuple[int, int]]:
     derivation must use — counted where the derivation uses them, as a figure's numbers are
     (:func:`figure_numbers`): a listed set (``\{1,2,3,4\}``), a table (``tabular``, ``array``), an example ("For
     example, 35 has only 1, 5, 7 and 35 as its factors"), a phrase that formats the answer or bounds its range
-    ("to 2 decimal places", "from $0$ to $6$ (inclusive)"), a numeral in a base (``10_2``) and a count of digits
-    ("2-digit").
+    ("to 2 decimal places", "from $0$ to $6$ (inclusive)"), a numeral in a base (``10_2``), a count of digits
+    ("2-digit") and the index of a named term (``x_{1}``).
 
     >>> p = "Pick from $\{1, 2, 3\}$ and add 5. Round to 2 decimal places."
     >>> [p[a:b] for a, b in notation_spans(p)]
@@ -290,7 +293,7 @@ def notation_spans(problem: str) -> list[tuple[int, int]]:
     """
     spans = []
     for pattern, cue in ((_LISTED_SET, "\\{"), (_TABLE, "\\begin"), (_EXAMPLE, "xample"), (_EXAMPLE, "e.g."),
-                         (_FORMAT, ""), (_BASE_NUMERAL, "_"), (_DIGIT_COUNT, "-digit")):
+                         (_FORMAT, ""), (_BASE_NUMERAL, "_"), (_DIGIT_COUNT, "-digit"), (_INDEX, "_")):
         if cue in problem:
             spans.extend(m.span() for m in pattern.finditer(problem))
     return sorted(set(spans))

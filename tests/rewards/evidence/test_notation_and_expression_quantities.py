@@ -114,3 +114,14 @@ def test_a_latex_fraction_states_one_quantity_used_as_a_value_its_two_numbers_or
     assert _coverage(joan, "Twice failing: $3/4 \\times 3/4 = 9/16$.\n$\\boxed{\\frac{9}{16}}$") == (1, 1)
     # ignoring the stated chance: an invented 1/3 is no complement of 1/4
     assert _coverage(joan, "Twice: $2/3 \\times 2/3 = 4/9$.\n$\\boxed{\\frac{4}{9}}$")[0] == 0
+
+
+def test_the_index_of_a_named_term_is_no_quantity_but_a_logs_base_and_the_terms_values_are():
+    problem = ("Given $x_{1}=211$, $x_{2}=375$, $x_{3}=420$, $x_{4}=523$ and $x_{n}=x_{n-1}-x_{n-2}+x_{n-3}-x_{n-4}$, "
+               "find $x_{5}$.")
+    assert stated_quantities(problem) == {F(211), F(375), F(420), F(523)}
+    assert stated_quantities("Let $F_1 = (10,2)$. Compute $\\log_2 256$.") == {F(2), F(10), F(256)}
+
+
+def test_a_sequence_written_up_to_an_ellipsis_in_math_states_its_ends():
+    assert stated_quantities("What is the 2003rd term of the odd numbers 1, 3, 5, 7, $\\dots$?") == {F(1), F(7)}
