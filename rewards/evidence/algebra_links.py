@@ -330,6 +330,15 @@ def given_equations(problem: str) -> tuple[tuple[str, str], ...]:
     return _given_equations(problem)
 
 
+def stated_value(pair: tuple[str, str]) -> tuple[str, Fraction] | None:
+    """``x = 5`` (either way round): (the unknown, its value); None for anything else.
+
+    >>> stated_value(("y", "10")), stated_value(("3y", "30"))
+    (('y', Fraction(10, 1)), None)
+    """
+    return _stated_value(pair)
+
+
 def algebraic_sides(sides: tuple[str, ...]) -> tuple[str, str] | None:
     """(first, last) side of an equation with an unknown that the algebra checks read; None for arithmetic, prose
     (``5 sites x 7 birds``) or an equation without an unknown.

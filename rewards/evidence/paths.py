@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from rewards.checks.algebra import algebra_work, relation
+from rewards.checks.algebra import algebra_work, holds_under, relation
 from rewards.checks.arithmetic import extract_equations
+from rewards.evidence.expression_use import consumed_through_expressions, linked_steps
 from rewards.evidence.model import AlgebraLink, Dataflow
 from rewards.evidence.quantities import BASIC_KEYS, figure_numbers, read_numbers, stated_quantities, value_key
 from rewards.parsing.trace import Trace
@@ -195,9 +196,20 @@ def consumed_through_algebra(flow: Dataflow, path: frozenset[int], candidates: s
             if edited == tuple(source):
                 continue
             checks += 1
-            if relation(edited, eq).follows is False:
+            moved = relation(edited, eq).follows
+            if moved is False or (moved is None and _misses_stated_value(edited, eq)):
                 found.add(value)
     return found
+
+
+def _misses_stated_value(edited: tuple[str, ...], eq: tuple[str, ...]) -> bool:
+    """Whether ``eq`` states a value (``y = 10``) that no longer solves the ``edited`` equation (``\\sqrt{19+3y} =
+    8``): where the solution sets cannot be compared, the stated solution still tells that the value depends on the
+    edited quantity."""
+    from rewards.evidence.algebra_links import stated_value  # local: it reads the model
+
+    stated = stated_value(tuple(eq)) if len(eq) == 2 else None
+    return stated is not None and len(edited) == 2 and holds_under(edited[0], edited[1], {stated[0]: stated[1]}) is False
 
 
 def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None = None,
@@ -233,8 +245,11 @@ def quantity_coverage(trace: Trace, flow: Dataflow, path: frozenset[int] | None 
 def coverage_detail(trace: Trace, flow: Dataflow, path: frozenset[int] | None = None,
                     used: frozenset[Fraction] | None = None) -> tuple[frozenset[Fraction], frozenset[Fraction]]:
     """``(stated, used)`` as sets of values, for :func:`quantity_coverage` (which counts them) and for reports that
-    say which quantities a derivation left unused. A value only figure code writes (:func:`figure_numbers`) is
-    stated when the derivation uses it as an operand, and else not."""
+    say which quantities a derivation left unused. A value only figure code or notation writes
+    (:func:`figure_numbers`) is stated when the derivation uses it as an operand, and else not. A quantity is used
+    as an operand (or its negation: ``f(-2)`` as ``3(-2)``), through an equation the derivation works with
+    (:func:`consumed_through_algebra`), or through a verified rewrite of a problem's expression that writes it
+    (:func:`~rewards.evidence.expression_use.consumed_through_expressions`)."""
     stated = set(stated_quantities(trace.problem))
     if path is None:
         path = answer_path(flow)
@@ -249,10 +264,18 @@ def coverage_detail(trace: Trace, flow: Dataflow, path: frozenset[int] | None = 
     units = flow.units
     hits = set()
     for v in stated:
-        if v in used or v / 100 in used or any(v * u in used or v / u in used for u in units):
+        if v in used or -v in used or v / 100 in used or any(v * u in used or v / u in used for u in units):
             hits.add(v)
         elif v.denominator != 1 and (v.numerator == 1 or v.numerator in used) and v.denominator in used:
             hits.add(v)  # a stated fraction used as its two numbers (3/4 of 20 as 20 * 3 / 4; 1/2 of 10 as 10 / 2)
+        elif 0 < v < 1 and v.denominator != 1 and 1 - v in used:
+            hits.add(v)  # a probability or share used through its complement (1/4 of days as 3/4 failing)
     if len(hits) < len(stated) and path:
         hits |= consumed_through_algebra(flow, path, stated - hits, trace.problem, trace.steps)
+    if len(hits) < len(stated) and path:
+        linked = linked_steps(trace.problem, trace.steps, flow.answer_step, path, used)
+        if linked:  # equations before the value-keyed path that lead to it, compared with the problem's equations
+            hits |= consumed_through_algebra(flow, path | linked, stated - hits, trace.problem, trace.steps)
+    if len(hits) < len(stated) and path:
+        hits |= consumed_through_expressions(trace.problem, trace.steps, flow.answer_step, stated - hits, used)
     return frozenset(stated), frozenset(hits)

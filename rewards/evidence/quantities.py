@@ -200,7 +200,7 @@ def _reciprocal_of_letter(text: str, start: int) -> bool:
 
 
 _ELLIPSIS = re.compile(r"\\[lc]?dots|\.\.\.|…")
-_PROGRESSION = re.compile(r"-?\d{1,12}(?:\.\d+)?(?:\s*,\s*(?:\\[,;!]\s*)*(?:-?\d{1,12}(?:\.\d+)?|\\[lc]?dots|\.\.\.|…))+")
+_PROGRESSION = re.compile(r"-?\d{1,12}(?:\.\d+)?(?:\s*,\s*\$?\s*(?:\\[,;!]\s*)*(?:-?\d{1,12}(?:\.\d+)?|\\[lc]?dots|\.\.\.|…))+")
 """A comma-separated run of numbers with an ellipsis among them (``6,10,14,\\ldots,82,86``,
 ``-36, -29, -22, \\ldots, 41, 48``, ``\\{0,1,2,\\ldots,35,36\\}``)."""
 
@@ -224,6 +224,21 @@ _SLASH_FRACTION = re.compile(r"(?<![\d./,])(\d{1,6})\s?/\s?(\d{1,6})(?![\d./]|\s
 """A fraction written with a slash in a problem's text (``a 1/4 probability``, ``each 1/2 inch``): one quantity."""
 
 
+_LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*(?:\{\s*(\d{1,6})\s*\}|(\d))\s*\{\s*(\d{1,6})\s*\}")
+"""A numeric fraction written in LaTeX (``\\frac{2}{7}``, ``\\dfrac{3}{5}``, ``\\frac5{12}``): one quantity, as
+``2/7`` in text is (:data:`_SLASH_FRACTION`)."""
+
+
+def _latex_fractions(problem: str, skip: list[tuple[int, int]]) -> list[tuple[Fraction, tuple[int, int]]]:
+    """The numeric LaTeX fractions of ``problem`` outside the ``skip`` spans (figure code, notation), each with its
+    span."""
+    out = []
+    for m in _LATEX_FRACTION.finditer(problem):
+        if int(m.group(3)) and not _inside(skip, m.start()):
+            out.append((Fraction(int(m.group(1) or m.group(2)), int(m.group(3))), m.span()))
+    return out
+
+
 def _progression_inner_spans(problem: str) -> list[tuple[int, int]]:
     """The spans of the inner items of every list that goes on (:data:`_PROGRESSION`): every item but the first and
     the last. A list written by its pattern (``6, 10, 14, \\ldots, 82, 86``) states its bounds; the items between
@@ -243,17 +258,63 @@ def _inside(spans: list[tuple[int, int]], at: int) -> bool:
     return any(a <= at < b for a, b in spans)
 
 
+_LISTED_SET = re.compile(r"\\\{[^{}]{1,300}?\\\}")
+"""A set written by listing its members, ``\\{1, 2, 3, 4\\}``: where choices are drawn from, not amounts."""
+_TABLE = re.compile(r"\\begin\{(tabular|array)\}.{0,4000}?\\end\{\1\}", re.S)
+"""A table or array: its cells are data a derivation looks up, one or a few at a time."""
+_EXAMPLE = re.compile(r"\b(?:[Ff]or (?:example|instance)|e\.g\.)[^.?!\n]{0,200}")
+"""An example the problem gives ("For example, 668 is a pair, but 999 is not"): it illustrates a definition."""
+_FORMAT = re.compile(r"\b(?:to \$?\d{1,2}\$? (?:decimal places|places|significant (?:figures|digits))\b"
+                     r"|(?:[Ff]rom|[Bb]etween)\s\$?-?\d{1,4}\$?\s(?:to|and)\s\$?\d{1,6}\$?,?\s\(?inclusive\b)")
+"""A phrase that formats the answer or bounds its range ("to 2 decimal places", "integers from $0$ to $6$
+(inclusive)"), beside :data:`_INSTRUCTION`'s sentences (format words without a numeral need no reading)."""
+_BASE_NUMERAL = re.compile(r"(?<![\w.])\d{1,40}_(?:\{?\s*\d{1,2}\s*\}?|[A-Za-z](?![A-Za-z]))")
+"""A numeral written in a base and its base (``100_2``, ``31_b``, ``14_{8}``): the digits are no decimal amount."""
+_DIGIT_COUNT = re.compile(r"(?<![\w.])\$?\d{1,2}\$?-digit\b")
+"""A count of digits as a label ("two 2-digit numbers", "$5$-digit"): what kind of number, counted where used."""
+_INDEX = re.compile(r"(?<![\\A-Za-z])[A-Za-z]_\s*(?:\{[^{}$]{1,12}\}|\d)")
+"""The index of a named term (``x_{1}``, ``F_1``, ``x_{n-2}``): which term, not an amount (``\\log_2`` is a base and
+stays: the letter is part of a command)."""
+_INVERSE = re.compile(r"\^\s*\{\s*-\s*1\s*\}|\^\s*-1(?!\d)")
+"""The ``-1`` exponent of an inverse (``33^{-1}``, ``f^{-1}``): notation for the inverse, no quantity."""
+
+
+def notation_spans(problem: str) -> list[tuple[int, int]]:
+    r"""The spans of ``problem`` whose numerals are notation, data or examples rather than quantities the
+    derivation must use — counted where the derivation uses them, as a figure's numbers are
+    (:func:`figure_numbers`): a listed set (``\{1,2,3,4\}``), a table (``tabular``, ``array``), an example ("For
+    example, 35 has only 1, 5, 7 and 35 as its factors"), a phrase that formats the answer or bounds its range
+    ("to 2 decimal places", "from $0$ to $6$ (inclusive)"), a numeral in a base (``10_2``), a count of digits
+    ("2-digit") and the index of a named term (``x_{1}``).
+
+    >>> p = "Pick from $\{1, 2, 3\}$ and add 5. Round to 2 decimal places."
+    >>> [p[a:b] for a, b in notation_spans(p)]
+    ['\\{1, 2, 3\\}', 'to 2 decimal places']
+    """
+    spans = []
+    for pattern, cue in ((_LISTED_SET, "\\{"), (_TABLE, "\\begin"), (_EXAMPLE, "xample"), (_EXAMPLE, "e.g."),
+                         (_FORMAT, ""), (_BASE_NUMERAL, "_"), (_DIGIT_COUNT, "-digit"), (_INDEX, "_")):
+        if cue in problem:
+            spans.extend(m.span() for m in pattern.finditer(problem))
+    return sorted(set(spans))
+
+
 def stated_quantities(problem: str) -> frozenset[Fraction]:
     r"""The distinct quantities a problem writes as numerals (``48``, ``$18.00``, ``20%``; not number words, which are
     often no quantity: "one day", "a pair") — what :func:`rewards.evidence.quantity_coverage` asks a derivation to
     use. A value counts when one of its occurrences is a quantity; these occurrences are not:
 
     * figure code: the inside of an ``[asy]`` block, less its quoted labels (coordinates, sizes, pens);
+    * notation, data and examples (:func:`notation_spans`): a listed set, a table, an example, a range or precision
+      the answer is to be given in, a numeral in a base, a count of digits — these and figure code are counted
+      where the derivation uses them (:func:`figure_numbers`);
+    * the ``-1`` exponent of an inverse (``33^{-1}``, ``f^{-1}``);
     * an exponent of a letter (``x^2``, ``(x-3)^{2}``, ``y^{-1}``): the degree of a formula, not a quantity;
     * a 0 or 1 bounding an inequality inside math (``a > 0``, ``n \ge 1``, ``x \neq 1``): a condition;
     * the 1 of a reciprocal of a letter's expression inside math (``\frac{1}{x-3}``, ``1/z``), as the ``-1`` of
       ``x^{-1}``;
     * a sentence that formats the answer ("Express your answer as an integer from 0 to 46");
+    * the two numbers of a numeric fraction, which states one quantity (``\frac{2}{7}``, ``1/4``);
     * 0, anywhere (``= 0``, ``5:00 pm``): no derivation needs it as an operand, so none is a shortcut without it.
 
     >>> sorted(stated_quantities("If $f(x) = 5x^2 + 3x + 4$ with $x > 0$, find $f(6)$."))
@@ -265,8 +326,8 @@ def stated_quantities(problem: str) -> frozenset[Fraction]:
 
 
 def figure_numbers(problem: str) -> frozenset[Fraction]:
-    """The values a problem writes only in figure code (an ``[asy]`` block's coordinates, less its labels), and no
-    basic constant: no quantity a derivation must use, but one it may read off the figure (``A = (6, 8)``: a
+    """The values a problem writes only in figure code (an ``[asy]`` block's coordinates, less its labels) or in
+    notation (:func:`notation_spans`: a listed set, a table, an example...), and no basic constant: no quantity a derivation must use, but one it may read off the figure (``A = (6, 8)``: a
     height of 8) — :func:`rewards.evidence.quantity_coverage` credits one the derivation uses as an operand.
 
     >>> sorted(figure_numbers('Side 3. [asy] draw((0,0)--(9,0)); label("4",(2,5)); [/asy]'))
@@ -285,11 +346,16 @@ def _quantities(problem: str) -> tuple[frozenset[Fraction], frozenset[Fraction]]
     inner = _progression_inner_spans(problem) if _ELLIPSIS.search(problem) else []
     slashed = {m.start(): m for m in _SLASH_FRACTION.finditer(problem)} if "/" in problem else {}
     slash_spans = [m.span() for m in slashed.values()]
+    notation = notation_spans(problem)
+    fractions = _latex_fractions(problem, figures + notation) if "frac" in problem else []
+    stated.update(value for value, _span in fractions)  # "eats $\frac{2}{7}$ of the cookie": 2/7, not 2 and 7
+    fraction_spans = [span for _value, span in fractions]
+    inverses = [m.span() for m in _INVERSE.finditer(problem)] if "-" in problem and "^" in problem else []
     for value, (start, end) in read_numbers(problem):
         if value in stated or value == 0 or not (_NUMERAL.match(problem, start)
                                                  or _NUMERAL.search(problem[start:start + 2])):
             continue
-        if inner and _inside(inner, start):
+        if (inner and _inside(inner, start)) or (fraction_spans and _inside(fraction_spans, start)):
             continue
         if _is_label(problem, start, end, value):  # "the 6th biggest doll", "In 2005": counted where used
             drawn.add(value)
@@ -299,8 +365,10 @@ def _quantities(problem: str) -> tuple[frozenset[Fraction], frozenset[Fraction]]
             if fraction is not None and int(fraction.group(2)) != 0 and not (figures and _inside(figures, start)):
                 stated.add(Fraction(int(fraction.group(1)), int(fraction.group(2))))
             continue
-        if figures and _inside(figures, start):
+        if (figures and _inside(figures, start)) or (notation and _inside(notation, start)):
             drawn.add(value)
+            continue
+        if inverses and _inside(inverses, start):
             continue
         if formats and _inside(formats, start):
             continue

@@ -54,7 +54,7 @@ def test_exponents_of_a_letter_bounds_and_answer_formats_are_no_quantities():
 
 def test_the_one_of_a_reciprocal_of_a_letter_is_form_but_a_numeric_fraction_states_it():
     assert stated_quantities("Let $f(x)=\\frac{1}{x-3}$. Find $f(5)$.") == {Fraction(3), Fraction(5)}
-    assert Fraction(1) in stated_quantities("Find $\\frac{1}{29}$ of 58.")
+    assert Fraction(1, 29) in stated_quantities("Find $\\frac{1}{29}$ of 58.")  # one quantity, as 1/29 in text
     assert Fraction(1) in stated_quantities("She ate 1/2 of 10 pies and 1 cake.")
 
 
