@@ -200,7 +200,7 @@ class _Walk:
 def substituted_answer_step(builder, normalise=None, accept=None, licensed=None):
     """The chain to the builder's irrational answer through a letter, a ``\\pm`` branch or a name written again
     (module docstring), in the shape of :func:`~rewards.evidence.latex_derivations.latex_answer_step`, or ``None``.
-    ``normalise``, ``accept`` and ``licensed`` (whether ``\pi`` and trigonometric functions in a text are ones the
+    ``normalise``, ``accept`` and ``licensed`` (whether ``\\pi`` and trigonometric functions in a text are ones the
     problem gives reason for) are the radical reader's (:func:`~rewards.evidence.radical_chains.radical_answer_step`).
     Never raises on untrusted text."""
     answer = builder.trace.answer
@@ -257,6 +257,7 @@ def _start(builder, walk: _Walk, chain: list[tuple[int, str, str]], accept):
         for i, t, _h in later:
             written.setdefault(sides[i][0], set()).update(v for v, _ in read_numbers(t))
         step = min(sides[i][0] for i, t, _h in later if "".join(t.split()) == stated)
+        written.setdefault(step, set()).update(*written.values())  # the answer's step reads the chain's results
         return step, found[0], found[1] | {sides[i][0] for i, _t, _h in later if sides[i][0] != step}, written
     return None
 
