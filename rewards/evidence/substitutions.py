@@ -47,6 +47,7 @@ or a name again; at most :data:`MAX_CHECKS` comparisons and :data:`MAX_PARSE_CHA
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -55,6 +56,7 @@ from rewards.checks.arithmetic import evaluate
 from rewards.checks.latex_algebra import equal_under, expressions_equal, value_matches
 from rewards.checks.plus_minus import PLUS_MINUS
 from rewards.evidence.algebra_links import LONE_NAME
+from rewards.evidence.equation_derivations import computes
 from rewards.evidence.irrational import approx_key
 from rewards.evidence.latex_derivations import answer_digits_in, chain_sides, side_operands, side_start
 from rewards.evidence.latex_steps import latex_check
@@ -275,7 +277,7 @@ def _one_start(builder, walk: _Walk, later: list[tuple[int, str, str]], accept):
         if accept is None or accept(used):
             return side_start(builder, text, step, builder.trace.answer, builder.approx)
         return None
-    return _carried_start(builder, text, step, {"".join(t.split()) for _s, t, _l in walk.sides[:j]}, walk.licensed)
+    return _carried_start(builder, walk, j)
 
 
 def _letter_start(builder, walk: _Walk, j: int, text: str) -> tuple[list[Fraction], set[int]] | None:
@@ -308,37 +310,43 @@ def _letter_start(builder, walk: _Walk, j: int, text: str) -> tuple[list[Fractio
     return [*operands, *(b.key for b in values.values())], depends
 
 
-_ROOT = re.compile(r"\\sqrt\s*\{[^{}]{1,40}\}")
+MAX_CARRIED = 40
+"""Earlier sides a carried sub-result is looked for among (the last ones before the side)."""
 
 
-def _carried_start(builder, text: str, step: int, before: set[str], licensed) -> tuple[list[Fraction], set[int]] | None:
-    r"""``(operands, producer steps)`` when the side ``text`` computes with a root an earlier step derived (``2 \cdot
-    \sqrt{5}`` after ``\sqrt{1^2 + 2^2} = \sqrt{5}``): a sub-result carried into a later step, as a letter carries
-    one. Every root it writes must be such a result (derived by ``step`` at the latest and written as a side before
-    this one, in ``before``; not the answer), at least one written; every other number it writes reached, and one
-    of them a number the answer does not write (:func:`~rewards.evidence.radical_chains.accepts`' rule: ``2 \cdot
-    \sqrt{5}`` for ``2\sqrt{5}`` is the answer written around the root, ``\frac{6\sqrt{5}}{3}`` computes); ``\pi``
-    or a trigonometric function only where the problem gives reason for it."""
-    roots = _ROOT.findall(text)
-    rest = _ROOT.sub(" ", text)
-    operands = side_operands(rest)
-    own = {Fraction(n) for n in re.findall(r"\d+", builder.trace.answer)} | {Fraction(1)}
-    if not roots or all(v in own for v in operands) or not all(builder.is_reached(v) for v in operands) or \
-            not licensed(builder.problem, text):
-        return None  # "2 \cdot \sqrt{5}" for 2\sqrt{5}: the answer written around the root, nothing computed
+def _carried_start(builder, walk: _Walk, j: int, any_numbers: bool = False) -> tuple[list[Fraction], set[int]] | None:
+    r"""``(operands, producer steps)`` when side ``j`` computes with an irrational sub-result an earlier step derived
+    and wrote as a side of its own (``2 \times \frac{324}{\pi}`` after ``\pi \cdot \frac{324}{\pi^2} =
+    \frac{324}{\pi}``; ``\frac{6\sqrt{5}}{3}`` after ``\sqrt{1^2 + 2^2} = \sqrt{5}``): a sub-result carried into a
+    later step, as a letter carries one. Each such piece (derived by the side's step at the latest, not the answer)
+    is read as that value; every other number the side writes must be reached, and one of them a number the answer
+    does not write (:func:`~rewards.evidence.radical_chains.accepts`' rule: ``2 \cdot \sqrt{5}`` for ``2\sqrt{5}``
+    is the answer written around the root); ``\pi`` or a trigonometric function only where the problem gives reason
+    for it. Irrational pieces that are no such result (``\sqrt{7}`` from nowhere) leave the side unread."""
+    step, text = walk.sides[j][0], walk.sides[j][1]
+    rest = "".join(text.split())
     target = approx_key(builder.approx)
     keys, depends = [], set()
-    for root in roots:
-        value = evaluate(root)
+    pieces = {"".join(t.split()) for _s, t, _l in walk.sides[max(0, j - MAX_CARRIED):j]}
+    for piece in sorted(pieces, key=len, reverse=True):
+        if len(piece) < 4 or piece not in rest or has_letters(piece) or PLUS_MINUS.search(piece):
+            continue
+        value = evaluate(piece)
         if value is None or value.is_exact:
-            return None
+            continue
         key = approx_key(value.approx)
         producer = builder.producers.get(key)
-        if key == target or producer is None or producer > step or not builder.is_reached(key) or \
-                "".join(root.split()) not in before:
-            return None
+        if key == target or producer is None or producer > step or not builder.is_reached(key):
+            continue
+        rest = rest.replace(piece, " ")
         keys.append(key)
         depends.add(producer)
+    operands = side_operands(rest)
+    own = {Fraction(n) for n in re.findall(r"\d+", builder.trace.answer)} | {Fraction(1)}
+    if not keys or (all(v in own for v in operands) and not any_numbers) or \
+            not all(builder.is_reached(v) for v in operands) or \
+            re.search(r"\\(?:sqrt|pi)", rest) or not walk.licensed(builder.problem, text):
+        return None  # "2 \cdot \sqrt{5}" for 2\sqrt{5}: the answer written around the root, nothing computed
     return [*operands, *keys], depends
 
 
@@ -411,3 +419,54 @@ def _root_chosen(builder, walk: _Walk, b: Binding) -> int | None:
             not walk.spend(value, b.value) or not expressions_equal(f"({b.value})^{{2}}", value).verified:
         return None
     return sides[first - 1][0]
+
+
+MAX_CHAIN_LINKS = 12
+"""Links :func:`derive_chains` checks per trace."""
+
+
+def derive_chains(builder, licensed) -> None:
+    r"""Irrational sub-results of verified LaTeX chains, for a trace whose answer is irrational: a segment ``A = \pi
+    \left(\frac{18}{\pi}\right)^2 = \pi \cdot \frac{324}{\pi^2} = \frac{324}{\pi}`` whose first expression computes
+    from reached numbers and sub-results derived before (``\frac{18}{\pi}``, a step's result) and whose links verify
+    (:func:`~rewards.checks.latex_algebra.expressions_equal`) derives each irrational value it writes at its step, so
+    that a later step may carry it (``2 \times \frac{324}{\pi} = \frac{648}{\pi}``; :func:`_carried_start`). A first
+    expression with a number nothing reached, a letter, a decimal, or ``\pi`` the problem gives no reason for
+    derives nothing (``licensed``: :func:`~rewards.evidence.radical_chains.constants_licensed`); a link that does
+    not verify ends the segment's results. Only support is added. At most
+    :data:`MAX_CHAIN_LINKS` links and :data:`MAX_PARSE_CHARS` characters parsed per trace."""
+    if builder.approx is None:
+        return
+    from rewards.checks.latex_algebra import braced_arguments, bracketed_trig_arguments
+
+    sides = chain_sides(builder.trace.steps, lambda side: "" if "." in side else
+                        bracketed_trig_arguments(braced_arguments(side)))
+    walk = _Walk(sides, [], [MAX_CHAIN_LINKS, MAX_PARSE_CHARS], licensed)
+    j = 0
+    while j < len(sides) and walk.budget[0] > 0:
+        end = j + 1
+        while end < len(sides) and sides[end][2]:
+            end += 1  # sides[j:end]: one segment
+        first = j + 1 if LONE_NAME.fullmatch(sides[j][1]) or _NAME.fullmatch(sides[j][1]) else j
+        if end - first >= 2 and not has_letters(sides[first][1]) and _computes_from_reached(builder, walk, first):
+            for k in range(first + 1, end):
+                if has_letters(sides[k][1]) or not walk.spend(sides[k - 1][1], sides[k][1]) or \
+                        not expressions_equal(sides[k - 1][1], sides[k][1]).verified:
+                    break
+                value = evaluate(sides[k][1])
+                if value is not None and not value.is_exact and math.isfinite(value.approx):
+                    key = approx_key(value.approx)
+                    builder.producers.setdefault(key, sides[k][0])
+                    builder.strict.add(key)
+        j = end
+
+
+def _computes_from_reached(builder, walk: _Walk, j: int) -> bool:
+    """Whether side ``j`` computes from reached numbers, or with a sub-result derived before it
+    (:func:`_carried_start`'s reading, without its rule about the answer's own numbers)."""
+    text = walk.sides[j][1]
+    operands = side_operands(text)
+    if operands and all(builder.is_reached(v) for v in operands) and computes([text], len(operands)) and \
+            walk.licensed(builder.problem, text):
+        return True
+    return _carried_start(builder, walk, j, any_numbers=True) is not None

@@ -117,3 +117,21 @@ def test_the_plus_minus_formula_over_lines_makes_its_numbers_results():
                        r"\[= \frac{6 \pm \sqrt{36 - 16}}{2}\]") & {36, 16}
     assert flagged(r"\[x = \frac{-(-12) \pm \sqrt{(-12)^2 - 4(2)(8)}}{2(2)}\]" "\n"
                    r"\[= \frac{12 \pm \sqrt{144 - 64}}{4}\]") & {144, 64, 12, 8}
+
+
+SQUARE = "A square has an area of 48 square centimeters. Find its perimeter, in centimeters."
+SQUARE_GOLD = (r"The side is \[ s = \sqrt{48} = \sqrt{16 \cdot 3} = 4\sqrt{3} \]" "\n\n"
+               r"The perimeter is \[ 4 \cdot 4\sqrt{3} = 16\sqrt{3} \]" "\n\n" r"The answer is $\boxed{16\sqrt{3}}$.")
+
+
+def test_a_radical_derived_by_one_chain_is_carried_into_the_next():
+    """``4\\sqrt{3}``, the result of a verified chain from the problem's 48, is a sub-result a later chain may
+    compute with (``4 \\cdot 4\\sqrt{3}``); the same later chain after a radicand nothing reached earns no more
+    than the bare answer."""
+    assert faithful_accuracy_reward([SQUARE], [SQUARE_GOLD], answer=["16\\sqrt{3}"])[0] == 1.0
+    bare = _pay(SQUARE, r"The answer is $\boxed{16\sqrt{3}}$.", "16\\sqrt{3}")
+    attack = (r"The side is \[ s = \sqrt{27} = \sqrt{9 \cdot 3} = 3\sqrt{3} \]" "\n\n"
+              r"The perimeter is \[ \frac{16}{3} \cdot 3\sqrt{3} = 16\sqrt{3} \]" "\n\n"
+              r"The answer is $\boxed{16\sqrt{3}}$.")
+    paid = _pay(SQUARE, attack, "16\\sqrt{3}")
+    assert paid[0] <= bare[0] and paid[1] <= bare[1]
