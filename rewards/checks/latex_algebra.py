@@ -80,7 +80,7 @@ from typing import Any
 __all__ = ["ALLOWED", "MAX_CHARS", "MAX_DIGITS", "MAX_EXPONENT", "MAX_NESTING", "MAX_NODES", "MAX_SYMBOLS",
            "POINTS", "PRECISION", "TOLERANCE", "Verdict", "chain_links", "equation_follows", "expressions_differ",
            "expressions_equal",
-           "holds_at", "inequality_follows", "parse", "split_top_level", "value_matches", "warm"]
+           "equal_under", "holds_at", "inequality_follows", "parse", "split_top_level", "value_matches", "warm"]
 
 MAX_CHARS = 240
 """Longest expression or equation read (characters, after the cheap normalisation)."""
@@ -691,6 +691,46 @@ def holds_at(equation: str, bindings: dict[str, Any]) -> Verdict:
     if _inexact(eq):
         return _undecided("false at the value, but a decimal is written")
     return Verdict("refuted", "false at " + ", ".join(f"{k} = {v}" for k, v in sorted(point.items())))
+
+
+MAX_PUT_IN = 4
+"""Letters :func:`equal_under` puts values into at once."""
+
+
+def equal_under(a: str, b: str, values: dict[str, str]) -> Verdict:
+    r"""Whether ``a``, with each letter named in ``values`` replaced by its value (a number written in LaTeX, read by
+    the same parser: ``c`` -> ``\sqrt{5}``), equals ``b``, as :func:`expressions_equal` compares them: a value
+    carried by a letter into a later step (``c = \sqrt{5}``, then ``2c = 2\sqrt{5}``). ``undecided`` when a name is
+    no single letter the parser reads as one, a value is not a number, or more than :data:`MAX_PUT_IN` are given.
+    The values are put into the parsed tree (sympy's ``subs``, no text is evaluated) and the result is screened
+    again (:data:`MAX_NODES`, :data:`ALLOWED`).
+
+    >>> equal_under("2c", r"2\sqrt{5}", {"c": r"\sqrt{5}"}).status, equal_under("3c", r"2\sqrt{5}", {"c": r"\sqrt{5}"}).status
+    ('verified', 'refuted')
+    >>> equal_under("2c", r"2\sqrt{5}", {"c": "x + 1"}).status
+    'undecided'
+    """
+    pair = _expression_pair(a, b)
+    if isinstance(pair, Verdict):
+        return pair
+    if not values or len(values) > MAX_PUT_IN:
+        return _undecided("no value, or too many, to put in")
+    m = _sympy()
+    sympy = m["sympy"]
+    put: dict = {}
+    for name, value in values.items():
+        symbol, number = parse(name), parse(value)
+        if not isinstance(symbol, sympy.Symbol) or not isinstance(number, sympy.Expr) or number.free_symbols:
+            return _undecided(f"no number to put in for {name[:20]}")
+        put[symbol] = number
+    left, right = pair
+    try:
+        left = left.subs(put)
+        if not _tree_ok(left, m):
+            return _undecided("the expression with the values put in is too large")
+    except Exception:  # noqa: BLE001 - an unevaluable substitution is undecided
+        return _undecided("the values could not be put in")
+    return _compare(left, right, "the expressions with the values put in")
 
 
 def split_top_level(text: str, separator: str = "=") -> list[str]:

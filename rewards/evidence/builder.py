@@ -34,6 +34,7 @@ from rewards.evidence.quantities import (BASIC_CONSTANTS, BASIC_KEYS, SMALL_COUN
                                          grounded, number_keys, reached_fractions, read_numbers, step_numbers,
                                          value_key)
 from rewards.evidence.rewrites import reach_rewrites, rescaled
+from rewards.evidence.substitutions import derive_chains, plus_minus_links
 from rewards.evidence.symbolic_answers import symbolic_chain
 from rewards.evidence.vector_answers import scaled_vector_answer
 from rewards.evidence.wordy import results_unexplained, wordy_derivations
@@ -126,6 +127,8 @@ class DataflowBuilder:
         if not any(flow.checkable for flow in self.steps):  # written in letters only: read its symbolic algebra
             for index, check in symbolic_checks(self.trace.steps):
                 self.steps[index].checks.append(check)
+        plus_minus_links(self)  # the quadratic formula over several lines: its verified numbers are reached
+        derive_chains(self, constants_licensed)  # irrational sub-results of verified LaTeX chains, for later steps
         answer_value, answer_step = self.answer()
         dataflow = Dataflow(self.steps, self.pnums, answer_value, answer_step, self.last_derived, self.units,
                             self.links, self.approx is not None)

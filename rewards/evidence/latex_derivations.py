@@ -130,12 +130,18 @@ def _operands(side: str) -> list[Fraction]:
 
 side_operands = _operands
 """The numbers a side writes, as the chain reader counts them (public for :mod:`rewards.evidence.radical_chains`)."""
+chain_sides = _sides
+"""Every side of every math segment, as the chain reader reads them (public for
+:mod:`rewards.evidence.substitutions`)."""
 
 
 def _answer_digits_in(answer: str, side: str) -> bool:
     """A cheap filter before parsing: every digit run of the answer appears in the side."""
     runs = _ANSWER_DIGITS.findall(answer)
     return bool(runs) and all(run in side for run in runs)
+
+
+answer_digits_in = _answer_digits_in
 
 
 def latex_answer_step(builder, answer_text: str, target: Fraction | float, accept=None, normalise=None
@@ -361,6 +367,11 @@ def _start(builder, side: str, step: int, answer_text: str, target) -> tuple[lis
     if len(_free_added(builder, side)) >= 2:
         return None  # "5 + 2^{0} + 2^{2} + 2^{3}": an amount assembled from basic constants, as in an equation
     return _reached_quantities(builder, operands, step)
+
+
+side_start = _start
+"""Whether a side starts a chain from the problem, as the chain reader asks it (public for
+:mod:`rewards.evidence.substitutions`)."""
 
 
 def _free_added(builder, side: str) -> list[Fraction]:

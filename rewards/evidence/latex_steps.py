@@ -115,6 +115,10 @@ def _check(sides: list[str], detail: str) -> EquationCheck:
     return EquationCheck(eq, True, detail, (True,) * (len(sides) - 1), variable="symbolic")
 
 
+latex_check = _check
+"""A passed check of LaTeX sides verified equal (public for :mod:`rewards.evidence.substitutions`)."""
+
+
 _APPLICATION = re.compile(r"(?<![\\A-Za-z])[fghpqFGPQ](?:\^\s*\{\s*-1\s*\})?\s*\(([^()]{1,40})\)")
 r"""A function applied: ``f(0)``, ``g(-x)``, ``f^{-1}(2)`` (a function-like letter, an argument without brackets)."""
 _UNKNOWNS = (r"\xi", r"\eta", r"\zeta", r"\mu")

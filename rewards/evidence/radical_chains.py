@@ -44,6 +44,7 @@ from fractions import Fraction
 
 from rewards.checks.latex_algebra import braced_arguments, bracketed_trig_arguments
 from rewards.evidence.latex_derivations import latex_answer_step, side_operands
+from rewards.evidence.substitutions import substituted_answer_step
 
 PI_WORDS = re.compile(r"\\pi|\bpi\b|circle|circular|circum|radius|radii|diameter|sphere|spherical|cylind|\bcone|"
                       r"conical|\barcs?\b|sector|semicircle|hemisphere|radian|revolution|\bdisk|\bdisc|round|"
@@ -161,8 +162,14 @@ def radical_answer_step(builder) -> tuple[int, list[Fraction], set[int], dict[in
         return None
     problem = builder.problem if isinstance(builder.problem, str) else ""
     decimals = {value for value in builder.pnums if value.denominator != 1}
-    return latex_answer_step(builder, answer, builder.approx, accept=lambda chain: accepts_chain(problem, answer, chain),
-                             normalise=lambda side: _written_out(side, decimals))
+    def accept(chain):
+        return accepts_chain(problem, answer, chain)
+
+    def normalise(side):
+        return _written_out(side, decimals)
+
+    return latex_answer_step(builder, answer, builder.approx, accept=accept, normalise=normalise) or \
+        substituted_answer_step(builder, normalise, accept, constants_licensed)  # through a letter, a \pm branch, a name written again
 
 
 UNREAD = r"\text{a decimal}"
