@@ -8,8 +8,9 @@ object is walked again by later collections, a full one included, which walks ev
 die by reference counting when the scoring returns.
 
 :func:`young_collections_deferred` raises the young threshold (``threshold0``) for the duration of one call to
-``max(threshold0, min(chars, MAX_YOUNG_THRESHOLD))``, ``chars`` being the characters the call scores (about as
-many tracked objects as the scoring keeps alive, and never fewer), and restores it after. What stays true:
+``max(threshold0, min(chars, MAX_YOUNG_THRESHOLD))``, ``chars`` being the characters the call scores (more than
+the tracked objects the scoring keeps alive: ~0.35 per character on long GSM8K traces), and restores it after.
+What stays true:
 
 * the collector stays enabled: a young collection still runs once that many net new objects exist (any thread's),
   so cyclic garbage waits for a bounded count, at most :data:`MAX_YOUNG_THRESHOLD` objects, and for no longer than
