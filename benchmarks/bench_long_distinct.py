@@ -15,6 +15,10 @@ repetition builds one trace of ``L`` characters and ``K`` traces of ``L/K`` from
 ``rafs_reward`` on both, alternated, with the scorer's caches cleared before each trace (neither reading reuses the
 other's); the ratio of the medians (one long trace over the ``K`` short ones) is 1.0 for a cost linear in length.
 
+``--collector``: what the deferred young collections of ``score_group`` (:mod:`rewards.scoring.collector`) save:
+``rafs_reward`` with them and without (``RAFS_GC_DEFER=0``), alternated trace by trace in one process, each trace
+new and scored once; CPU ms and collector ms per trace for each, and the ratio of the medians.
+
 ``--run rafs|trl --traces N``: score N traces of each length with that reward alone, untimed and silent, for an
 instruction counter that a loaded machine does not blur (valgrind's cachegrind, ``PYTHONHASHSEED=0``)::
 
@@ -59,6 +63,9 @@ def trace(pool: list[tuple[str, str]], start: int, chars: int) -> tuple[str, str
         parts.append(pool[i][0])
         n += len(pool[i][0]) + 2
         i += 1
+    if n < chars:  # every trace is new text: fewer lengths or repetitions per run
+        raise SystemExit(f"bench_long_distinct: the source's solutions ran out at a trace of {chars} characters; "
+                         "ask for fewer --lengths or --reps in one run")
     gold = pool[i - 1][1]
     return "\n\n".join(parts) + f"\n\nThe answer is $\\boxed{{{gold}}}$.", gold, i
 
@@ -70,6 +77,8 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--run", choices=("rafs", "trl"), help="score with this reward alone, untimed (see above)")
     ap.add_argument("--traces", type=int, default=3, help="with --run: traces per length")
+    ap.add_argument("--collector", action="store_true", help="the deferred young collections on and off, "
+                    "alternated (see above)")
     ap.add_argument("--same-text", type=int, metavar="K", help="one trace of each length against K traces of the "
                     "same solutions, a K-th as long each (see above)")
     args = ap.parse_args()
@@ -97,6 +106,9 @@ def main() -> None:
         return
     if args.same_text:
         same_text(reward, problem, pool, nxt, args)
+        return
+    if args.collector:
+        collector(reward, problem, pool, nxt, args)
         return
     from trl.rewards import accuracy_reward
 
@@ -150,6 +162,30 @@ def clear_caches() -> None:
             for value in list(vars(module).values()):
                 if callable(getattr(value, "cache_clear", None)):
                     value.cache_clear()
+
+
+def collector(reward, problem: str, pool, nxt: int, args) -> None:
+    """``--collector``: ``rafs_reward`` with the deferred young collections and without, alternated per trace."""
+    import os
+
+    print(f"bench_long_distinct --collector: {args.source}, {args.reps} traces per setting and length, one core")
+    print(f"{'chars':>8}{'deferred ms':>13}{'gc ms':>8}{'default ms':>12}{'gc ms':>8}{'ratio':>8}   (CPU time)")
+    in_gc = _gc_clock()
+    for chars in args.lengths:
+        times: dict[str, list[float]] = {"1": [], "0": []}
+        collecting: dict[str, list[float]] = {"1": [], "0": []}
+        for rep in range(args.reps):
+            for setting in (("1", "0") if rep % 2 == 0 else ("0", "1")):
+                text, gold, nxt = trace(pool, nxt, chars)
+                os.environ["RAFS_GC_DEFER"] = setting
+                gc_before, t0 = in_gc[0], time.process_time()
+                reward([problem], [[{"role": "assistant", "content": text}]], answer=[gold])
+                times[setting].append(time.process_time() - t0)
+                collecting[setting].append(in_gc[0] - gc_before)
+        os.environ.pop("RAFS_GC_DEFER", None)
+        on, off = statistics.median(times["1"]), statistics.median(times["0"])
+        print(f"{chars:>8}{on * 1000:>13.0f}{statistics.mean(collecting['1']) * 1000:>8.1f}{off * 1000:>12.0f}"
+              f"{statistics.mean(collecting['0']) * 1000:>8.1f}{on / off:>7.2f}x")
 
 
 def same_text(reward, problem: str, pool, nxt: int, args) -> None:

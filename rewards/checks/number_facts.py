@@ -24,6 +24,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from rewards.checks.arithmetic import contains_any
+
 MAX_DIGITS = 15
 """The longest integer a fact may name (a gcd of two 15-digit numbers is instant)."""
 
@@ -133,6 +135,12 @@ def _term(kind: str, k: int) -> int:
     return k ** 2 if "square" in kind else k ** 3
 
 
+_FACT_WORDS = ("common", "cd", "CD", "cm", "CM", "HCF", "digit", "^")
+"""A step that states a number fact holds one of these (:func:`number_facts` reads no other step)."""
+_SEQUENCE_WORDS = ("prime", "even", "odd", "square", "cube")
+"""A step that lists the first members of a sequence names one of these (:func:`sequence_facts`)."""
+
+
 def sequence_facts(text: str) -> list[tuple[str, tuple[int, ...]]]:
     r"""The terms of a named sequence ``text`` states correctly — the first k primes, positive even or odd integers,
     perfect squares or cubes, or the k-th of them: ``(kind, terms)`` for each true statement (a wrong list, or one
@@ -143,7 +151,7 @@ def sequence_facts(text: str) -> list[tuple[str, tuple[int, ...]]]:
     >>> sequence_facts(r"the ninth prime number is \(23\); the first 3 positive even integers are 2, 4, 8")
     [('prime number', (23,))]
     """
-    if not any(w in text for w in ("prime", "even", "odd", "square", "cube")):
+    if not contains_any(text, _SEQUENCE_WORDS):
         return []
     out: list[tuple[str, tuple[int, ...]]] = []
     for match in _FIRST.finditer(text):
@@ -168,7 +176,7 @@ def number_facts(text: str) -> list[NumberFact]:
     >>> [(f.kind, f.result) for f in number_facts(r"Since \\( 4225 = 65^2 \\), and the units digit of 16 is 6")]
     [('units_digit', 6), ('root', 65)]
     """
-    if not any(word in text for word in ("common", "cd", "CD", "cm", "CM", "HCF", "digit", "^")):
+    if not contains_any(text, _FACT_WORDS):
         return []
     out: list[NumberFact] = []
     for pattern, read in ((_PAIR_FACT, _pair), (_UNITS_DIGIT, _units), (_POWER, _power)):

@@ -107,12 +107,20 @@ def _problem_sets(builder) -> tuple:
     return licences.members
 
 
+_LISTED = re.compile(r"\d\s*(?:\$\s*)?(?:,|\band\b|\\quad)")
+"""A number followed by a comma, "and" or ``\\quad``: a step without one lists nothing (compiled once, not looked
+up in ``re``'s cache on every step)."""
+
+
 def license_members(builder, flow, text: str) -> None:
     """A list in the step of ``flow`` that is exactly a set the problem's conditions describe (distinct items, none
     missing, none extra; or all the integers of the problem's inequality) is recorded for :func:`enumerated_count`,
     and the step uses the problem's quantities that state those conditions; a list of the candidates (all
     conditions but one) is recorded as such. Nothing is made reached here."""
-    if not re.search(r"\d\s*(?:\$\s*)?(?:,|\band\b|\\quad)", text):
+    members = builder.licences.members
+    if members is not None and not members[0] and members[3] is None:
+        return  # the problem describes no set (read at an earlier list): no list of this step is one
+    if not _LISTED.search(text):
         return
     sets, named, candidates, inequality, conditions = _problem_sets(builder)
     if not sets and inequality is None:

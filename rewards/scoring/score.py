@@ -48,6 +48,7 @@ from rewards.evidence import (DerivationFunction, Dataflow, Intervention, answer
                                derivation_function, fraction_literals, input_counterfactuals, quantity_coverage)
 from rewards.parsing.trace import Trace, parse_trace
 from rewards.scoring import components as C
+from rewards.scoring.collector import group_chars, young_collections_deferred
 from rewards.scoring.agreement import MAX_ALTERNATIVES, group_agreement, reference_function
 from rewards.scoring.config import COMPONENTS, DEFAULT_CONFIGS, MODES, USES, RAFSConfig
 from rewards.scoring.policy import Evidence, abstain, decide, refuted_steps
@@ -462,6 +463,13 @@ def score_group(
     cfg = DEFAULT_CONFIGS[mode] if config is None else RAFSConfig.coerce(config, use=mode)
     verifier = verifier or _DEFAULT_VERIFIER
     step_lists = list(steps) if steps is not None else [None] * len(completions)
+    with young_collections_deferred(group_chars(completions, step_lists)):  # the scorer's objects die young
+        return _score_group(problem, completions, step_lists, gold, cfg, verifier)
+
+
+def _score_group(problem: Any, completions: Sequence[Any], step_lists: list, gold: str | None, cfg: RAFSConfig,
+                 verifier: StepVerifier) -> list[RAFSResult]:
+    """:func:`score_group`'s work, its arguments checked."""
     parsed = _verify([_parse(problem, c, s) for c, s in zip(completions, step_lists)], verifier)
     per_member = _group_components(parsed, cfg)
     ref = gold_answer(gold) if gold is not None else None  # once per group, not per member

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 
 import pytest
 
@@ -211,6 +212,20 @@ def test_long_traces_are_gated_a_chunk_at_a_time_with_the_same_findings(answers)
     assert gates.admits(["2 + 2 = 4"] * 300 + ["x mod 3"], lambda text: "mod" in text)
 
 
+def test_the_bound_value_scan_reads_letters_and_blanks_as_the_regex_does():
+    """``_bound_value`` looks back from each ``=`` over ``str.isspace`` blanks for a member of ``_CASELESS_LETTERS``:
+    the same characters as ``\\s`` and as ``[A-Za-z]`` under ``re.I``, over every code point."""
+    from rewards.evidence import licences
+
+    letter, blank = re.compile("[A-Za-z]", re.I), re.compile(r"\s")
+    for code in range(sys.maxunicode + 1):
+        ch = chr(code)
+        assert (ch in licences._CASELESS_LETTERS) == (letter.fullmatch(ch) is not None), hex(code)
+        assert ch.isspace() == (blank.fullmatch(ch) is not None), hex(code)
+    for text in ["x = 4", "x\u2003=\n-4", "=4", " = 4", "4 = 4", "\u212a = 1", "ab = c = 5", "a =", "a == 3", "7a =-1"]:
+        assert licences._bound_value(text) == (licences._BOUND_VALUE.search(text) is not None), text
+
+
 def test_trial_bindings_are_scanned_only_where_a_letter_is_set_to_a_number(answers, monkeypatch):
     from rewards.evidence import licences
 
@@ -229,6 +244,7 @@ def test_trial_bindings_are_scanned_only_where_a_letter_is_set_to_a_number(answe
     for text in texts:
         binds = licences._BINDING.search(text) is not None
         assert not binds or licences._BOUND_VALUE.search(text) is not None, text  # the prefilter never drops one
+        assert licences._bound_value(text) == (licences._BOUND_VALUE.search(text) is not None), text
         bound += binds
     assert bound > 500
     problems = [r"If $x$ is a positive integer such that $1^x + 2^x + 5^x = 642$, what is $x$?",
@@ -241,6 +257,6 @@ def test_trial_bindings_are_scanned_only_where_a_letter_is_set_to_a_number(answe
         return [lic.trial_values(step) for step in steps]  # pending bindings carry from step to step
 
     fast = [read(problem) for problem in problems]
-    monkeypatch.setattr(licences, "_BOUND_VALUE", re.compile(""))  # every step scanned in full
+    monkeypatch.setattr(licences, "_bound_value", lambda text: True)  # every step scanned in full
     assert [read(problem) for problem in problems] == fast
     assert sum(bool(values) for per_problem in fast for values in per_problem) >= 2
