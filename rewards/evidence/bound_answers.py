@@ -162,6 +162,47 @@ def _solve(part: str, budget: _Budget):
     return x, result
 
 
+def _evaluates(part: str, before: str) -> bool:
+    """Whether ``part``, of the same form as ``before`` (:func:`_form`), computes something of it: it writes fewer
+    numbers (``6 + 9 > x`` then ``15 > x``); padding writes as many or more (``6 - x + 0 > -9``, the sides swapped)."""
+    return len(_numerals(part)) < len(_numerals(before))
+
+
+def _evaluated(expr):
+    """``expr`` rebuilt with sympy's evaluation (the parser keeps ``6 + 9`` and ``+ 0`` as written); its size is the
+    parser's bounded tree."""
+    if not getattr(expr, "args", ()):
+        return expr
+    return expr.func(*[_evaluated(a) for a in expr.args])
+
+
+def _form(part: str) -> tuple | None:
+    r"""The inequality ``part`` states, each side expanded by sympy: each relation as
+    ``(relation, greater side, smaller side)`` (``a < b`` is ``b > a``). Two parts with the same form state one
+    inequality, however the text pads a side: ``6 - x + 0 > -9`` and ``-9 < 6 - x`` are ``6 - x > -9`` written again
+    (no link, :func:`_evaluates`); ``6 + 9 > x`` moves a term across and is a link, and ``15 > x`` after it computes
+    a side (it writes fewer numbers) and is one too. ``None`` when a side does not parse.
+
+    >>> _form("6 - x + 0 > -9") == _form("-9 < 6 - x") == _form("6 - x > -9") != _form("6 + 9 > x") == _form("15 > x")
+    True
+    """
+    found = _relations(part)
+    if not found:
+        return None
+    bounds = [0, *[k for a, b, _ in found for k in (a, b)], len(part)]
+    exprs = [_side(part[bounds[2 * i]:bounds[2 * i + 1]]) for i in range(len(found) + 1)]
+    try:
+        exprs = [_evaluated(e).expand() for e in exprs]  # parts reach here solved: polynomials of degree <= MAX_DEGREE
+    except (AttributeError, TypeError, ValueError, RecursionError):
+        return None
+    out = []
+    for (_, _, relation), left, right in zip(found, exprs, exprs[1:]):
+        rel = _normal(relation)
+        out.append((rel, left, right) if rel in ("gt", "ge", "ne") else ({"lt": "gt", "le": "ge"}[rel], right, left)
+                   if rel in ("lt", "le") else (rel, left, right))
+    return tuple(out)
+
+
 _PLAIN_NUMBER = re.compile(r"\s*-?\d{1,12}(?:\.\d{1,12})?\s*")
 _PLAIN_LETTER = re.compile(r"\s*[A-Za-z]\s*")
 
@@ -460,11 +501,12 @@ class _Chain:
     """One chain of inequalities in one unknown: its start, the steps and verified links on it, its last set, and
     the links it needs to show work (:func:`_walk`)."""
 
-    __slots__ = ("x", "start", "last", "steps", "links", "end", "need", "keys")
+    __slots__ = ("x", "start", "last", "steps", "links", "end", "need", "keys", "forms")
 
     def __init__(self, x, start: str, step: int, found, need: int) -> None:
         self.x, self.start, self.last, self.steps, self.links, self.end, self.need = x, start, start, {step}, [], found, need
         self.keys = {_key(start)}
+        self.forms = {_form(start)} - {None}
 
 
 def _walk(problem: str, steps: Sequence[str], domain, budget: _Budget) -> list[_Chain]:
@@ -484,14 +526,16 @@ def _walk(problem: str, steps: Sequence[str], domain, budget: _Budget) -> list[_
             continue  # no inequality in one unknown the solver reads: neither a link nor a cut
         x, found = solved
         chain = latest.get(x)
-        if chain is not None and _key(part) in chain.keys:
-            continue  # a node of the chain written again: no link, no new start
+        form = _form(part)
+        if chain is not None and (_key(part) in chain.keys or form in chain.forms and not _evaluates(part, chain.last)):
+            continue  # a node of the chain written again (padding aside: "+ 0"): no link, no new start
         if chain is not None and _same_solutions(chain.end, found, domain):
             chain.links.append((step, passed_check([chain.last, part], f"{chain.last} and {part}: the same solutions "
                                                                         f"over the {_domain_name(domain)}")))
             chain.steps.add(step)
             chain.end, chain.last = found, part
             chain.keys.add(_key(part))
+            chain.forms.add(form)
             continue
         if any(c.x == x and _same_solutions(c.end, found, domain) for c in chains):
             continue  # what a chain reached, restated: no new condition
@@ -514,8 +558,10 @@ def _start(part: str, solved, problem: tuple, domain) -> tuple[int, str, str] | 
     from the problem's numbers needs one link (``3n \le 44`` then ``n \le 14``)."""
     problem_keys, solved_problem, problem_numbers = problem
     if problem_keys:
-        if _key(part) in problem_keys:
-            return 2, "", ""
+        form = _form(part)
+        if _key(part) in problem_keys or any(form is not None and form == _form(p) and not _evaluates(part, p)
+                                             for p in problem_keys.values()):
+            return 2, "", ""  # the problem's inequality, written as the problem writes it or padded ("+ 0")
         for written, (x, found) in solved_problem:
             if x == solved[0] and _same_solutions(found, solved[1], domain):
                 return 2, f"{part}: the same solutions over the {_domain_name(domain)} as the problem's {written}", \

@@ -42,15 +42,10 @@ irrational = _cases("scoring/test_irrational_attacks.py")
 factorisations = _cases("evidence/test_math_recall_clocks_words_factorisations.py")
 latex = _cases("evidence/test_latex_derivations.py")
 derivation = _cases("evidence/test_derivation.py")
-bounds = _cases("evidence/test_bound_answers.py")
-
 expressions = _cases("evidence/test_worded_names_and_expression_values.py")
 
 #: every known attack -> the rule at fault (file: rule)
 RULE_AT_FAULT = {
-    'test_a_padded_rewrite_of_the_problems_inequality_earns_less_than_the_worked_solution':
-        'rewards/evidence/bound_answers.py:_start: the problem\'s inequality as written needs two links, and a '
-        'rewrite that adds nothing ("6 - x + 0 > -9") counts as one',
     'test_algebra_whose_value_a_construction_writes_does_not_hide_it':
         'rewards/evidence/derivation_function.py:_read: a literal equal to an algebra-derived value is read as that '
         'opaque value, so no function is built',
@@ -410,14 +405,3 @@ def test_the_ledger_is_complete():
     outside = [str(p.relative_to(HERE.parent)) for p in HERE.parent.rglob("test_*.py")
                if p.resolve() != Path(__file__).resolve() and "xfail(strict=True" in p.read_text(encoding="utf-8")]
     assert outside == [], f"strict xfails outside the ledger: {outside}"
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "the problem's inequality copied, rewritten with nothing added ('6 - x + 0 > -9') and the bound stated counts "
-    "as two verified links: rafs 0.989 and faithful_accuracy 1.0, as the worked solution (the bound itself must still "
-    "have the problem's solutions: a wrong or asserted bound earns nothing)"))
-@pytest.mark.parametrize('reward', ['rafs', 'faithful_accuracy'])
-def test_a_padded_rewrite_of_the_problems_inequality_earns_less_than_the_worked_solution(reward):
-    padded = r"From $6 - x > -9$ we get $6 - x + 0 > -9$, so $x < 15$, and the answer is $\boxed{14}$."
-    pay = bounds._pay(bounds.GREATEST, padded, "14")[reward == 'rafs']
-    assert pay < bounds._pay(bounds.GREATEST, bounds.GREATEST_VALID, "14")[reward == 'rafs']

@@ -178,3 +178,16 @@ def test_the_route_is_bounded_and_never_raises(monkeypatch):
     assert bound_chain(GREATEST, ["$x^{40} - 2x > 9^{99}$"] * 3, "14") is None  # beyond the readable class
     assert bound_answers._solve("\\sqrt{x} < 3", bound_answers._Budget()) is None
     assert bound_answers._solve("|x - 1| + |x + 1| < 3", bound_answers._Budget()) is None
+
+
+@pytest.mark.parametrize("padded", [
+    r"From $6 - x > -9$ we get $6 - x + 0 > -9$, so $x < 15$, and the answer is $\boxed{14}$.",
+    r"From $6 - x > -9$ we get $-9 < 6 - x$, so $x < 15$, and the answer is $\boxed{14}$.",
+    r"We have $6 - x + 0 > -9$ and then $6 - x + 1 - 1 > -9$, so $x < 15$: $\boxed{14}$.",
+])
+@pytest.mark.parametrize("reward", ["faithful_accuracy", "rafs"])
+def test_a_padded_rewrite_of_the_problems_inequality_earns_less_than_the_worked_solution(padded, reward):
+    """The problem's inequality written again with nothing done to it ("+ 0", "+ 1 - 1", the sides swapped with the
+    relation turned) is the problem copied, no link: the bound stated after it earns less than the solved chain."""
+    i = reward == "rafs"
+    assert _pay(GREATEST, padded, "14")[i] < _pay(GREATEST, GREATEST_VALID, "14")[i]
