@@ -20,7 +20,7 @@ Only a name that opens an equation is read: the ``\text{...}`` stands right afte
 :data:`MAX_NAME_CHARS` characters.
 
 >>> named_text(r"\[ \text{Distance} = \sqrt{36 + 64} \]")
-'\\[ D_{57}          = \\sqrt{36 + 64} \\]'
+'\\[ D_{fa}          = \\sqrt{36 + 64} \\]'
 >>> named_text(r"so $2 \text{ cm} = 20 \text{ mm}$")
 'so $2 \\text{ cm} = 20 \\text{ mm}$'
 """
