@@ -1,0 +1,264 @@
+r"""A number of the problem written in another form: the constants of the problem's own expression rewritten.
+
+Competition solutions expand, factor, complete the square and put fractions over one denominator:
+``a^2 + 6a - 7`` becomes ``(a + 3)^2 - 16``, ``(x-3)^2 - (x-8)^2`` becomes ``10x - 55``, ``\frac{1}{x-1} -
+\frac{1}{x-7} > 1`` becomes ``\frac{-x^2 + 8x - 13}{(x-1)(x-7)} > 0``. The 16, 55 and 13 are numbers of the problem
+in another notation, not numbers from nowhere — but only where the rewrite is checked. A step's expression
+licenses a number here when
+
+* it is equal, as a function of its letters, to an expression the problem states (a side of the problem's equation
+  or inequality, that side minus the other, or a sub-expression under a root, a bracket or an absolute value), up to
+  sign — checked at random rational points through math-verify's LaTeX parser
+  (:mod:`rewards.checks.latex_algebra`); and
+* the number is one of that problem expression's own constants (:func:`canonical_constants`): a coefficient of it
+  expanded, of a factor of it factored, of its numerator and denominator over one denominator, or of its completed
+  square (``h``, ``a h^2`` and ``k`` of ``a(x + h)^2 + k``); and
+* every other number of that expression nothing reached is such a constant too, and none is written twice (added
+  and taken away again) but the terms that complete the square (:func:`completing_terms`: the 9 of
+  ``a^2 + 6a + 9 - 9 - 7``).
+
+All are needed. An identity alone licenses anything (``x + 3 = x + 100 - 97`` holds and "derives" 100, and
+``a^2 + 6a + 16 - 16 - 7`` holds for any 16); a constant alone is a number the trace never wrote in a checked form. A number so licensed is reached; a number the
+trace stated before the rewrite (``divide 6 by 2 to get 3, and square it to get 9``) is then no claim from nowhere
+either. Nothing here refutes: a rewrite that is not equal, or a number that is no constant of it, is only left
+unsupported.
+
+Bounds: the problem's expressions are read once per trace (at most :data:`MAX_POOL`, each at most degree
+:data:`MAX_DEGREE` in its letters and :data:`MAX_NODES` nodes before expanding); a trace asks the parser for at
+most :data:`MAX_PARSES` of its own expressions, only ones that write a number nothing reached.
+
+>>> pool = ProblemExpressions("What is the minimum value of $a^2+6a-7$?")
+>>> sorted(pool.licensed(r"\[ (a + 3)^2 - 16 \]", lambda v: v in (2, 6, 7)))
+[Fraction(3, 1), Fraction(16, 1)]
+>>> pool.licensed(r"\[ a^2 + 6a + 100 - 107 \]", lambda v: v in (2, 6, 7))  # an identity, but 100 is no constant
+set()
+>>> pool.licensed(r"\[ a^2 + 6a + 16 - 16 - 7 \]", lambda v: v in (2, 6, 7))  # added and taken away: no form
+set()
+>>> sorted(pool.licensed(r"\[ a^2 + 6a + 9 - 9 - 7 \]", lambda v: v in (2, 6, 7)))  # the square completed
+[Fraction(9, 1)]
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Callable
+
+from rewards.evidence.quantities import read_numbers, value_key
+
+MAX_POOL = 12
+"""At most this many expressions of the problem are kept to compare with."""
+
+MAX_PARSES = 16
+"""At most this many of a trace's expressions are parsed to compare (each parse costs a few milliseconds)."""
+
+MAX_DEGREE = 6
+"""A problem expression of a higher degree in a letter is not expanded (no constants read from it)."""
+
+MAX_NODES = 120
+"""A problem expression with more nodes is not expanded."""
+
+MAX_CONSTANT = 10 ** 9
+"""Constants larger than this (numerator or denominator) are not licensed."""
+
+_MATH = re.compile(r"\$\$(.{1,400}?)\$\$|\$(.{1,400}?)\$|\\\[(.{1,400}?)\\\]|\\\((.{1,400}?)\\\)", re.S)
+_BREAK = re.compile(r"\\(?:implies|Rightarrow|Longrightarrow|iff|quad|qquad)(?![A-Za-z])|\\text\{[^{}]*\}|,\s|;|"
+                    r"\\\\|&")
+_RELATION = re.compile(r"\\(?:leq?|geq?|lt|gt|neq?)(?![A-Za-z])|[<>≤≥=]")
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+
+
+def _pieces(text: str) -> list[list[str]]:
+    """The relations each math segment of ``text`` writes, as lists of sides (``a = b > c`` -> ``[a, b, c]``)."""
+    out = []
+    for match in _MATH.finditer(text):
+        segment = next(g for g in match.groups() if g is not None)
+        for part in _BREAK.split(segment):
+            sides = [s.replace("~", " ").strip(" .,:;?!") for s in _RELATION.split(part)]
+            sides = [s for s in sides if s]
+            if sides:
+                out.append(sides)
+    return out
+
+
+def _small(expr, sympy) -> bool:
+    """Few nodes, every power an integer power of at most :data:`MAX_DEGREE` or a square root: safe to expand."""
+    nodes = 0
+    for node in sympy.preorder_traversal(expr):
+        nodes += 1
+        if nodes > MAX_NODES:
+            return False
+        if isinstance(node, sympy.Pow):
+            e = node.args[1]
+            if not (e == sympy.S.Half or (e.is_Integer and abs(int(e)) <= MAX_DEGREE)):
+                return False
+    return True
+
+
+def _coefficients(part, symbols, sympy) -> set[Fraction]:
+    """|coefficients| of the polynomial ``part`` in ``symbols`` (nothing when it is no polynomial of small degree),
+    and of its completed square when it is a quadratic in one letter."""
+    try:
+        poly = sympy.Poly(part, *symbols)
+    except Exception:  # noqa: BLE001 - not a polynomial: no coefficients
+        return set()
+    if poly.total_degree() > MAX_DEGREE or not all(c.is_Rational for c in poly.coeffs()):
+        return set()
+    values = [Fraction(int(c.p), int(c.q)) for c in poly.coeffs()]
+    if len(symbols) == 1 and poly.degree() == 2:
+        a, b, c = (Fraction(int(v.p), int(v.q)) for v in poly.all_coeffs())
+        h = b / (2 * a)
+        values += [h, a * h * h, c - a * h * h]
+    return {abs(v) for v in values}
+
+
+def canonical_constants(expr) -> frozenset[Fraction]:
+    r"""The constants of a (parsed) expression in its letters: coefficients of it expanded, of its numerator and
+    denominator over one denominator, of each factor of those, and of a quadratic's completed square; absolute
+    values, zero left out.
+
+    >>> from rewards.checks.latex_algebra import parse
+    >>> sorted(int(v) for v in canonical_constants(parse("(x-3)^2-(x-8)^2")))  # 10x - 55 = 5(2x - 11)
+    [1, 2, 5, 10, 11, 55]
+    >>> sorted(int(v) for v in canonical_constants(parse("a^2+6a-7")))
+    [1, 3, 6, 7, 9, 16]
+    """
+    from rewards.checks.latex_algebra import _sympy
+    sympy = _sympy()["sympy"]
+    if not _small(expr, sympy):
+        return frozenset()
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    out: set[Fraction] = set()
+    try:
+        numerator, denominator = sympy.fraction(sympy.together(expr))
+        for part in (numerator, denominator):
+            out |= _coefficients(sympy.expand(part), symbols, sympy)
+            unit, factors = sympy.factor_list(part, *symbols)
+            if unit.is_Rational:
+                out.add(abs(Fraction(int(unit.p), int(unit.q))))
+            for factor, _power in factors[:MAX_DEGREE]:
+                out |= _coefficients(factor, symbols, sympy)
+    except Exception:  # noqa: BLE001 - an expression sympy cannot put over one denominator gives no constants
+        return frozenset(v for v in out if v)
+    return frozenset(v for v in out if v and max(v.numerator, v.denominator) <= MAX_CONSTANT)
+
+
+def completing_terms(expr) -> frozenset[Fraction]:
+    r"""The numbers a solution adds and takes away again to complete the square of a quadratic in one letter
+    (``a^2 + 6a + 9 - 9 - 7``): ``h`` and ``a h^2`` of ``a(x + h)^2 + k``.
+
+    >>> from rewards.checks.latex_algebra import parse
+    >>> sorted(int(v) for v in completing_terms(parse("a^2+6a-7")))
+    [3, 9]
+    """
+    from rewards.checks.latex_algebra import _sympy
+    sympy = _sympy()["sympy"]
+    symbols = list(expr.free_symbols)
+    if len(symbols) != 1 or not _small(expr, sympy):
+        return frozenset()
+    try:
+        poly = sympy.Poly(sympy.expand(expr), *symbols)
+    except Exception:  # noqa: BLE001 - no polynomial: nothing to complete
+        return frozenset()
+    if poly.degree() != 2 or not all(c.is_Rational for c in poly.all_coeffs()):
+        return frozenset()
+    a, b, _c = (Fraction(int(v.p), int(v.q)) for v in poly.all_coeffs())
+    h = b / (2 * a)
+    return frozenset({abs(h), abs(a * h * h)} - {0})
+
+
+def _sub_expressions(expr, sympy) -> list:
+    """``expr`` and what sits under its roots, absolute values and bracketed sums, with letters."""
+    out = [expr]
+    for node in sympy.preorder_traversal(expr):
+        if node is expr or not node.free_symbols:
+            continue
+        if isinstance(node, sympy.Pow) and node.args[1] == sympy.S.Half:
+            out.append(node.args[0])
+        elif isinstance(node, sympy.Abs):
+            out.append(node.args[0])
+        elif isinstance(node, sympy.Add) and len(out) < 4:
+            out.append(node)
+    return out
+
+
+class ProblemExpressions:
+    """The problem's expressions with letters and their constants (module docstring): read on the first question,
+    compared with a trace's expressions by :meth:`licensed`."""
+
+    __slots__ = ("problem", "_pool", "_parses")
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        self._pool: list[tuple[frozenset[str], object, frozenset[Fraction], frozenset[Fraction]]] | None = None
+        self._parses = 0
+
+    def pool(self) -> list[tuple[frozenset[str], object, frozenset[Fraction], frozenset[Fraction]]]:
+        """``(letters, expression, constants, completing terms)`` of each expression of the problem (at most
+        :data:`MAX_POOL`; :func:`canonical_constants`, :func:`completing_terms`)."""
+        if self._pool is not None:
+            return self._pool
+        self._pool = []
+        if not _LETTER.search(self.problem) or not _MATH.search(self.problem):
+            return self._pool
+        from rewards.checks.latex_algebra import _sympy, parse
+        sympy = _sympy()["sympy"]
+        for sides in _pieces(self.problem):
+            parsed = [parse(s) for s in sides]
+            exprs = [p for p in parsed if p is not None and not isinstance(p, sympy.Eq)]
+            if len(sides) == 2 and len(exprs) == 2:
+                exprs.append(exprs[0] - exprs[1])
+            for expr in exprs:
+                for sub in _sub_expressions(expr, sympy) if expr.free_symbols else ():
+                    constants = canonical_constants(sub)
+                    if constants - {1} and len(self._pool) < MAX_POOL:
+                        self._pool.append((frozenset(s.name for s in sub.free_symbols), sub, constants,
+                                           completing_terms(sub)))
+        return self._pool
+
+    def licensed(self, text: str, is_reached: Callable[[Fraction], bool]) -> set[Fraction]:
+        """The numbers ``text`` writes, not reached (``is_reached``), in an expression equal (up to sign) to one of
+        the problem's whose unreached numbers are all constants of that problem expression, none written twice but
+        the square's completion (:func:`completing_terms`)."""
+        candidates = []
+        for sides in _pieces(text):
+            for side in sides:
+                if _LETTER.search(side):
+                    numbers = [abs(v) for v, _ in read_numbers(side)]
+                    unreached = {v for v in numbers if not is_reached(v)}
+                    if unreached:
+                        candidates.append((side, unreached, {v for v in unreached if numbers.count(v) > 1}))
+        if not candidates or not self.pool():
+            return set()
+        from rewards.checks.latex_algebra import _compare, parse
+        out: set[Fraction] = set()
+        for side, unreached, repeated in candidates:
+            if self._parses >= MAX_PARSES:
+                break
+            self._parses += 1
+            expr = parse(side)
+            if expr is None or not hasattr(expr, "free_symbols") or not expr.free_symbols:
+                continue
+            letters = frozenset(s.name for s in expr.free_symbols)
+            for names, known, constants, completing in self._pool:
+                if names != letters or not unreached <= constants or not repeated <= completing:
+                    continue  # a number of no form of the problem's expression, or added and taken away again
+                    # (``+ 16 - 16``) other than the square's completion (``+ 9 - 9``): an identity, no derivation
+                if any(_compare(expr, sign * known, "rewrite").status == "verified" for sign in (1, -1)):
+                    out |= unreached
+        return out
+
+
+def license_rewrites(builder, text: str) -> list[Fraction]:
+    """The numbers step ``text`` writes in a checked rewrite of the problem's expression (:meth:`licensed`):
+    reached from here on, and no longer claims from nowhere where an earlier step stated them."""
+    rewrites = builder.licences.expressions
+    if rewrites is None or not _LETTER.search(text) or not _MATH.search(text):
+        return []
+    strict = builder.strict  # not is_reached: a small count added from nowhere ("+ 4") is reached only when derived
+    found = rewrites.licensed(text, lambda v: value_key(v) in strict or v in builder.converted)
+    if found:
+        for flow in builder.steps:
+            if flow.stray:
+                flow.stray = [v for v in flow.stray if abs(v) not in found]
+    return sorted(found)
