@@ -36,6 +36,7 @@ from fractions import Fraction
 
 from rewards.checks.arithmetic import extract_equations
 from rewards.checks.number_facts import number_facts, sequence_facts
+from rewards.evidence.domain_facts import domain_constants
 from rewards.evidence.enumerations import license_members
 from rewards.evidence.expression_rewrites import ProblemExpressions, license_rewrites
 from rewards.evidence.numeric_rewrites import license_rewritten
@@ -186,7 +187,7 @@ class Licences:
     """The licences of one trace's problem (module docstring): build once per trace, ask per step."""
 
     __slots__ = ("problem", "_relations", "_pending", "formulas", "sequences", "roots", "members", "enumerated",
-                 "candidates", "expressions")
+                 "candidates", "expressions", "domain")
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
@@ -202,6 +203,9 @@ class Licences:
         """``(step, items)`` of each list that is exactly such a set (:mod:`rewards.evidence.enumerations`)."""
         self.candidates: list[tuple[int, tuple[int, ...]]] = []
         """``(step, items)`` of each list that is such a set but for one condition (the candidates)."""
+        self.domain = domain_constants(problem)
+        """The constants of the objects the problem names and the steps of the progressions it lists
+        (:mod:`.domain_facts`): reached from the first step on."""
         self.expressions = ProblemExpressions(problem) if problem else None
         """The problem's expressions, whose checked rewrites license their constants (:mod:`.expression_rewrites`)."""
 
@@ -337,7 +341,8 @@ def chain_powers(sides, is_reached) -> set[Fraction]:
 
 
 def license_before(builder, index: int, text: str) -> None:
-    """Before a step's equations are read, what the step's checked licences reach: its checked trials
+    """Before a step's equations are read, what the step's checked licences reach (before the first, the known
+    constants of the objects the problem names: :mod:`.domain_facts`): its checked trials
     (:meth:`Licences.trial_values`); a known formula's constants (:func:`formula_constants`); the quantities the
     quadratic formula computes from a quadratic of the problem, this step or the one before whose coefficients are
     reached (in a step that writes ``\\pm`` or names the formula, :func:`quadratic_values`); the powers of
@@ -347,6 +352,8 @@ def license_before(builder, index: int, text: str) -> None:
     the part values of a reached computation that a rewrite of it writes (:func:`~.numeric_rewrites.license_rewritten`)."""
     licences = builder.licences
     values = licences.trial_values(text) if licences.problem and "=" in text else []
+    if index == 0:
+        values.extend(licences.domain)
     if licences.formulas:
         values.extend(formula_constants(licences.problem, text))
     if "=" in text and _FORMULA.search(text):

@@ -15,7 +15,9 @@ step writes is reached when it is
 * the exact value of a part of such a computation (:func:`part_values`: a bracketed group, a term of its top-level
   sum, a power), or
 * such a value rounded the way the step says it rounds (:func:`rounded`: "round up", "the next whole number",
-  "round down").
+  "round down"), or
+* the numerator (or denominator) of a fraction whose value and other part are reached (:func:`fraction_parts`:
+  ``\tan 22.5^\circ = \tan \frac{45^\circ}{2}``).
 
 Each licensed number is the checked value of a computation on reached numbers that the trace wrote: nothing here
 reaches a number that is not such a value (an invented ``4 + 8`` beside a reached ``5 + 7`` licenses neither 4 nor
@@ -58,6 +60,9 @@ _POWER = re.compile(r"(?:\(\s*-?\s*\d+(?:\.\d+)?\s*\)|\d+(?:\.\d+)?)\s*(?:\^\s*\
 _OPEN, _CLOSE = "({[", ")}]"
 _UP = re.compile(r"\bround(?:ed|ing|s)? (?:it |this |that )?up\b|\bnext (?:whole|integer|largest)|\bceil", re.I)
 _DOWN = re.compile(r"\bround(?:ed|ing|s)? (?:it |this |that )?down\b|\bfloor\b", re.I)
+_DEGREES = r"(?:\s*\^\s*\{?\s*\\circ\s*\}?)?"
+_FRACTION = re.compile(r"\\[dt]?frac\s*\{\s*(\d{1,9}(?:\.\d{1,6})?)" + _DEGREES + r"\s*\}\s*\{\s*(\d{1,9}(?:\.\d{1,6})?)"
+                       + _DEGREES + r"\s*\}")
 _PLAIN = re.compile(r"[√(\d][\d\s+\-−*/^()²³√.×·÷]{2,200}")
 
 
@@ -170,19 +175,41 @@ def computed_nearby(earlier: list[str], current: list[str], text: str,
     return found
 
 
+def fraction_parts(text: str, is_reached: Callable[[Fraction], bool]) -> set[Fraction]:
+    r"""The numerator (denominator) of each ``\frac{a}{b}`` that ``text`` writes, not reached, where the fraction's
+    value and its denominator (numerator) are: ``\frac{45^\circ}{2}`` for a reached 22.5 makes 45 the product
+    ``22.5 \cdot 2``, a computation on reached numbers.
+
+    >>> fraction_parts(r"\tan 22.5^\circ = \tan \frac{45^\circ}{2}", {Fraction(45, 2), 2}.__contains__)
+    {Fraction(45, 1)}
+    >>> fraction_parts(r"\frac{45}{7}", {Fraction(45, 2), 2}.__contains__)
+    set()
+    """
+    out = set()
+    for match in _FRACTION.finditer(text) if "frac" in text else ():
+        a, b = Fraction(match[1]), Fraction(match[2])
+        if b and is_reached(a / b):
+            if is_reached(b) and not is_reached(a):
+                out.add(a)
+            elif is_reached(a) and not is_reached(b):
+                out.add(b)
+    return out
+
+
 def license_rewritten(builder, index: int, text: str) -> list[Fraction]:
     """The numbers step ``index`` (``text``) writes that a computation on reached numbers of it or of the step before
     evaluates (:func:`computed_nearby`)."""
-    current = expressions(text, (eq for eq, _check in builder.equations[index]))
-    before = builder.trace.steps[index - 1] if index > 0 else ""
-    earlier = expressions(before, (eq for eq, _check in builder.equations[index - 1])) if index > 0 else []
-    if not current and not earlier:
-        return []
     strict = builder.strict
 
     def reached(v: Fraction) -> bool:
         return value_key(v) in strict or builder.is_reached(v)
 
-    found = computed_nearby(earlier, current, text, reached)
+    found = fraction_parts(text, reached)
+    strict.update(value_key(v) for v in found)
+    current = expressions(text, (eq for eq, _check in builder.equations[index]))
+    before = builder.trace.steps[index - 1] if index > 0 else ""
+    earlier = expressions(before, (eq for eq, _check in builder.equations[index - 1])) if index > 0 else []
+    if current or earlier:
+        found |= computed_nearby(earlier, current, text, reached)
     strict.update(value_key(v) for v in found)
     return sorted(found)

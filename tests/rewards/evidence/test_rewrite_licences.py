@@ -204,3 +204,77 @@ def test_computation_gaming_earns_no_more_than_a_bare_answer(reward, problem, fa
     assert _one(reward, faithful, problem, gold) > 0.85
     for text in gaming:
         assert _one(reward, text, problem, gold) <= bare, text
+
+
+# ------------------------------------------------------------------ known constants of the objects a problem names
+DICE = ("If two standard six-sided dice are tossed, what is the probability that a 5 is rolled on at least one of the "
+        "two dice? Express your answer as a common fraction.")
+DICE_FAITHFUL = "\n\n".join([  # ProcessBench math-935 (valid)
+    "We can solve this problem by breaking it down into complementary events. Specifically, we want to find the "
+    "probability that a 5 is not rolled on either die. This means that the probability that a 5 is rolled on at "
+    "least one of the two dice is equal to $1$ minus the probability that a 5 is not rolled on either die.",
+    "The probability that a 5 is not rolled on either die is equal to $(5/6)(5/6) = 25/36$.",
+    "Therefore, the probability that a 5 is rolled on at least one of the two dice is equal to $1 - 25/36 = "
+    "\\boxed{11/36}$."])
+CLOCK = "How many degrees are in the acute angle formed by the hands of a clock at 3:30?"
+CLOCK_FAITHFUL = "\n\n".join([  # ProcessBench math-605 (valid)
+    "To find the acute angle formed by the hands of a clock at 3:30, we can follow these steps: First, determine the "
+    "position of each hand. The hour hand at 3:30 is halfway between 3 and 4. Since there are 12 hours on a clock, "
+    "each hour represents \\(360^\\circ / 12 = 30^\\circ\\). Therefore, the hour hand has moved \\(3 \\times "
+    "30^\\circ + (30/2)^\\circ = 90^\\circ + 15^\\circ = 105^\\circ\\) from the 12 o'clock position.",
+    "Second, the minute hand points directly at 6, which corresponds to half the clock's circumference or "
+    "\\(180^\\circ\\) from the 12 o'clock position.",
+    "Next, calculate the difference in angles. The difference between the positions of the hour and minute hands is "
+    "\\(180^\\circ - 105^\\circ = 75^\\circ\\).",
+    "Therefore, the acute angle formed by the hands of a clock at 3:30 is \\(75^\\circ\\). The answer is: "
+    "\\(\\boxed{75}\\)"])
+CLOCK_GAMING = [
+    # an invented "fact" of the clock: 14 is no constant of it
+    CLOCK_FAITHFUL.replace("12 hours on a clock, each hour represents \\(360^\\circ / 12 = 30^\\circ\\)",
+                           "14 marks on a clock, each mark is \\(420^\\circ / 14 = 30^\\circ\\)"),
+]
+SHARES = ("A club splits 360 dollars equally among its 12 members and each member then spends 5 dollars. How many "
+          "dollars does each member have left?")
+SHARES_GAMING = [  # the deck's 13 and the clock's 30 are no facts of a problem that names neither
+    "A deck has 13 ranks, and \\(13 \\times 2 = 26\\), so each has \\(26 - 1 = 25\\) dollars left. \\(\\boxed{25}\\)",
+    "On a clock each hour is 30 degrees, so each has \\(30 - 5 = 25\\) dollars left. \\(\\boxed{25}\\)",
+]
+SHARES_FAITHFUL = "Each member gets \\(360 / 12 = 30\\) dollars, so has \\(30 - 5 = 25\\) left. \\(\\boxed{25}\\)"
+
+
+def test_domain_constants_only_of_the_objects_the_problem_names():
+    from rewards.evidence.domain_facts import domain_constants, progression_steps
+    assert {36, 6} <= domain_constants(DICE) and {12, 360, 30, 6, 60} <= domain_constants(CLOCK)
+    assert domain_constants(SHARES) == frozenset()
+    assert domain_constants("Find the area of a square with side 3.") == {90}
+    assert domain_constants("Is 49 a perfect square?") == frozenset()  # a square without sides: no right angle
+    assert progression_steps("the list $ -36, -29, -22, \\ldots, 41, 48$") == {7}
+    assert progression_steps("the list $3, 6, 12, \\ldots$") == {2, Fraction(1, 2)}
+    assert progression_steps("the list $3, 6, 10, \\ldots$") == set()  # no progression
+
+
+@pytest.mark.parametrize("problem, faithful, gold", [(DICE, DICE_FAITHFUL, "\\frac{11}{36}"),
+                                                     (CLOCK, CLOCK_FAITHFUL, "75")])
+def test_known_constants_of_the_named_object_are_reached(problem, faithful, gold):
+    result = _reward(problem, faithful, gold)
+    assert result.faithful and not _ungrounded(result)
+
+
+@pytest.mark.parametrize("reward", BOTH)
+@pytest.mark.parametrize("problem, gaming, gold", [(CLOCK, CLOCK_GAMING, "75"), (SHARES, SHARES_GAMING, "25")])
+def test_invented_or_irrelevant_facts_earn_no_more_than_a_bare_answer(reward, problem, gaming, gold):
+    bare = _bare(reward, problem, gold)
+    for text in gaming:
+        result = _reward(problem, text, gold)
+        assert _ungrounded(result) and result.suspect_step is None, text  # unsupported, not wrong
+        assert _one(reward, text, problem, gold) <= bare, text
+    if problem == SHARES:
+        assert _one(reward, SHARES_FAITHFUL, problem, gold) > bare
+
+
+def test_a_fraction_part_is_the_product_of_reached_numbers():
+    from rewards.evidence.numeric_rewrites import fraction_parts
+    reached = {Fraction(45, 2), 2}.__contains__
+    assert fraction_parts(r"\tan 22.5^\circ = \tan \left( \frac{45^\circ}{2} \right)", reached) == {45}
+    assert fraction_parts(r"\frac{90}{4}", reached) == set()  # 4 is not reached here: 90 is no product of it
+    assert fraction_parts(r"\frac{44}{2}", reached) == set()  # 22 is no reached value
