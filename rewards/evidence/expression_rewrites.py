@@ -7,8 +7,9 @@ in another notation, not numbers from nowhere — but only where the rewrite is 
 licenses a number here when
 
 * it is equal, as a function of its letters, to an expression the problem states (a side of the problem's equation
-  or inequality, that side minus the other, or a sub-expression under a root, a bracket or an absolute value), up to
-  sign — checked at random rational points through math-verify's LaTeX parser
+  or inequality, that side minus the other, or a sub-expression under a root, a bracket or an absolute value), or to
+  an expression with letters the trace wrote in this step or the one before from reached numbers only
+  (``9 + 13 - x``, then ``22 - x``: expanding it is a computation on reached numbers), up to sign — checked at random rational points through math-verify's LaTeX parser
   (:mod:`rewards.checks.latex_algebra`); and
 * the number is one of that problem expression's own constants (:func:`canonical_constants`): a coefficient of it
   expanded, of a factor of it factored, of its numerator and denominator over one denominator, or of its completed
@@ -51,6 +52,9 @@ MAX_POOL = 12
 
 MAX_PARSES = 16
 """At most this many of a trace's expressions are parsed to compare (each parse costs a few milliseconds)."""
+
+MAX_WRITTEN = 4
+"""At most this many of the trace's own expressions (the last ones of the step and the step before) are compared."""
 
 MAX_DEGREE = 6
 """A problem expression of a higher degree in a letter is not expanded (no constants read from it)."""
@@ -216,10 +220,12 @@ class ProblemExpressions:
                                            completing_terms(sub)))
         return self._pool
 
-    def licensed(self, text: str, is_reached: Callable[[Fraction], bool]) -> set[Fraction]:
+    def licensed(self, text: str, is_reached: Callable[[Fraction], bool], before: str = "",
+                 source_reached: Callable[[Fraction], bool] | None = None) -> set[Fraction]:
         """The numbers ``text`` writes, not reached (``is_reached``), in an expression equal (up to sign) to one of
-        the problem's whose unreached numbers are all constants of that problem expression, none written twice but
-        the square's completion (:func:`completing_terms`)."""
+        the problem's — or to one the trace wrote in this step or ``before`` from numbers that are all reached
+        (``source_reached``, default ``is_reached``) — whose unreached numbers are all constants of that expression,
+        none written twice but the square's completion (:func:`completing_terms`)."""
         candidates = []
         for sides in _pieces(text):
             for side in sides:
@@ -228,7 +234,10 @@ class ProblemExpressions:
                     unreached = {v for v in numbers if not is_reached(v)}
                     if unreached:
                         candidates.append((side, unreached, {v for v in unreached if numbers.count(v) > 1}))
-        if not candidates or not self.pool():
+        if not candidates:
+            return set()
+        pool = [*self.pool(), *self._written(before + "\n" + text, source_reached or is_reached)]
+        if not pool:
             return set()
         from rewards.checks.latex_algebra import _compare, parse
         out: set[Fraction] = set()
@@ -240,7 +249,7 @@ class ProblemExpressions:
             if expr is None or not hasattr(expr, "free_symbols") or not expr.free_symbols:
                 continue
             letters = frozenset(s.name for s in expr.free_symbols)
-            for names, known, constants, completing in self._pool:
+            for names, known, constants, completing in pool:
                 if names != letters or not unreached <= constants or not repeated <= completing:
                     continue  # a number of no form of the problem's expression, or added and taken away again
                     # (``+ 16 - 16``) other than the square's completion (``+ 9 - 9``): an identity, no derivation
@@ -248,15 +257,43 @@ class ProblemExpressions:
                     out |= unreached
         return out
 
+    def _written(self, text: str, is_reached: Callable[[Fraction], bool]) -> list:
+        """Pool entries (:meth:`pool`) of the expressions with letters ``text`` writes from reached numbers only (at
+        most :data:`MAX_WRITTEN`, the last ones; each parse counts against :data:`MAX_PARSES`): what a rewrite of
+        them writes is computed from reached numbers (``9 + 13 - x`` written ``22 - x``)."""
+        sources = []
+        for sides in _pieces(text):
+            for side in sides:
+                numbers = [abs(v) for v, _ in read_numbers(side)]
+                if numbers and _LETTER.search(side) and all(is_reached(v) for v in numbers):
+                    sources.append(side)
+        from rewards.checks.latex_algebra import _sympy, parse
+        sympy = _sympy()["sympy"]
+        out = []
+        for side in sources[-MAX_WRITTEN:]:
+            if self._parses >= MAX_PARSES:
+                break
+            self._parses += 1
+            expr = parse(side)
+            if expr is None or isinstance(expr, sympy.Eq) or not getattr(expr, "free_symbols", None):
+                continue
+            constants = canonical_constants(expr)
+            if constants - {1}:
+                out.append((frozenset(s.name for s in expr.free_symbols), expr, constants, completing_terms(expr)))
+        return out
+
 
 def license_rewrites(builder, text: str) -> list[Fraction]:
     """The numbers step ``text`` writes in a checked rewrite of the problem's expression (:meth:`licensed`):
     reached from here on, and no longer claims from nowhere where an earlier step stated them."""
     rewrites = builder.licences.expressions
-    if rewrites is None or not _LETTER.search(text) or not _MATH.search(text):
+    if rewrites is None or not _LETTER.search(text) or not _MATH.search(text) or not builder.trace.steps:
         return []
     strict = builder.strict  # not is_reached: a small count added from nowhere ("+ 4") is reached only when derived
-    found = rewrites.licensed(text, lambda v: value_key(v) in strict or v in builder.converted)
+    index = len(builder.steps)
+    before = builder.trace.steps[index - 1] if index > 0 else ""
+    found = rewrites.licensed(text, lambda v: value_key(v) in strict or v in builder.converted, before,
+                              builder.is_reached)
     if found:
         for flow in builder.steps:
             if flow.stray:

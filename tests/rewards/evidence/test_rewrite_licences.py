@@ -92,6 +92,18 @@ def test_rewrite_of_a_sub_expression_under_a_root():
     assert pool.licensed(r"\[ = 10x - 55 \]", lambda v: v in (3, 8)) == {Fraction(10), Fraction(55)}
 
 
+@pytest.mark.parametrize("before, text, licensed", [
+    (r"\[ 100x - x = 5.75 - 0.05 \]", r"\[ 99x = 5.7 \]", {99}),  # the trace's own expression rewritten
+    (r"\[ 100x - 7x \]", r"\[ 93x \]", set()),  # 7 is reached from nowhere: no source
+    (r"\[ 100x - x \]", r"\[ 99x + 5 - 5 \]", set()),  # added and taken away
+    (r"\[ 100x - x \]", r"\[ 98x \]", set()),  # not equal
+])
+def test_rewrites_of_the_trace_own_expressions_from_reached_numbers(before, text, licensed):
+    pool = ProblemExpressions("What simplified common fraction is equivalent to $0.0\\overline{57}$?")
+    reached = {100}.__contains__
+    assert pool.licensed(text, reached, before) == {Fraction(v) for v in licensed}
+
+
 def test_the_parser_budget_bounds_the_work():
     pool = ProblemExpressions(MINIMUM)
     from rewards.evidence import expression_rewrites
