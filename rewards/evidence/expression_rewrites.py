@@ -127,8 +127,7 @@ def canonical_constants(expr) -> frozenset[Fraction]:
     >>> sorted(int(v) for v in canonical_constants(parse("a^2+6a-7")))
     [1, 3, 6, 7, 9, 16]
     """
-    from rewards.checks.latex_algebra import _sympy
-    sympy = _sympy()["sympy"]
+    import sympy  # local: loads only where a problem states an expression with letters
     if not _small(expr, sympy):
         return frozenset()
     symbols = sorted(expr.free_symbols, key=lambda s: s.name)
@@ -155,8 +154,7 @@ def completing_terms(expr) -> frozenset[Fraction]:
     >>> sorted(int(v) for v in completing_terms(parse("a^2+6a-7")))
     [3, 9]
     """
-    from rewards.checks.latex_algebra import _sympy
-    sympy = _sympy()["sympy"]
+    import sympy  # local: loads only where a problem states an expression with letters
     symbols = list(expr.free_symbols)
     if len(symbols) != 1 or not _small(expr, sympy):
         return frozenset()
@@ -205,8 +203,9 @@ class ProblemExpressions:
         self._pool = []
         if not _LETTER.search(self.problem) or not _MATH.search(self.problem):
             return self._pool
-        from rewards.checks.latex_algebra import _sympy, parse
-        sympy = _sympy()["sympy"]
+        import sympy  # local: loads only where a problem or a trace states an expression with letters
+
+        from rewards.checks.latex_algebra import parse
         for sides in _pieces(self.problem):
             parsed = [parse(s) for s in sides]
             exprs = [p for p in parsed if p is not None and not isinstance(p, sympy.Eq)]
@@ -239,7 +238,7 @@ class ProblemExpressions:
         pool = [*self.pool(), *self._written(before + "\n" + text, source_reached or is_reached)]
         if not pool:
             return set()
-        from rewards.checks.latex_algebra import _compare, parse
+        from rewards.checks.latex_algebra import parse, parsed_equal
         out: set[Fraction] = set()
         for side, unreached, repeated in candidates:
             if self._parses >= MAX_PARSES:
@@ -253,7 +252,7 @@ class ProblemExpressions:
                 if names != letters or not unreached <= constants or not repeated <= completing:
                     continue  # a number of no form of the problem's expression, or added and taken away again
                     # (``+ 16 - 16``) other than the square's completion (``+ 9 - 9``): an identity, no derivation
-                if any(_compare(expr, sign * known, "rewrite").status == "verified" for sign in (1, -1)):
+                if any(parsed_equal(expr, sign * known).status == "verified" for sign in (1, -1)):
                     out |= unreached
         return out
 
@@ -267,8 +266,9 @@ class ProblemExpressions:
                 numbers = [abs(v) for v, _ in read_numbers(side)]
                 if numbers and _LETTER.search(side) and all(is_reached(v) for v in numbers):
                     sources.append(side)
-        from rewards.checks.latex_algebra import _sympy, parse
-        sympy = _sympy()["sympy"]
+        import sympy  # local: loads only where a problem or a trace states an expression with letters
+
+        from rewards.checks.latex_algebra import parse
         out = []
         for side in sources[-MAX_WRITTEN:]:
             if self._parses >= MAX_PARSES:

@@ -16,8 +16,11 @@ step writes is reached when it is
   sum, a power), or
 * such a value rounded the way the step says it rounds (:func:`rounded`: "round up", "the next whole number",
   "round down"), or
-* the numerator (or denominator) of a fraction whose value and other part are reached (:func:`fraction_parts`:
+* the numerator of a fraction written for a reached number, with a reached denominator (:func:`fraction_parts`:
   ``\tan 22.5^\circ = \tan \frac{45^\circ}{2}``).
+
+Sources are only steps with no refuted equation: ``16 - 3 - 4 = 8`` then ``9 * 2 = 18`` hides a slip, and the value
+9 of ``16 - 3 - 4`` must not make the hidden slip pay more than the visible one.
 
 Each licensed number is the checked value of a computation on reached numbers that the trace wrote: nothing here
 reaches a number that is not such a value (an invented ``4 + 8`` beside a reached ``5 + 7`` licenses neither 4 nor
@@ -63,6 +66,7 @@ _DOWN = re.compile(r"\bround(?:ed|ing|s)? (?:it |this |that )?down\b|\bfloor\b",
 _DEGREES = r"(?:\s*\^\s*\{?\s*\\circ\s*\}?)?"
 _FRACTION = re.compile(r"\\[dt]?frac\s*\{\s*(\d{1,9}(?:\.\d{1,6})?)" + _DEGREES + r"\s*\}\s*\{\s*(\d{1,9}(?:\.\d{1,6})?)"
                        + _DEGREES + r"\s*\}")
+_EVALUATED = re.compile(r"\s*(?:\\right\s*[)\]]\s*)?(?:=|\\approx)")
 _PLAIN = re.compile(r"[√(\d][\d\s+\-−*/^()²³√.×·÷]{2,200}")
 
 
@@ -175,40 +179,53 @@ def computed_nearby(earlier: list[str], current: list[str], text: str,
     return found
 
 
-def fraction_parts(text: str, is_reached: Callable[[Fraction], bool]) -> set[Fraction]:
-    r"""The numerator (denominator) of each ``\frac{a}{b}`` that ``text`` writes, not reached, where the fraction's
-    value and its denominator (numerator) are: ``\frac{45^\circ}{2}`` for a reached 22.5 makes 45 the product
-    ``22.5 \cdot 2``, a computation on reached numbers.
+def fraction_parts(text: str, is_reached: Callable[[Fraction], bool], answer: Fraction | None = None
+                   ) -> set[Fraction]:
+    r"""The numerator of each ``\frac{a}{b}`` that ``text`` writes for a number, not reached, where the fraction's
+    value and its denominator are: ``\frac{45^\circ}{2}`` for a reached 22.5 makes 45 the product ``22.5 \cdot 2``,
+    a computation on reached numbers. Not a fraction the text evaluates (``\frac{438}{6} = 73``: that is a
+    computation to check, not a number rewritten), not one whose value is the ``answer`` (the answer is what is
+    derived, not what licenses), and never the denominator (a count to divide by is no product of reached numbers).
 
     >>> fraction_parts(r"\tan 22.5^\circ = \tan \frac{45^\circ}{2}", {Fraction(45, 2), 2}.__contains__)
     {Fraction(45, 1)}
     >>> fraction_parts(r"\frac{45}{7}", {Fraction(45, 2), 2}.__contains__)
     set()
+    >>> fraction_parts(r"\frac{45}{2} = 22.5", {Fraction(45, 2), 2}.__contains__)
+    set()
     """
     out = set()
     for match in _FRACTION.finditer(text) if "frac" in text else ():
         a, b = Fraction(match[1]), Fraction(match[2])
-        if b and is_reached(a / b):
-            if is_reached(b) and not is_reached(a):
-                out.add(a)
-            elif is_reached(a) and not is_reached(b):
-                out.add(b)
+        if not b or a / b == answer or _EVALUATED.match(text, match.end()):
+            continue
+        if is_reached(a / b) and is_reached(b) and not is_reached(a):
+            out.add(a)
     return out
+
+
+def _sources(text: str, equations: list) -> list[str]:
+    """:func:`expressions` of a step (``equations``: its ``(equation, check)`` pairs) — none where an equation of it
+    is refuted: a step that writes ``16 - 3 - 4 = 8`` and goes on with 9 hides its slip, and the value of its
+    computation must not carry the chain past it."""
+    if any(check.ok is False for _eq, check in equations):
+        return []
+    return expressions(text, (eq for eq, _check in equations))
 
 
 def license_rewritten(builder, index: int, text: str) -> list[Fraction]:
     """The numbers step ``index`` (``text``) writes that a computation on reached numbers of it or of the step before
-    evaluates (:func:`computed_nearby`)."""
+    evaluates (:func:`computed_nearby`), and the numerators of fractions written for reached numbers
+    (:func:`fraction_parts`)."""
     strict = builder.strict
 
     def reached(v: Fraction) -> bool:
         return value_key(v) in strict or builder.is_reached(v)
 
-    found = fraction_parts(text, reached)
+    found = fraction_parts(text, reached, builder.answer_value)
     strict.update(value_key(v) for v in found)
-    current = expressions(text, (eq for eq, _check in builder.equations[index]))
-    before = builder.trace.steps[index - 1] if index > 0 else ""
-    earlier = expressions(before, (eq for eq, _check in builder.equations[index - 1])) if index > 0 else []
+    current = _sources(text, builder.equations[index])
+    earlier = _sources(builder.trace.steps[index - 1], builder.equations[index - 1]) if index > 0 else []
     if current or earlier:
         found |= computed_nearby(earlier, current, text, reached)
     strict.update(value_key(v) for v in found)

@@ -290,3 +290,14 @@ def test_a_fraction_part_is_the_product_of_reached_numbers():
     assert fraction_parts(r"\tan 22.5^\circ = \tan \left( \frac{45^\circ}{2} \right)", reached) == {45}
     assert fraction_parts(r"\frac{90}{4}", reached) == set()  # 4 is not reached here: 90 is no product of it
     assert fraction_parts(r"\frac{44}{2}", reached) == set()  # 22 is no reached value
+
+
+def test_a_refuted_computation_licenses_nothing():
+    """``16 - 3 - 4 = 8`` then ``9 * 2``: the value 9 of the refuted computation hides the slip; it stays a number
+    from nowhere (else the hidden slip would pay more than the visible one)."""
+    problem = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast and bakes muffins with four. She sells "
+               "the remainder for $2 per egg. How much does she make every day?")
+    hidden = "Janet sells 16 - 3 - 4 = 8 duck eggs a day.\nShe makes 9 * 2 = $18.\n#### 18"
+    result = _reward(problem, hidden, "18")
+    assert _ungrounded(result) and not result.faithful
+    assert computed_nearby([], [], "9 * 2 = 18", {2, 3, 4, 16}.__contains__) == set()  # no source: nothing
