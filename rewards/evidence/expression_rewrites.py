@@ -50,10 +50,14 @@ from rewards.evidence.quantities import read_numbers, value_key
 MAX_POOL = 12
 """At most this many expressions of the problem are kept to compare with."""
 
-MAX_PARSES = 16
-"""At most this many of a trace's expressions are parsed to compare (each parse costs a few milliseconds)."""
+MAX_PARSES = 10
+"""At most this many expressions are parsed per trace, the problem's included (a parse costs milliseconds, and tens
+of them on a loaded machine or for a construct the parser has not met: ANTLR fills its prediction tables)."""
 
-MAX_WRITTEN = 4
+MAX_SIDE = 100
+"""Longer expressions are not parsed."""
+
+MAX_WRITTEN = 2
 """At most this many of the trace's own expressions (the last ones of the step and the step before) are compared."""
 
 MAX_DEGREE = 6
@@ -70,6 +74,48 @@ _BREAK = re.compile(r"\\(?:implies|Rightarrow|Longrightarrow|iff|quad|qquad)(?![
                     r"\\\\|&")
 _RELATION = re.compile(r"\\(?:leq?|geq?|lt|gt|neq?)(?![A-Za-z])|[<>≤≥=]")
 _LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+
+
+_POWER = re.compile(r"\^\s*\{?\s*-?\s*(\d+)")
+
+
+_NOT_ALGEBRA = re.compile(r"\\(?!d?frac|tfrac|cdot|times|left|right|sqrt)[A-Za-z]+|\be\s*\^|\^\s*\{[^{}]*[A-Za-z]")
+"""A command other than a fraction, a product, a bracket size or a root (``\pi``, ``\sin``, ``\log``), Euler's
+``e^``, or a letter in an exponent: no polynomial or rational function, no constants to read."""
+
+
+def parseable(side: str) -> bool:
+    """Worth a parse: at most :data:`MAX_SIDE` characters, a letter and a digit, a polynomial or rational function
+    (:data:`_NOT_ALGEBRA`) with no power above :data:`MAX_DEGREE` (no constants are read from any other expression:
+    :func:`canonical_constants`).
+
+    >>> parseable("(a + 3)^2 - 16"), parseable("e^{4 \\pi i/5}"), parseable("b^{17} + 2"), parseable("a^{k-16m}")
+    (True, False, False, False)
+    """
+    return len(side) <= MAX_SIDE and bool(_LETTER.search(side)) and any(c.isdigit() for c in side) \
+        and not _NOT_ALGEBRA.search(side) and all(int(m) <= MAX_DEGREE for m in _POWER.findall(side))
+
+
+_EXPONENT = re.compile(r"\^\s*\{?\s*-?\s*$")
+
+
+def _operands(side: str) -> list[Fraction]:
+    """|value| of each number ``side`` writes but its exponents (``x^2``: notation, not a quantity)."""
+    return [abs(v) for v, (start, _end) in read_numbers(side) if not _EXPONENT.search(side, 0, start)]
+
+
+def _fits(candidate: tuple, pool: list) -> bool:
+    """Whether some pool entry has the candidate's letters and every number it would license among its constants
+    (what :meth:`ProblemExpressions.licensed` asks before it parses the candidate)."""
+    side, unreached, repeated = candidate
+    letters = _letters(side)
+    return any(names == letters and unreached <= constants and repeated <= completing
+               for names, _expr, constants, completing in pool)
+
+
+def _letters(side: str) -> frozenset[str]:
+    """The one-letter names ``side`` writes (read from the text, before any parse)."""
+    return frozenset(_LETTER.findall(side))
 
 
 def _pieces(text: str) -> list[list[str]]:
@@ -207,7 +253,12 @@ class ProblemExpressions:
 
         from rewards.checks.latex_algebra import parse
         for sides in _pieces(self.problem):
-            parsed = [parse(s) for s in sides]
+            if self._parses >= MAX_PARSES // 2:
+                break
+            if not any(parseable(s) for s in sides):
+                continue
+            self._parses += len(sides)
+            parsed = [parse(s) if parseable(s) else None for s in sides]
             exprs = [p for p in parsed if p is not None and not isinstance(p, sympy.Eq)]
             if len(sides) == 2 and len(exprs) == 2:
                 exprs.append(exprs[0] - exprs[1])
@@ -228,15 +279,19 @@ class ProblemExpressions:
         candidates = []
         for sides in _pieces(text):
             for side in sides:
-                if _LETTER.search(side):
-                    numbers = [abs(v) for v, _ in read_numbers(side)]
+                if parseable(side):
+                    numbers = _operands(side)
                     unreached = {v for v in numbers if not is_reached(v)}
                     if unreached:
                         candidates.append((side, unreached, {v for v in unreached if numbers.count(v) > 1}))
         if not candidates:
             return set()
-        pool = [*self.pool(), *self._written(before + "\n" + text, source_reached or is_reached)]
-        if not pool:
+        wanted = {_letters(side) for side, _unreached, _repeated in candidates}
+        pool = [entry for entry in self.pool() if entry[0] in wanted]
+        if not all(_fits(c, pool) for c in candidates):  # the trace's own expressions only where the problem's fail
+            pool += self._written(before + "\n" + text, source_reached or is_reached, wanted)
+        candidates = [c for c in candidates if _fits(c, pool)]  # checked without a parse: letters and constants
+        if not candidates:
             return set()
         from rewards.checks.latex_algebra import parse, parsed_equal
         out: set[Fraction] = set()
@@ -256,15 +311,17 @@ class ProblemExpressions:
                     out |= unreached
         return out
 
-    def _written(self, text: str, is_reached: Callable[[Fraction], bool]) -> list:
+    def _written(self, text: str, is_reached: Callable[[Fraction], bool], wanted: set[frozenset[str]]) -> list:
         """Pool entries (:meth:`pool`) of the expressions with letters ``text`` writes from reached numbers only (at
         most :data:`MAX_WRITTEN`, the last ones; each parse counts against :data:`MAX_PARSES`): what a rewrite of
-        them writes is computed from reached numbers (``9 + 13 - x`` written ``22 - x``)."""
+        them writes is computed from reached numbers (``9 + 13 - x`` written ``22 - x``); only those in letters a
+        candidate writes (``wanted``), each with a number other than 0 and 1."""
         sources = []
         for sides in _pieces(text):
             for side in sides:
-                numbers = [abs(v) for v, _ in read_numbers(side)]
-                if numbers and _LETTER.search(side) and all(is_reached(v) for v in numbers):
+                numbers = _operands(side)
+                if set(numbers) - {0, 1} and parseable(side) and _letters(side) in wanted \
+                        and all(is_reached(v) for v in numbers):
                     sources.append(side)
         import sympy  # local: loads only where a problem or a trace states an expression with letters
 
