@@ -104,6 +104,20 @@ def _operands(side: str) -> list[Fraction]:
     return [abs(v) for v, (start, _end) in read_numbers(side) if not _EXPONENT.search(side, 0, start)]
 
 
+def _candidates(text: str, is_reached: Callable[[Fraction], bool]) -> list[tuple]:
+    """``(side, unreached numbers, those written twice)`` of each side ``text`` writes worth a parse
+    (:func:`parseable`) that writes a number (not an exponent) nothing reached."""
+    out = []
+    for sides in _pieces(text):
+        for side in sides:
+            if parseable(side):
+                numbers = _operands(side)
+                unreached = {v for v in numbers if not is_reached(v)}
+                if unreached:
+                    out.append((side, unreached, {v for v in unreached if numbers.count(v) > 1}))
+    return out
+
+
 def _fits(candidate: tuple, pool: list) -> bool:
     """Whether some pool entry has the candidate's letters and every number it would license among its constants
     (what :meth:`ProblemExpressions.licensed` asks before it parses the candidate)."""
@@ -276,14 +290,7 @@ class ProblemExpressions:
         the problem's — or to one the trace wrote in this step or ``before`` from numbers that are all reached
         (``source_reached``, default ``is_reached``) — whose unreached numbers are all constants of that expression,
         none written twice but the square's completion (:func:`completing_terms`)."""
-        candidates = []
-        for sides in _pieces(text):
-            for side in sides:
-                if parseable(side):
-                    numbers = _operands(side)
-                    unreached = {v for v in numbers if not is_reached(v)}
-                    if unreached:
-                        candidates.append((side, unreached, {v for v in unreached if numbers.count(v) > 1}))
+        candidates = _candidates(text, is_reached)
         if not candidates:
             return set()
         wanted = {_letters(side) for side, _unreached, _repeated in candidates}

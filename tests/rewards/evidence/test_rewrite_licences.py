@@ -107,8 +107,9 @@ def test_rewrites_of_the_trace_own_expressions_from_reached_numbers(before, text
 def test_the_parser_budget_bounds_the_work():
     pool = ProblemExpressions(MINIMUM)
     from rewards.evidence import expression_rewrites
+    assert pool.licensed(r"\[ (a + 4)^2 - 17 \]", lambda v: False) == set()  # 17 is no constant: no parse
     for _ in range(expression_rewrites.MAX_PARSES):
-        pool.licensed(r"\[ (a + 4)^2 - 17 \]", lambda v: False)
+        pool.licensed(r"\[ (a + 3)^2 - 16 \]", lambda v: False)
     assert pool.licensed(r"\[ (a + 3)^2 - 16 \]", lambda v: False) == set()  # past the budget: nothing read
 
 
