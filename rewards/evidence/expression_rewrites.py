@@ -58,6 +58,10 @@ MAX_SIDE = 100
 """Longer expressions are not parsed."""
 
 MAX_WRITTEN = 2
+
+MAX_SOURCE = 40
+"""The trace's own expressions compared are at most this long (``100x - x``): a long rational expression costs the
+parser most and is rarely rewritten whole."""
 """At most this many of the trace's own expressions (the last ones of the step and the step before) are compared."""
 
 MAX_DEGREE = 6
@@ -327,7 +331,7 @@ class ProblemExpressions:
         for sides in _pieces(text):
             for side in sides:
                 numbers = _operands(side)
-                if set(numbers) - {0, 1} and parseable(side) and _letters(side) in wanted \
+                if set(numbers) - {0, 1} and len(side) <= MAX_SOURCE and parseable(side) and _letters(side) in wanted \
                         and all(is_reached(v) for v in numbers):
                     sources.append(side)
         import sympy  # local: loads only where a problem or a trace states an expression with letters
