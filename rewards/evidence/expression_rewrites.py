@@ -109,23 +109,23 @@ def _operands(side: str) -> list[Fraction]:
 
 
 def _candidates(text: str, is_reached: Callable[[Fraction], bool]) -> list[tuple]:
-    """``(side, unreached numbers, those written twice)`` of each side ``text`` writes worth a parse
+    """``(side, unreached numbers, those written twice, its chain)`` of each side ``text`` writes worth a parse
     (:func:`parseable`) that writes a number (not an exponent) nothing reached."""
     out = []
-    for sides in _pieces(text):
+    for k, sides in enumerate(_pieces(text)):
         for side in sides:
             if parseable(side):
                 numbers = _operands(side)
                 unreached = {v for v in numbers if not is_reached(v)}
                 if unreached:
-                    out.append((side, unreached, {v for v in unreached if numbers.count(v) > 1}))
+                    out.append((side, unreached, {v for v in unreached if numbers.count(v) > 1}, k))
     return out
 
 
 def _fits(candidate: tuple, pool: list) -> bool:
     """Whether some pool entry has the candidate's letters and every number it would license among its constants
     (what :meth:`ProblemExpressions.licensed` asks before it parses the candidate)."""
-    side, unreached, repeated = candidate
+    side, unreached, repeated = candidate[:3]
     letters = _letters(side)
     return any(names == letters and unreached <= constants and repeated <= completing
                for names, _expr, constants, completing in pool)
@@ -297,16 +297,23 @@ class ProblemExpressions:
         candidates = _candidates(text, is_reached)
         if not candidates:
             return set()
-        wanted = {_letters(side) for side, _unreached, _repeated in candidates}
+        wanted = {_letters(c[0]) for c in candidates}
         pool = [entry for entry in self.pool() if entry[0] in wanted]
         if not all(_fits(c, pool) for c in candidates):  # the trace's own expressions only where the problem's fail
             pool += self._written(before + "\n" + text, source_reached or is_reached, wanted)
-        candidates = [c for c in candidates if _fits(c, pool)]  # checked without a parse: letters and constants
+        broken: set[int] = set()  # a chain whose side has a number of no form stops there (``= u^2 + 3u - 19 =``)
+        fitting = []
+        for c in candidates:
+            if c[3] not in broken and _fits(c, pool):  # checked without a parse: letters and constants
+                fitting.append(c)
+            else:
+                broken.add(c[3])
+        candidates = fitting
         if not candidates:
             return set()
         from rewards.checks.latex_algebra import parse, parsed_equal
         out: set[Fraction] = set()
-        for side, unreached, repeated in candidates:
+        for side, unreached, repeated, _chain in candidates:
             if self._parses >= MAX_PARSES:
                 break
             self._parses += 1
