@@ -441,6 +441,16 @@ def expressions_equal(a: str, b: str) -> Verdict:
     return _compare(*pair, "the two expressions")
 
 
+def parsed_equal(left, right) -> Verdict:
+    r"""Whether two expressions :func:`parse` read (or built from such: a sign changed, a sub-expression) are equal
+    as functions of their letters, as :func:`expressions_equal` decides for text.
+
+    >>> parsed_equal(parse("(x+1)^2"), parse("x^2+2x+1")).status, parsed_equal(parse("x"), -parse("x")).status
+    ('verified', 'undecided')
+    """
+    return _compare(left, right, "the two expressions")
+
+
 def _expression_pair(a: str, b: str):
     """The parsed expressions ``(left, right)``, or the undecided :class:`Verdict` when one is unreadable or an
     equation."""

@@ -36,7 +36,10 @@ from fractions import Fraction
 
 from rewards.checks.arithmetic import extract_equations
 from rewards.checks.number_facts import number_facts, sequence_facts
+from rewards.evidence.domain_facts import domain_constants
 from rewards.evidence.enumerations import license_members
+from rewards.evidence.expression_rewrites import ProblemExpressions, license_rewrites
+from rewards.evidence.numeric_rewrites import license_rewritten
 from rewards.evidence.quantities import read_numbers, value_key
 
 MAX_TRIAL = 10 ** 6
@@ -204,7 +207,7 @@ class Licences:
     """The licences of one trace's problem (module docstring): build once per trace, ask per step."""
 
     __slots__ = ("problem", "_relations", "_pending", "formulas", "sequences", "roots", "members", "enumerated",
-                 "candidates")
+                 "candidates", "expressions", "domain")
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
@@ -220,6 +223,11 @@ class Licences:
         """``(step, items)`` of each list that is exactly such a set (:mod:`rewards.evidence.enumerations`)."""
         self.candidates: list[tuple[int, tuple[int, ...]]] = []
         """``(step, items)`` of each list that is such a set but for one condition (the candidates)."""
+        self.domain = domain_constants(problem)
+        """The constants of the objects the problem names and the steps of the progressions it lists
+        (:mod:`.domain_facts`): reached from the first step on."""
+        self.expressions = ProblemExpressions(problem) if problem else None
+        """The problem's expressions, whose checked rewrites license their constants (:mod:`.expression_rewrites`)."""
 
     def trial_values(self, text: str) -> list[Fraction]:
         """The values a step licenses by trying a value of the problem's unknown and computing what it gives: the
@@ -353,14 +361,19 @@ def chain_powers(sides, is_reached) -> set[Fraction]:
 
 
 def license_before(builder, index: int, text: str) -> None:
-    """Before a step's equations are read, what the step's checked licences reach: its checked trials
+    """Before a step's equations are read, what the step's checked licences reach (before the first, the known
+    constants of the objects the problem names: :mod:`.domain_facts`): its checked trials
     (:meth:`Licences.trial_values`); a known formula's constants (:func:`formula_constants`); the quantities the
     quadratic formula computes from a quadratic of the problem, this step or the one before whose coefficients are
     reached (in a step that writes ``\\pm`` or names the formula, :func:`quadratic_values`); the powers of
-    reached integers a chain evaluates (:func:`chain_powers`); and the root a fact names of a reached power
-    (``4225 = 65^2``, read here because the equation reader takes 65 for an operand)."""
+    reached integers a chain evaluates (:func:`chain_powers`); the root a fact names of a reached power
+    (``4225 = 65^2``, read here because the equation reader takes 65 for an operand); and the constants of the
+    problem's expression that a checked rewrite of it writes (:func:`~.expression_rewrites.license_rewrites`); and
+    the part values of a reached computation that a rewrite of it writes (:func:`~.numeric_rewrites.license_rewritten`)."""
     licences = builder.licences
     values = licences.trial_values(text) if licences.problem and "=" in text else []
+    if index == 0:
+        values.extend(licences.domain)
     if licences.formulas:
         values.extend(formula_constants(licences.problem, text))
     if "=" in text and _FORMULA.search(text):
@@ -376,6 +389,8 @@ def license_before(builder, index: int, text: str) -> None:
                           and value_key(Fraction(f.arguments[0])) in builder.strict
                           and not builder.is_reached(Fraction(f.result))}
         values.extend(licences.roots)
+    values.extend(license_rewrites(builder, text))  # the problem's expression rewritten: its constants
+    values.extend(license_rewritten(builder, index, text))  # a reached computation written with its parts evaluated
     for value in values:
         builder.strict.add(value_key(value))
         builder.known.add(value_key(value))

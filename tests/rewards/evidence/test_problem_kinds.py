@@ -45,19 +45,20 @@ def test_the_builder_tests_no_problem_text_itself():
 
 
 class _Dice(ProblemKindRule):
-    """A rule for a made-up kind: in a problem about a die, its 6 faces are reached (as a problem quantity is)."""
+    """A rule for a made-up kind: in a problem about a spinner, its 6 sections are reached (as a problem quantity
+    is). (Not a die: a die's 6 faces are a known constant already, rewards/evidence/domain_facts.py.)"""
 
-    name = "dice"
+    name = "spinner"
 
     def applies(self, problem):
-        return " die " in problem
+        return " spinner " in problem
 
     def start(self, builder):
         builder.strict.add(Fraction(6))
 
 
 def test_a_registered_rule_is_called_where_it_applies(monkeypatch):
-    problem = "Tom rolls a die 9 times and scores every face once. What is the most he can score?"
+    problem = "Tom spins a spinner 9 times and scores every section once. What is the most he can score?"
     trace = parse_trace(problem, "9 * 6 = 54 points.\n#### 54")
     rules_for.cache_clear()
     try:
