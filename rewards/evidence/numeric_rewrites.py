@@ -159,10 +159,27 @@ def rounded(values: Iterable[Fraction], text: str) -> set[Fraction]:
             for v in values if v.denominator != 1}
 
 
+def _from_sources(numbers: list[Fraction], found: set[Fraction], is_reached: Callable[[Fraction], bool],
+                  is_source: Callable[[Fraction], bool] | None) -> bool:
+    """Whether a computation on ``numbers`` is one on reached numbers that starts from the problem: every number
+    reached, and — where ``is_source`` (a problem quantity or a derived value, not a basic constant) is given — at
+    least one a source and at most one a basic constant that is none (one may be a count; several are an amount
+    assembled from nothing: ``2 * 100 / 200 * 4 * 10 * 100``, the equation reader's rule)."""
+    if not all(v in found or is_reached(abs(v)) for v in numbers):
+        return False
+    if is_source is None:
+        return True
+    free = sum(1 for v in numbers if v not in found and not is_source(abs(v)))
+    return free <= 1 and free < len(numbers)
+
+
 def computed_nearby(earlier: list[str], current: list[str], text: str,
-                    is_reached: Callable[[Fraction], bool]) -> set[Fraction]:
+                    is_reached: Callable[[Fraction], bool],
+                    is_source: Callable[[Fraction], bool] | None = None) -> set[Fraction]:
     """The numbers ``text`` writes, not reached, that are the value of a computation on reached numbers written in
-    ``earlier`` or ``current`` (or of a part of one, or that value rounded as ``text`` says: :func:`rounded`)."""
+    ``earlier`` or ``current`` (or of a part of one, or that value rounded as ``text`` says: :func:`rounded`); with
+    ``is_source``, a computation on basic constants alone, or on two or more of them, counts for nothing
+    (:func:`_from_sources`)."""
     targets = {abs(v) for v, _ in read_numbers(text) if not is_reached(abs(v))}
     found: set[Fraction] = set()
     for _ in range(2):  # a number licensed here may complete another computation of the step
@@ -170,7 +187,7 @@ def computed_nearby(earlier: list[str], current: list[str], text: str,
             break
         values: set[Fraction] = set()
         for expression in [*earlier[-MAX_EXPRESSIONS:], *current[:MAX_EXPRESSIONS]]:
-            if all(v in found or is_reached(abs(v)) for v, _ in read_numbers(expression)):
+            if _from_sources([v for v, _ in read_numbers(expression)], found, is_reached, is_source):
                 values |= computed_values(expression)
         new = targets & (values | rounded(values, text)) - found
         if not new:
@@ -227,6 +244,7 @@ def license_rewritten(builder, index: int, text: str) -> list[Fraction]:
     current = _sources(text, builder.equations[index])
     earlier = _sources(builder.trace.steps[index - 1], builder.equations[index - 1]) if index > 0 else []
     if current or earlier:
-        found |= computed_nearby(earlier, current, text, reached)
+        found |= computed_nearby(earlier, current, text, reached,
+                                 lambda v: value_key(v) in strict or v in builder.converted)
     strict.update(value_key(v) for v in found)
     return sorted(found)

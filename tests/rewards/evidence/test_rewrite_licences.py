@@ -219,6 +219,28 @@ def test_computation_gaming_earns_no_more_than_a_bare_answer(reward, problem, fa
         assert _one(reward, text, problem, gold) <= bare, text
 
 
+SENATE = ("A Senate committee has 5 Democrats, 5 Republicans, and 1 Independent.  In how many ways can they sit "
+          "around a circular table if all the members of each party all sit next to each other?  (Two seatings are "
+          "considered equivalent if one is a rotation of the other.)")  # MATH-500 counting_and_probability/159
+SENATE_CONSTRUCTED = "\n".join([  # the mixed-group battery's constructed derivation (benchmarks/mixed_groups.py)
+    "5 + 5 * 100 / 500 * 2 * 100 * 100 + 5 * 100 / 500 * 2 * 4 * 10 * 100 + 5 * 100 / 500 * 3 * 100 + "
+    "5 * 100 / 500 * 4 * 100 + 5 * 100 / 500 * 3 * 3 * 10 + 5 * 100 / 500 * 10 / 2 = 28800",
+    "28800 + 2 * 100 / 1 - 200 = 28800",
+    "The answer is $\\boxed{28800}$.",
+])
+
+
+@pytest.mark.parametrize("reward", BOTH)
+def test_an_amount_assembled_from_basic_constants_is_no_computation_on_reached_numbers(reward):
+    """A computation whose numbers are basic constants but one (``5 * 100 / 500 * 2 * 100 * 100``) is an amount from
+    nothing, as it is to the equation reader: its value and parts license nothing, so the constructed derivation
+    that rewrites it earns no more than a bare answer."""
+    assert _one(reward, SENATE_CONSTRUCTED, SENATE, "28800") <= _bare(reward, SENATE, "28800")
+    assert computed_nearby(["2 * 100 / 200 * 4 * 10"], [], "80", lambda v: v in (2, 4, 10, 100, 200),
+                           lambda v: v == 2) == set()
+    assert computed_nearby(["2 * 19"], [], "38", lambda v: v in (2, 19), lambda v: v == 19) == {38}
+
+
 # ------------------------------------------------------------------ known constants of the objects a problem names
 DICE = ("If two standard six-sided dice are tossed, what is the probability that a 5 is rolled on at least one of the "
         "two dice? Express your answer as a common fraction.")
