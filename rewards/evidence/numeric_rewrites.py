@@ -223,9 +223,10 @@ def fraction_parts(text: str, is_reached: Callable[[Fraction], bool], answer: Fr
 
 def _sources(text: str, equations: list) -> list[str]:
     """:func:`expressions` of a step (``equations``: its ``(equation, check)`` pairs) — none where an equation of it
-    is refuted: a step that writes ``16 - 3 - 4 = 8`` and goes on with 9 hides its slip, and the value of its
-    computation must not carry the chain past it."""
-    if any(check.ok is False for _eq, check in equations):
+    is refuted or undecided: a step that writes ``16 - 3 - 4 = 8`` and goes on with 9 hides its slip, and the value
+    of its computation must not carry the chain past it (``38+2=41`` then ``40*0.1``: the verifier decides the
+    slip only later, so an equation not checked true here counts as one)."""
+    if any(check.ok is not True for _eq, check in equations):
         return []
     return expressions(text, (eq for eq, _check in equations))
 

@@ -241,6 +241,26 @@ def test_an_amount_assembled_from_basic_constants_is_no_computation_on_reached_n
     assert computed_nearby(["2 * 19"], [], "38", lambda v: v in (2, 19), lambda v: v == 19) == {38}
 
 
+HURDLES = ("Lee used to be able to run the 400-meter hurdles two seconds faster than Gerald would run the 400-meter "
+           "hurdles.  But Gerald changed his diet, which improved his speed by 10%.  If Lee runs the 400-meter hurdles "
+           "in 38 seconds, how fast can Gerald, with his improved diet, run the 400-meter hurdles, in seconds?")
+HURDLES_SLIP = "\n".join([  # GSM8K test 93's solution with its first result written one too high
+    "If Lee runs the 400-meter hurdles in 38 seconds, which was two seconds faster than Gerald used to run the "
+    "400-meter hurdles, then Gerald initially would run the 400-meter hurdles in 38+2=41 seconds.",
+    "10% of 40 seconds is 40*0.1=4 seconds.",
+    "The improved diet reduced Gerald's race time to 40-4=36 seconds.",
+    "#### 36",
+])
+
+
+def test_a_step_with_an_undecided_equation_is_no_source():
+    """``38+2=41`` then 40: the value of ``38 + 2`` must not reach the 40 that hides the slip (the verifier decides the
+    slip after the walk, so a source step's equations must be checked true): the slip costs full pay."""
+    result = _reward(HURDLES, HURDLES_SLIP, "36")
+    assert not result.faithful
+    assert _one("faithful_accuracy", HURDLES_SLIP, HURDLES, "36") < 1.0
+
+
 # ------------------------------------------------------------------ known constants of the objects a problem names
 DICE = ("If two standard six-sided dice are tossed, what is the probability that a 5 is rolled on at least one of the "
         "two dice? Express your answer as a common fraction.")
