@@ -16,7 +16,9 @@ True
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
+
+from rewards.checks.arithmetic import EquationCheck
 
 
 CHUNK_STEPS = 128
@@ -45,3 +47,26 @@ def _admits_joined(steps: Sequence[str], step_test: Callable[[str], bool]) -> bo
     except TypeError:
         return True
     return bool(step_test(text))
+
+
+def step_claims(steps: Sequence[str], may_hold: Callable[[str], bool], claims: Callable[[str], Iterable[EquationCheck]],
+                max_steps: int, max_step_chars: int,
+                gate: Callable[[Sequence[str]], bool] | None = None) -> list[tuple[int, EquationCheck]]:
+    """The per-step loop of a claim checker: ``(step_index, check)`` for every check ``claims(step)`` gives on the
+    first ``max_steps`` steps that are text of at most ``max_step_chars`` characters and that ``may_hold`` admits,
+    after the trace gate (``gate``, by default :func:`admits` with ``may_hold``). Never raises on untrusted text: any
+    error gives ``[]``.
+
+    >>> step_claims(["1 = 2", "fine"], lambda s: "=" in s, lambda s: ["refuted"], 10, 100)
+    [(0, 'refuted')]
+    """
+    out: list[tuple[int, EquationCheck]] = []
+    try:
+        if not (gate(steps) if gate is not None else admits(steps, may_hold)):
+            return out
+        for k, step in enumerate(steps[:max_steps]):
+            if isinstance(step, str) and len(step) <= max_step_chars and may_hold(step):
+                out.extend((k, c) for c in claims(step))
+    except Exception:  # untrusted text: a checker never raises
+        return []
+    return out

@@ -39,7 +39,7 @@ import re
 from typing import Sequence
 
 from rewards.checks.arithmetic import Equation, EquationCheck, Value, contains_any, evaluate
-from rewards.checks.claims.gates import admits
+from rewards.checks.claims.gates import admits, step_claims
 from rewards.parsing.values import format_value
 
 __all__ = ["check_trace", "written_as_claims"]
@@ -126,14 +126,4 @@ def _may_hold_any(steps: Sequence[str]) -> bool:
 
 def check_trace(steps: Sequence[str], problem: str = "") -> list[tuple[int, EquationCheck]]:
     """Every refuted "can be written as" claim of a trace, as ``(step_index, failed check)`` pairs."""
-    out: list[tuple[int, EquationCheck]] = []
-    try:
-        if not _may_hold_any(steps):
-            return out
-        for k, step in enumerate(steps[:MAX_STEPS]):
-            if not isinstance(step, str) or len(step) > MAX_STEP_CHARS or not _may_hold_a_claim(step):
-                continue
-            out.extend((k, c) for c in written_as_claims(step))
-    except Exception:  # untrusted text: a checker never raises
-        return []
-    return out
+    return step_claims(steps, _may_hold_a_claim, written_as_claims, MAX_STEPS, MAX_STEP_CHARS, gate=_may_hold_any)
