@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from rewards import get_faithful_accuracy_reward, get_rafs_reward
+from rewards.adapters.trl_rewards import clear_cache, faithful_accuracy_reward, rafs_reward
 from rewards.audit.battery import default_data_dir
 
 REWARDS = {"rafs": get_rafs_reward(), "faithful_accuracy": get_faithful_accuracy_reward()}
@@ -59,3 +60,15 @@ def one(reward: str, completion, problem: str = MARION, gold: str = "24") -> flo
 def with_thinking(thinking: str, summary: str) -> list[dict]:
     """An assistant message with a ``<think>`` part and a summary."""
     return [{"role": "assistant", "content": f"<think>{thinking}</think>\n{summary}"}]
+
+
+def pay_both(problem: str, completion, gold: str) -> tuple[float, float]:
+    """``(faithful_accuracy, rafs)`` of one completion, each from its TRL reward function with the cache cleared."""
+    clear_cache()
+    return (faithful_accuracy_reward([problem], [completion], answer=[gold])[0],
+            rafs_reward([problem], [completion], answer=[gold])[0])
+
+
+def bare_both(problem: str, gold: str) -> tuple[float, float]:
+    """:func:`pay_both` of the bare boxed answer."""
+    return pay_both(problem, rf"The answer is $\boxed{{{gold}}}$.", gold)

@@ -7,9 +7,9 @@ state, an interval copied beside the problem's inequality. Nothing here refutes.
 from __future__ import annotations
 
 import pytest
+from redteam_cases import bare_both, pay_both
 
 from rewards import RAFSConfig, score_trace
-from rewards.adapters.trl_rewards import clear_cache, faithful_accuracy_reward, rafs_reward
 from rewards.evidence import bound_answers
 from rewards.evidence.bound_answers import bound_chain
 from rewards.evidence.builder import build_dataflow
@@ -55,14 +55,7 @@ INTERVAL_VALID = (r"Re-arranging, $x^2 - 5x - 14 \le 0$. The left-hand quadratic
                   r"$\boxed{x \in [-2,7]}$.")
 
 
-def _pay(problem: str, completion: str, gold: str) -> tuple[float, float]:
-    clear_cache()
-    return (faithful_accuracy_reward([problem], [completion], answer=[gold])[0],
-            rafs_reward([problem], [completion], answer=[gold])[0])
-
-
-def _bare(problem: str, gold: str) -> tuple[float, float]:
-    return _pay(problem, rf"The answer is $\boxed{{{gold}}}$.", gold)
+_pay, _bare = pay_both, bare_both
 
 
 @pytest.mark.parametrize("problem, text, gold", [

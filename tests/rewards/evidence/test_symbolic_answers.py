@@ -6,9 +6,9 @@ link on the way, an answer written inside the start, hedging. Nothing here refut
 from __future__ import annotations
 
 import pytest
+from redteam_cases import bare_both, pay_both
 
 from rewards import RAFSConfig, score_trace
-from rewards.adapters.trl_rewards import clear_cache, faithful_accuracy_reward, rafs_reward
 from rewards.evidence.builder import build_dataflow
 from rewards.evidence.symbolic_answers import MAX_COMPARISONS, letter_answer, symbolic_chain
 from rewards.parsing.trace import parse_trace
@@ -38,14 +38,7 @@ REARRANGED = r"Simplify the following expression in $x$: $$19x + 1 - 4x - 81.$$"
 REARRANGED_VALID = r"Rearranging and grouping, we obtain $(19x - 4x) + (1 - 81) = \boxed{15x - 80}$."
 
 
-def _pay(problem: str, completion: str, gold: str) -> tuple[float, float]:
-    clear_cache()
-    return (faithful_accuracy_reward([problem], [completion], answer=[gold])[0],
-            rafs_reward([problem], [completion], answer=[gold])[0])
-
-
-def _bare(problem: str, gold: str) -> tuple[float, float]:
-    return _pay(problem, rf"The answer is $\boxed{{{gold}}}$.", gold)
+_pay, _bare = pay_both, bare_both
 
 
 @pytest.mark.parametrize("problem, text, gold", [
